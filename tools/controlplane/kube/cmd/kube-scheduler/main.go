@@ -1,0 +1,14 @@
+// Command kube-scheduler is the upstream Kubernetes scheduler: kwok only runs
+// pods that something has bound to its node.
+package main
+
+import (
+	"os"
+
+	"k8s.io/component-base/cli"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+)
+
+func main() {
+	os.Exit(cli.Run(app.NewSchedulerCommand()))
+}
