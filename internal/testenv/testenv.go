@@ -10,17 +10,16 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/weir-gitops/weir/config/crd"
 	"github.com/weir-gitops/weir/internal/controlplane"
+	"github.com/weir-gitops/weir/internal/install"
 	"github.com/weir-gitops/weir/internal/scheme"
 )
 
@@ -71,38 +70,7 @@ func (e *Env) Stop() { e.ControlPlane.Stop() }
 
 // InstallCRDs applies weir's CRDs and waits until the API server serves them.
 func (e *Env) InstallCRDs(ctx context.Context) error {
-	crds, err := crd.Load(crd.Options{Version: "test"})
-	if err != nil {
-		return err
-	}
-	for _, c := range crds {
-		c.APIVersion = apiextensionsv1.SchemeGroupVersion.String()
-		c.Kind = "CustomResourceDefinition"
-		if err := e.Client.Patch(ctx, c, client.Apply, client.FieldOwner("weir-testenv"), client.ForceOwnership); err != nil { //nolint:staticcheck // SSA of a typed object
-			return fmt.Errorf("installing CRD %s: %w", c.Name, err)
-		}
-	}
-	return wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		for _, c := range crds {
-			var got apiextensionsv1.CustomResourceDefinition
-			if err := e.Client.Get(ctx, client.ObjectKey{Name: c.Name}, &got); err != nil {
-				return false, nil
-			}
-			if !established(&got) {
-				return false, nil
-			}
-		}
-		return true, nil
-	})
-}
-
-func established(c *apiextensionsv1.CustomResourceDefinition) bool {
-	for _, cond := range c.Status.Conditions {
-		if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-			return true
-		}
-	}
-	return false
+	return install.CRDs(ctx, e.Client, crd.Options{Version: "test"}, 30*time.Second)
 }
 
 // Namespace creates a namespace named after the test and deletes it when

@@ -1,0 +1,80 @@
+# weir — make help lists the targets.
+
+SHELL := /usr/bin/env bash
+.DEFAULT_GOAL := help
+
+BIN               := $(CURDIR)/bin
+CONTROLLER_GEN    := $(BIN)/controller-gen
+CONTROLLER_TOOLS  := v0.23.0
+GOLANGCI_LINT     := $(BIN)/golangci-lint
+GOLANGCI_VERSION  := v2.15.0
+CONTROLPLANE_BIN  := $(BIN)/controlplane
+GO_TEST_FLAGS     ?= -count=1 -timeout=30m
+export WEIR_CONTROLPLANE_BIN := $(CONTROLPLANE_BIN)
+
+##@ Run
+
+.PHONY: run
+run: controlplane build ## Start a local control plane with weir's CRDs and keep it up (Ctrl-C stops it).
+	$(BIN)/weir dev
+
+##@ Test
+
+.PHONY: test
+test: controlplane ## Run every test: unit, and integration against a real kube-apiserver.
+	go test $(GO_TEST_FLAGS) ./...
+
+.PHONY: test-unit
+test-unit: ## Run the tests of the packages that need no control plane.
+	go test $(GO_TEST_FLAGS) -short ./api/... ./internal/scheme/...
+
+.PHONY: bench
+bench: controlplane ## Run the benchmarks.
+	go test -run '^$$' -bench . -benchmem ./...
+
+##@ Development
+
+.PHONY: generate
+generate: $(CONTROLLER_GEN) ## Generate deepcopy code and CRD manifests from api/.
+	$(CONTROLLER_GEN) object paths=./api/...
+	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
+
+.PHONY: verify
+verify: generate ## Regenerate, then fail if anything generated differs from what is committed.
+	@git diff --exit-code -- api config || { echo "generated files are stale: run make generate"; exit 1; }
+
+.PHONY: fmt
+fmt: ## Format the code.
+	gofmt -s -w api cmd internal config
+
+.PHONY: vet
+vet: ## Run go vet.
+	go vet ./...
+
+.PHONY: lint
+lint: $(GOLANGCI_LINT) ## Run golangci-lint with .golangci.yml.
+	$(GOLANGCI_LINT) run ./...
+
+##@ Build
+
+.PHONY: build
+build: ## Build the weir CLI and weir-controller into bin/.
+	go build -o $(BIN)/weir ./cmd/weir
+
+.PHONY: controlplane
+controlplane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok into bin/controlplane (cached).
+	OUT=$(CONTROLPLANE_BIN) tools/controlplane/build.sh
+
+$(CONTROLLER_GEN):
+	GOBIN=$(BIN) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS)
+
+$(GOLANGCI_LINT):
+	GOBIN=$(BIN) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
+
+##@ Help
+
+.PHONY: help
+help: ## Show this help.
+	@awk 'BEGIN {FS = ":.*##"} \
+		/^##@/ { printf "\n%s\n", substr($$0, 5) } \
+		/^[a-zA-Z_-]+:.*##/ { printf "  %-14s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)

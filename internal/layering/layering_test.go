@@ -1,0 +1,117 @@
+package layering
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/weir-gitops/weir"
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+// listPackages runs `go list -json`, whose Deps field lists every package a
+// package needs, directly or not.
+func listPackages(t *testing.T, patterns ...string) []pkg {
+	t.Helper()
+	args := append([]string{"list", "-json"}, patterns...)
+	cmd := exec.Command("go", args...)
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		var exitErr *exec.ExitError
+		if errors.As(err, &exitErr) {
+			t.Fatalf("go list: %v\n%s", err, exitErr.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+func TestLayering(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list over the module")
+	}
+	tests := []struct {
+		name      string
+		pattern   string
+		forbidden []string
+		// allowed, when set, is the complete list of prefixes a dependency
+		// may have besides the standard library.
+		allowed []string
+	}{
+		{
+			name:    "api imports apimachinery and api only",
+			pattern: "./api/...",
+			allowed: []string{
+				module + "/api/", "k8s.io/apimachinery/", "k8s.io/klog/", "k8s.io/utils/", "k8s.io/kube-openapi/",
+				"sigs.k8s.io/", "github.com/", "gopkg.in/", "go.yaml.in/", "golang.org/x/",
+			},
+			forbidden: []string{
+				"k8s.io/client-go", "sigs.k8s.io/controller-runtime", "k8s.io/apiextensions-apiserver",
+				"k8s.io/api/", module + "/internal/", module + "/config/",
+			},
+		},
+		{
+			name:      "nothing imports Flux's modules",
+			pattern:   "./...",
+			forbidden: []string{"github.com/fluxcd/"},
+		},
+		{
+			name:      "domain packages stay below the CLI",
+			pattern:   "./internal/controlplane/... ./internal/install/... ./internal/scheme/...",
+			forbidden: []string{module + "/internal/cli", module + "/cmd/"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, p := range listPackages(t, strings.Fields(tt.pattern)...) {
+				for _, dep := range p.Deps {
+					if isStd(dep) {
+						continue
+					}
+					for _, f := range tt.forbidden {
+						if strings.HasPrefix(dep, f) {
+							t.Errorf("%s depends on %s", p.ImportPath, dep)
+						}
+					}
+					if tt.allowed != nil && !hasAnyPrefix(dep, tt.allowed) {
+						t.Errorf("%s depends on %s, outside the allowed set", p.ImportPath, dep)
+					}
+				}
+			}
+		})
+	}
+}
+
+func isStd(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
