@@ -10,16 +10,32 @@ root="$(cd "$here/../.." && pwd)"
 out="${OUT:-$root/bin/controlplane}"
 kube_version="v1.34.3"
 
-key="$(cat "$here"/build.sh "$here"/*/go.mod "$here"/*/go.sum \
-	"$here"/kube/cmd/*/main.go "$here"/etcd/main.go | sha256sum | cut -c1-16)"
+step() { printf '► %s\n' "$*"; }
+
+# kwok's Stage objects: the "fast" set (nodes Ready at once, pods Ready
+# without the create/init delays) plus node leases. Cheap, so always copied.
+copy_kwok_stages() {
+	local kwok_dir
+	kwok_dir="$(cd "$here/kwok" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)"
+	rm -rf "$out/kwok-stages"
+	mkdir -p "$out/kwok-stages"
+	for set in node/fast node/heartbeat-with-lease pod/fast; do
+		cp "$kwok_dir/kustomize/stage/$set/"*.yaml "$out/kwok-stages/"
+	done
+	rm -f "$out/kwok-stages/kustomization.yaml"
+	chmod -R u+w "$out/kwok-stages"
+}
+
+# The key covers what decides the binaries' bytes: the recipes and versions.
+key="$( (echo "$kube_version"; cat "$here"/*/go.mod "$here"/*/go.sum \
+	"$here"/kube/cmd/*/main.go "$here"/etcd/main.go) | sha256sum | cut -c1-16)"
+mkdir -p "$out"
 if [[ -f "$out/.key" && "$(cat "$out/.key")" == "$key" ]]; then
+	copy_kwok_stages
 	echo "control plane binaries up to date in $out"
 	exit 0
 fi
-mkdir -p "$out"
 rm -f "$out/.key"
-
-step() { printf '► %s\n' "$*"; }
 export CGO_ENABLED=0
 
 start=$SECONDS
@@ -40,14 +56,7 @@ done
 
 step "building kwok"
 (cd "$here/kwok" && go build -trimpath -ldflags "-s -w" -o "$out/kwok" sigs.k8s.io/kwok/cmd/kwok)
-kwok_dir="$(cd "$here/kwok" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)"
-rm -rf "$out/kwok-stages"
-mkdir -p "$out/kwok-stages"
-for stage in node-initialize node-heartbeat-with-lease pod-ready pod-complete pod-delete; do
-	cp "$kwok_dir/kustomize/stage/"*/"$stage.yaml" "$out/kwok-stages/" 2>/dev/null ||
-		cp "$(find "$kwok_dir/kustomize/stage" -name "$stage.yaml" | head -1)" "$out/kwok-stages/"
-done
-chmod -R u+w "$out/kwok-stages"
+copy_kwok_stages
 
 echo "$key" >"$out/.key"
 printf '✔ control plane built in %ds into %s\n' "$((SECONDS - start))" "$out"
