@@ -1,0 +1,52 @@
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
+
+	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/scheme"
+)
+
+func TestEventsReachKubernetesAndTheWebhook(t *testing.T) {
+	received := make(chan Event, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var e Event
+		if err := json.NewDecoder(r.Body).Decode(&e); err != nil {
+			t.Errorf("decoding: %v", err)
+		}
+		received <- e
+	}))
+	defer srv.Close()
+
+	kube := record.NewFakeRecorder(1)
+	kube.IncludeObject = true
+	rec := NewRecorder(kube, scheme.Must(), "source-controller", "pod-1", srv.URL)
+	repo := &sourcev1.GitRepository{ObjectMeta: metav1.ObjectMeta{
+		Name: "podinfo", Namespace: "apps",
+		Annotations: map[string]string{"event.toolkit.fluxcd.io/team": "web", "other": "x"},
+	}}
+	rec.Normal(context.Background(), repo, "NewArtifact", map[string]string{"revision": "main@sha1:abc"},
+		"stored artifact for commit '%s'", "Initial commit")
+
+	k := <-kube.Events
+	if !strings.HasPrefix(k, "Normal NewArtifact stored artifact for commit 'Initial commit'") ||
+		!strings.Contains(k, "source.toolkit.fluxcd.io/revision:main@sha1:abc") {
+		t.Errorf("kubernetes event = %q", k)
+	}
+	e := <-received
+	if e.InvolvedObject.Kind != "GitRepository" || e.InvolvedObject.APIVersion != "source.toolkit.fluxcd.io/v1" ||
+		e.Severity != SeverityInfo || e.Reason != "NewArtifact" || e.ReportingController != "source-controller" {
+		t.Errorf("forwarded event = %+v", e)
+	}
+	if e.Metadata["revision"] != "main@sha1:abc" || e.Metadata["team"] != "web" || len(e.Metadata) != 2 {
+		t.Errorf("metadata = %v", e.Metadata)
+	}
+}
