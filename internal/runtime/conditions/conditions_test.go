@@ -41,10 +41,12 @@ func TestTransitions(t *testing.T) {
 			readyText: "connection refused",
 		},
 		{
-			name:    "ready",
-			mark:    func(o Object) { MarkReady(o, meta.SucceededReason, "stored artifact for revision '%s'", "main@sha1:abc") },
-			ready:   metav1.ConditionTrue,
-			absent:  []string{meta.ReconcilingCondition, meta.StalledCondition},
+			name: "ready",
+			mark: func(o Object) {
+				MarkReady(o, meta.SucceededReason, "stored artifact for revision '%s'", "main@sha1:abc")
+			},
+			ready:     metav1.ConditionTrue,
+			absent:    []string{meta.ReconcilingCondition, meta.StalledCondition},
 			readyText: "stored artifact for revision 'main@sha1:abc'",
 		},
 	}
