@@ -60,6 +60,7 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint with .golangci.yml.
 .PHONY: build
 build: ## Build the weir CLI and weir-controller into bin/.
 	go build -o $(BIN)/weir ./cmd/weir
+	go build -o $(BIN)/weir-controller ./cmd/weir-controller
 
 .PHONY: controlplane
 controlplane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok into bin/controlplane (cached).

@@ -38,6 +38,9 @@ type Options struct {
 	WithoutNode bool
 	// SkipCRDs leaves weir's CRDs uninstalled.
 	SkipCRDs bool
+	// Setup runs once the environment is up, before the tests, for example
+	// to start controllers; ctx is cancelled when the tests are done.
+	Setup func(ctx context.Context, env *Env) error
 }
 
 // Start launches a control plane and installs weir's CRDs. Stop it with
@@ -125,6 +128,14 @@ func run(m *testing.M, opts []func(*Options)) int {
 	}
 	shared = env
 	defer env.Stop()
+	if o.Setup != nil {
+		setupCtx, stop := context.WithCancel(context.Background())
+		defer stop()
+		if err := o.Setup(setupCtx, env); err != nil {
+			fmt.Fprintf(os.Stderr, "testenv: setup: %v\n", err)
+			return 1
+		}
+	}
 	return m.Run()
 }
 

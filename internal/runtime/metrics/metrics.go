@@ -3,6 +3,7 @@
 package metrics
 
 import (
+	"errors"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -27,7 +28,15 @@ func NewRecorder(reg prometheus.Registerer) *Recorder {
 			Buckets: prometheus.ExponentialBuckets(10e-3, 2, 10),
 		}, []string{"kind", "name", "namespace"}),
 	}
-	reg.MustRegister(r.duration)
+	if err := reg.Register(r.duration); err != nil {
+		// A second recorder in one process (tests, weir dev) shares the
+		// histogram the first one registered.
+		var already prometheus.AlreadyRegisteredError
+		if !errors.As(err, &already) {
+			panic(err)
+		}
+		r.duration = already.ExistingCollector.(*prometheus.HistogramVec)
+	}
 	return r
 }
 

@@ -31,3 +31,11 @@ gotk_reconcile_duration_seconds_count{kind="GitRepository",name="podinfo",namesp
 		}
 	}
 }
+
+func TestSecondRecorderSharesTheHistogram(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	a, b := NewRecorder(reg), NewRecorder(reg)
+	if a.duration != b.duration {
+		t.Error("second recorder created a second histogram")
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -26,24 +27,42 @@ func NewHelper(obj client.Object, c client.Client) *Helper {
 	return &Helper{client: c, before: obj.DeepCopyObject().(client.Object)}
 }
 
-// Patch sends what changed since the snapshot: first the status
-// subresource, then the object itself (metadata such as finalizers). The
-// status goes first so that the second reply, which carries the stored
-// status, leaves obj holding exactly what this reconcile computed. A
-// NotFound is ignored: the object is gone, there is nothing to record.
+// Patch sends what changed since the snapshot. One JSON merge patch is
+// computed from the object as the reconcile left it, before anything is
+// sent; it goes to the object (the API server keeps metadata and spec from
+// it) and, when the status changed, to the status subresource (which keeps
+// only the status). Computing it first matters: each reply overwrites obj
+// with the stored state. A NotFound is ignored: the object is gone.
 func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
-	if !equality.Semantic.DeepEqual(statusOf(h.before), statusOf(obj)) {
-		if err := h.client.Status().Patch(ctx, obj, client.MergeFrom(h.before)); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("patching status of %s: %w", obj.GetName(), err)
+	statusChanged := !equality.Semantic.DeepEqual(statusOf(h.before), statusOf(obj))
+	objectChanged := !equality.Semantic.DeepEqual(withoutStatus(h.before), withoutStatus(obj))
+	if !statusChanged && !objectChanged {
+		return nil
+	}
+	data, err := client.MergeFrom(h.before).Data(obj)
+	if err != nil {
+		return fmt.Errorf("computing patch of %s: %w", obj.GetName(), err)
+	}
+	raw := client.RawPatch(types.MergePatchType, data)
+	if objectChanged {
+		if err := h.client.Patch(ctx, obj, raw); err != nil {
+			return ignoreNotFound(fmt.Errorf("patching %s: %w", obj.GetName(), err))
 		}
 	}
-	if !equality.Semantic.DeepEqual(withoutStatus(h.before), withoutStatus(obj)) {
-		if err := h.client.Patch(ctx, obj, client.MergeFrom(h.before)); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("patching %s: %w", obj.GetName(), err)
+	if statusChanged {
+		if err := h.client.Status().Patch(ctx, obj, raw); err != nil {
+			return ignoreNotFound(fmt.Errorf("patching status of %s: %w", obj.GetName(), err))
 		}
 	}
 	h.before = obj.DeepCopyObject().(client.Object)
 	return nil
+}
+
+func ignoreNotFound(err error) error {
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
 }
 
 func withoutStatus(obj client.Object) map[string]any {

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
@@ -47,7 +48,14 @@ type Server struct {
 	http  *httptest.Server
 	ssh   *sshServer
 	caPEM []byte
+	// uploadPacks counts POSTs to git-upload-pack over HTTP: the requests
+	// that download objects, as opposed to ref advertisements.
+	uploadPacks atomic.Int64
 }
+
+// UploadPacks returns how many object downloads (git-upload-pack POSTs)
+// the HTTP listener has served; a ref advertisement alone does not count.
+func (s *Server) UploadPacks() int64 { return s.uploadPacks.Load() }
 
 // New starts a Server on 127.0.0.1 and stops it when the test ends.
 func New(t testing.TB, opts Options) *Server {
@@ -153,6 +161,9 @@ func (s *Server) httpHandler(t testing.TB) http.Handler {
 			}
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
+		}
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-upload-pack") {
+			s.uploadPacks.Add(1)
 		}
 		// Go's CGI host refuses chunked bodies, which the git CLI sends for
 		// large pushes; buffering gives the backend a Content-Length instead.

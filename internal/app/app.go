@@ -1,0 +1,158 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/go-logr/logr"
+	"go.uber.org/zap/zapcore"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/weir-gitops/weir/internal/runtime/metrics"
+	"github.com/weir-gitops/weir/internal/scheme"
+)
+
+// Deps is what every controller's setup receives from the assembly.
+type Deps struct {
+	Manager manager.Manager
+	Options *Options
+	Metrics *metrics.Recorder
+}
+
+// Run starts the selected controllers against the cluster cfg points at and
+// blocks until ctx ends.
+func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
+	selected, err := opts.Selected()
+	if err != nil {
+		return err
+	}
+	ctrl.SetLogger(newLogger(opts))
+	log := ctrl.Log.WithName("setup")
+
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = opts.KubeAPIQPS, opts.KubeAPIBurst
+	cfg.UserAgent = "weir-controller"
+
+	mgr, err := newManager(cfg, opts)
+	if err != nil {
+		return err
+	}
+	deps := &Deps{Manager: mgr, Options: &opts, Metrics: metrics.NewRecorder(nil)}
+	for _, c := range registry {
+		if !contains(selected, c.name) {
+			continue
+		}
+		if err := c.setup(ctx, deps); err != nil {
+			return fmt.Errorf("setting up the %s controller: %w", c.name, err)
+		}
+		log.Info("controller enabled", "controller", c.name)
+	}
+	log.Info("starting manager", "controllers", strings.Join(selected, ","))
+	return mgr.Start(ctx)
+}
+
+func newManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
+	s, err := scheme.New()
+	if err != nil {
+		return nil, err
+	}
+	cacheOpts := cache.Options{}
+	if !opts.WatchAllNamespaces {
+		ns := os.Getenv("RUNTIME_NAMESPACE")
+		if ns == "" {
+			return nil, fmt.Errorf("--watch-all-namespaces=false needs the RUNTIME_NAMESPACE environment variable")
+		}
+		cacheOpts.DefaultNamespaces = map[string]cache.Config{ns: {}}
+	}
+	if opts.WatchLabelSelector != "" {
+		sel, err := labels.Parse(opts.WatchLabelSelector)
+		if err != nil {
+			return nil, fmt.Errorf("parsing --watch-label-selector: %w", err)
+		}
+		cacheOpts.DefaultLabelSelector = sel
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                        s,
+		Cache:                         cacheOpts,
+		Metrics:                       metricsserver.Options{BindAddress: opts.MetricsAddr},
+		HealthProbeBindAddress:        opts.HealthAddr,
+		LeaderElection:                opts.EnableLeaderElection,
+		LeaderElectionID:              leaderElectionID(opts),
+		LeaseDuration:                 &opts.LeaseDuration,
+		RenewDeadline:                 &opts.RenewDeadline,
+		RetryPeriod:                   &opts.RetryPeriod,
+		LeaderElectionReleaseOnCancel: true,
+		Client:                        client.Options{Cache: &client.CacheOptions{Unstructured: false}},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating manager: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return nil, fmt.Errorf("adding health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+		return nil, fmt.Errorf("adding ready check: %w", err)
+	}
+	return mgr, nil
+}
+
+// leaderElectionID is unique per controller set and shard, so split
+// deployments and shards elect their leaders independently.
+func leaderElectionID(opts Options) string {
+	id := "weir-" + strings.Join(opts.Controllers, "-")
+	if opts.WatchLabelSelector != "" {
+		id += "-" + fmt.Sprintf("%x", hash(opts.WatchLabelSelector))
+	}
+	id = strings.NewReplacer("*", "all", ",", "-", "=", "-", "!", "not").Replace(id)
+	if len(id) > 63 {
+		id = id[:63]
+	}
+	return strings.Trim(id, "-")
+}
+
+func hash(s string) uint32 {
+	var h uint32 = 2166136261
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= 16777619
+	}
+	return h
+}
+
+func newLogger(opts Options) logr.Logger {
+	level := zapcore.InfoLevel
+	switch opts.LogLevel {
+	case "debug":
+		level = zapcore.DebugLevel
+	case "error":
+		level = zapcore.ErrorLevel
+	case "trace":
+		level = zapcore.Level(-2)
+	}
+	encoder := zap.JSONEncoder(func(c *zapcore.EncoderConfig) {
+		c.TimeKey, c.EncodeTime = "ts", zapcore.ISO8601TimeEncoder
+	})
+	if opts.LogEncoding == "console" {
+		encoder = zap.ConsoleEncoder()
+	}
+	return zap.New(zap.Level(level), encoder)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,202 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Options are weir-controller's flags. Names and defaults are Flux's, so
+// manifests and patches written for Flux's controllers apply unchanged.
+type Options struct {
+	Controllers []string
+
+	MetricsAddr string
+	HealthAddr  string
+	EventsAddr  string
+
+	Concurrent        int
+	RequeueDependency time.Duration
+	MinRetryDelay     time.Duration
+	MaxRetryDelay     time.Duration
+	IntervalJitter    float64
+
+	LogLevel    string
+	LogEncoding string
+
+	EnableLeaderElection bool
+	LeaseDuration        time.Duration
+	RenewDeadline        time.Duration
+	RetryPeriod          time.Duration
+
+	KubeAPIQPS   float32
+	KubeAPIBurst int
+
+	WatchAllNamespaces        bool
+	WatchLabelSelector        string
+	WatchConfigsLabelSelector string
+	FeatureGates              map[string]bool
+
+	NoCrossNamespaceRefs  bool
+	DefaultServiceAccount string
+
+	StoragePath              string
+	StorageAddr              string
+	StorageAdvAddr           string
+	ArtifactRetentionTTL     time.Duration
+	ArtifactRetentionRecords int
+	ArtifactDigestAlgo       string
+}
+
+// DefaultOptions returns Flux's defaults.
+func DefaultOptions() Options {
+	return Options{
+		Controllers:               []string{"*"},
+		MetricsAddr:               ":8080",
+		HealthAddr:                ":9440",
+		RequeueDependency:         30 * time.Second,
+		MinRetryDelay:             750 * time.Millisecond,
+		MaxRetryDelay:             15 * time.Minute,
+		LogLevel:                  "info",
+		LogEncoding:               "json",
+		LeaseDuration:             35 * time.Second,
+		RenewDeadline:             30 * time.Second,
+		RetryPeriod:               5 * time.Second,
+		KubeAPIQPS:                50,
+		KubeAPIBurst:              300,
+		WatchAllNamespaces:        true,
+		WatchConfigsLabelSelector: "reconcile.fluxcd.io/watch=Enabled",
+		StoragePath:               envOr("STORAGE_PATH", "/data"),
+		StorageAddr:               ":9090",
+		ArtifactRetentionTTL:      time.Minute,
+		ArtifactRetentionRecords:  2,
+		ArtifactDigestAlgo:        "sha256",
+	}
+}
+
+// AddFlags registers every flag on fs.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringSliceVar(&o.Controllers, "controllers", o.Controllers,
+		"controllers to run: * for all, names to pick ("+strings.Join(AllControllers(), ",")+"), -name to leave one out")
+	fs.StringVar(&o.MetricsAddr, "metrics-addr", o.MetricsAddr, "address the metric endpoint binds to")
+	fs.StringVar(&o.HealthAddr, "health-addr", o.HealthAddr, "address the health endpoint binds to")
+	fs.StringVar(&o.EventsAddr, "events-addr", o.EventsAddr, "notification controller address to forward events to; empty for Kubernetes events only")
+	fs.IntVar(&o.Concurrent, "concurrent", o.Concurrent, "number of concurrent reconciles per controller (0: each controller's Flux default)")
+	fs.DurationVar(&o.RequeueDependency, "requeue-dependency", o.RequeueDependency, "safety-net interval to re-check dependencies that are not ready")
+	fs.DurationVar(&o.MinRetryDelay, "min-retry-delay", o.MinRetryDelay, "first retry delay after a failure")
+	fs.DurationVar(&o.MaxRetryDelay, "max-retry-delay", o.MaxRetryDelay, "longest retry delay after repeated failures")
+	fs.Float64Var(&o.IntervalJitter, "interval-jitter-percentage", o.IntervalJitter, "percentage of jitter added to spec.interval")
+	fs.StringVar(&o.LogLevel, "log-level", o.LogLevel, "log verbosity: debug, info, error")
+	fs.StringVar(&o.LogEncoding, "log-encoding", o.LogEncoding, "log encoding: json or console")
+	fs.BoolVar(&o.EnableLeaderElection, "enable-leader-election", o.EnableLeaderElection, "elect a leader so only one replica reconciles")
+	fs.DurationVar(&o.LeaseDuration, "leader-election-lease-duration", o.LeaseDuration, "leader election lease duration")
+	fs.DurationVar(&o.RenewDeadline, "leader-election-renew-deadline", o.RenewDeadline, "leader election renew deadline")
+	fs.DurationVar(&o.RetryPeriod, "leader-election-retry-period", o.RetryPeriod, "leader election retry period")
+	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "queries per second to the Kubernetes API")
+	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "burst of queries to the Kubernetes API")
+	fs.BoolVar(&o.WatchAllNamespaces, "watch-all-namespaces", o.WatchAllNamespaces, "watch every namespace; false watches only the runtime namespace")
+	fs.StringVar(&o.WatchLabelSelector, "watch-label-selector", o.WatchLabelSelector, "reconcile only objects matching this label selector (sharding)")
+	fs.StringVar(&o.WatchConfigsLabelSelector, "watch-configs-label-selector", o.WatchConfigsLabelSelector, "Secrets and ConfigMaps whose changes trigger reconciles of objects that use them")
+	fs.Var(newFeatureGates(&o.FeatureGates), "feature-gates", "feature gates: A=true,B=false")
+	fs.BoolVar(&o.NoCrossNamespaceRefs, "no-cross-namespace-refs", o.NoCrossNamespaceRefs, "refuse references to objects in other namespaces")
+	fs.StringVar(&o.DefaultServiceAccount, "default-service-account", o.DefaultServiceAccount, "service account to impersonate when an object names none")
+	fs.StringVar(&o.StoragePath, "storage-path", o.StoragePath, "directory artifacts are stored in")
+	fs.StringVar(&o.StorageAddr, "storage-addr", o.StorageAddr, "address the artifact file server binds to")
+	fs.StringVar(&o.StorageAdvAddr, "storage-adv-addr", o.StorageAdvAddr, "host:port written into artifact URLs (default: the storage address on this host)")
+	fs.DurationVar(&o.ArtifactRetentionTTL, "artifact-retention-ttl", o.ArtifactRetentionTTL, "how long superseded artifacts are kept")
+	fs.IntVar(&o.ArtifactRetentionRecords, "artifact-retention-records", o.ArtifactRetentionRecords, "how many artifacts per object are kept")
+	fs.StringVar(&o.ArtifactDigestAlgo, "artifact-digest-algo", o.ArtifactDigestAlgo, "artifact digest algorithm: sha256, sha384, sha512")
+}
+
+// Selected returns the controllers --controllers names, in a stable order.
+func (o *Options) Selected() ([]string, error) {
+	return selectControllers(o.Controllers, AllControllers())
+}
+
+// selectControllers applies --controllers values to the known names.
+func selectControllers(values, all []string) ([]string, error) {
+	var picked []string
+	excluded := map[string]bool{}
+	for _, raw := range values {
+		name := strings.TrimSpace(raw)
+		switch {
+		case name == "*":
+			picked = append(picked, all...)
+		case strings.HasPrefix(name, "-"):
+			name = strings.TrimPrefix(name, "-")
+			if !slices.Contains(all, name) {
+				return nil, fmt.Errorf("unknown controller %q in --controllers (known: %s)", name, strings.Join(all, ", "))
+			}
+			excluded[name] = true
+		case name == "":
+		default:
+			if !slices.Contains(all, name) {
+				return nil, fmt.Errorf("unknown controller %q in --controllers (known: %s)", name, strings.Join(all, ", "))
+			}
+			picked = append(picked, name)
+		}
+	}
+	var out []string
+	for _, name := range all {
+		if slices.Contains(picked, name) && !excluded[name] {
+			out = append(out, name)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--controllers=%s selects no controller", strings.Join(values, ","))
+	}
+	return out, nil
+}
+
+func envOr(key, fallback string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return fallback
+}
+
+// featureGates parses A=true,B=false into a map.
+type featureGates struct{ m *map[string]bool }
+
+func newFeatureGates(m *map[string]bool) *featureGates {
+	if *m == nil {
+		*m = map[string]bool{}
+	}
+	return &featureGates{m: m}
+}
+
+func (f *featureGates) String() string {
+	var parts []string
+	for k, v := range *f.m {
+		parts = append(parts, fmt.Sprintf("%s=%t", k, v))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ",")
+}
+
+func (f *featureGates) Set(s string) error {
+	for _, kv := range strings.Split(s, ",") {
+		if kv = strings.TrimSpace(kv); kv == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return fmt.Errorf("feature gate %q: want Name=true|false", kv)
+		}
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "true":
+			(*f.m)[strings.TrimSpace(k)] = true
+		case "false":
+			(*f.m)[strings.TrimSpace(k)] = false
+		default:
+			return fmt.Errorf("feature gate %q: value must be true or false", kv)
+		}
+	}
+	return nil
+}
+
+func (f *featureGates) Type() string { return "mapStringBool" }

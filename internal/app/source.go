@@ -1,0 +1,103 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/artifact"
+	"github.com/weir-gitops/weir/internal/controller/gitrepository"
+	"github.com/weir-gitops/weir/internal/runtime/events"
+)
+
+// sourceConcurrency is Flux's source-controller --concurrent default.
+const sourceConcurrency = 2
+
+func setupSource(_ context.Context, deps *Deps) error {
+	opts := deps.Options
+	adv, err := advertisedAddr(opts.StorageAddr, opts.StorageAdvAddr)
+	if err != nil {
+		return err
+	}
+	storage, err := artifact.NewStorage(opts.StoragePath, adv, artifact.Options{
+		DigestAlgorithm: artifact.Algorithm(opts.ArtifactDigestAlgo),
+	})
+	if err != nil {
+		return fmt.Errorf("opening artifact storage: %w", err)
+	}
+	if err := deps.Manager.Add(fileServer(opts.StorageAddr, artifact.NewServer(storage).Handler())); err != nil {
+		return err
+	}
+	mgr := deps.Manager
+	recorder := events.NewRecorder(mgr.GetEventRecorderFor(meta.SourceControllerManager), mgr.GetScheme(),
+		meta.SourceControllerManager, os.Getenv("POD_NAME"), opts.EventsAddr)
+	concurrency := opts.Concurrent
+	if concurrency == 0 {
+		concurrency = sourceConcurrency
+	}
+	return (&gitrepository.Reconciler{
+		Client:           mgr.GetClient(),
+		APIReader:        mgr.GetAPIReader(),
+		Storage:          storage,
+		Events:           recorder,
+		Metrics:          deps.Metrics,
+		RetentionTTL:     opts.ArtifactRetentionTTL,
+		RetentionRecords: opts.ArtifactRetentionRecords,
+		Jitter:           opts.IntervalJitter,
+	}).SetupWithManager(mgr, gitrepository.SetupOptions{
+		MaxConcurrentReconciles: concurrency,
+		MinRetryDelay:           opts.MinRetryDelay,
+		MaxRetryDelay:           opts.MaxRetryDelay,
+	})
+}
+
+// advertisedAddr is --storage-adv-addr, or the storage address with this
+// host's name when only a port is given (":9090").
+func advertisedAddr(storageAddr, adv string) (string, error) {
+	if adv != "" {
+		return adv, nil
+	}
+	host, port, err := net.SplitHostPort(storageAddr)
+	if err != nil {
+		return "", fmt.Errorf("parsing --storage-addr %q: %w", storageAddr, err)
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		if host, err = os.Hostname(); err != nil {
+			return "", fmt.Errorf("finding hostname for --storage-adv-addr: %w", err)
+		}
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+// fileServer serves artifacts on every replica, leader or not: downstream
+// controllers fetch from the Service, whichever pod answers.
+func fileServer(addr string, h http.Handler) manager.Runnable {
+	return nonLeaderRunnable(func(ctx context.Context) error {
+		srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second}
+		errCh := make(chan error, 1)
+		go func() { errCh <- srv.ListenAndServe() }()
+		select {
+		case <-ctx.Done():
+			shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			return srv.Shutdown(shutdown)
+		case err := <-errCh:
+			if errors.Is(err, http.ErrServerClosed) {
+				return nil
+			}
+			return fmt.Errorf("artifact server on %s: %w", addr, err)
+		}
+	})
+}
+
+type nonLeaderRunnable func(context.Context) error
+
+func (r nonLeaderRunnable) Start(ctx context.Context) error { return r(ctx) }
+func (r nonLeaderRunnable) NeedLeaderElection() bool        { return false }

@@ -1,0 +1,350 @@
+package artifact
+
+import (
+	"archive/tar"
+	"bufio"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+)
+
+// DefaultMaxUntarSize applies when Untar is given a maxSize of 0.
+const DefaultMaxUntarSize int64 = 100 << 20
+
+type entryKind int
+
+const (
+	kindDir entryKind = iota + 1
+	kindFile
+	kindLink
+)
+
+// Untar extracts a tarball, gzip-compressed or not, into dir, creating dir
+// if needed. maxSize bounds both the uncompressed tar stream and the total
+// size of the files written; 0 means DefaultMaxUntarSize, negative means
+// unbounded. Exceeding it fails with ErrArchiveTooLarge.
+//
+// Entries fail with ErrUnsafeEntry when their names are absolute or climb
+// out with "..", when they would be written through a symbolic link, when
+// they are devices, FIFOs or of unknown type, or when they are links that do
+// not resolve inside dir: symbolic links must be relative and resolve inside
+// dir once extraction ends (checked through an os.Root, which rejects even a
+// detour outside), hard links must name a regular file extracted earlier.
+// Files get mode 0644 or 0755 after their executable bit, directories 0755;
+// owners and times are not restored.
+//
+// On error dir may hold part of the archive, but never a symbolic link that
+// resolves outside it; callers extract into a fresh directory and remove it
+// on error.
+func Untar(r io.Reader, dir string, maxSize int64) error {
+	if maxSize == 0 {
+		maxSize = DefaultMaxUntarSize
+	}
+	br := bufio.NewReader(r)
+	var src io.Reader = br
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return fmt.Errorf("untar: reading gzip header: %w", err)
+		}
+		defer gz.Close()
+		src = gz
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("untar: %w", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("untar: %w", err)
+	}
+	defer root.Close()
+
+	x := &extractor{root: root, max: maxSize, kinds: map[string]entryKind{}}
+	err = x.run(tar.NewReader(&boundedReader{r: src, max: maxSize}))
+	if err != nil {
+		x.removeLinks()
+		return fmt.Errorf("untar: %w", err)
+	}
+	return nil
+}
+
+type extractor struct {
+	root    *os.Root
+	max     int64
+	written int64
+	kinds   map[string]entryKind // what this extraction put at each path
+	links   []string             // symbolic links created, in order
+	buf     []byte
+}
+
+func (x *extractor) run(tr *tar.Reader) error {
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return x.verifyLinks()
+		}
+		if err != nil {
+			return fmt.Errorf("reading tar: %w", err)
+		}
+		if err := x.entry(hdr, tr); err != nil {
+			return err
+		}
+	}
+}
+
+func (x *extractor) entry(hdr *tar.Header, r io.Reader) error {
+	name, err := entryName(hdr.Name)
+	if err != nil {
+		return err
+	}
+	switch hdr.Typeflag {
+	case tar.TypeXGlobalHeader:
+		return nil
+	case tar.TypeDir:
+		if name == "" {
+			return nil
+		}
+		return x.mkdir(name)
+	case tar.TypeReg, tar.TypeGNUSparse:
+		return x.file(name, hdr, r)
+	case tar.TypeSymlink:
+		return x.symlink(name, hdr.Linkname)
+	case tar.TypeLink:
+		return x.hardlink(name, hdr.Linkname)
+	default:
+		return fmt.Errorf("%w: %q has type %q", ErrUnsafeEntry, hdr.Name, hdr.Typeflag)
+	}
+}
+
+// entryName cleans a member name into a path relative to the extraction
+// directory; "" names the directory itself.
+func entryName(n string) (string, error) {
+	if n == "" || strings.ContainsAny(n, "\\\x00") {
+		return "", fmt.Errorf("%w: name %q", ErrUnsafeEntry, n)
+	}
+	if path.IsAbs(n) {
+		return "", fmt.Errorf("%w: %q is absolute", ErrUnsafeEntry, n)
+	}
+	c := path.Clean(n)
+	if c == ".." || strings.HasPrefix(c, "../") {
+		return "", fmt.Errorf("%w: %q leaves the directory", ErrUnsafeEntry, n)
+	}
+	if c == "." {
+		return "", nil
+	}
+	return c, nil
+}
+
+func (x *extractor) mkdir(name string) error {
+	if err := x.parents(name); err != nil {
+		return err
+	}
+	return x.ensureDir(name)
+}
+
+// parents makes sure every ancestor of name is a real directory, creating
+// missing ones, so nothing is ever written through a symbolic link.
+func (x *extractor) parents(name string) error {
+	for i := 0; i < len(name); i++ {
+		if name[i] == '/' {
+			if err := x.ensureDir(name[:i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (x *extractor) ensureDir(p string) error {
+	switch x.kinds[p] {
+	case kindDir:
+		return nil
+	case kindLink:
+		return fmt.Errorf("%w: %q is a symbolic link, not a directory", ErrUnsafeEntry, p)
+	case kindFile:
+		return fmt.Errorf("%w: %q is a file, not a directory", ErrUnsafeEntry, p)
+	}
+	fi, err := x.root.Lstat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := x.root.Mkdir(p, 0o755); err != nil {
+			return fmt.Errorf("creating %s: %w", p, err)
+		}
+	case err != nil:
+		return fmt.Errorf("checking %s: %w", p, err)
+	case !fi.IsDir():
+		return fmt.Errorf("%w: %q exists and is not a directory", ErrUnsafeEntry, p)
+	}
+	x.kinds[p] = kindDir
+	return nil
+}
+
+// clear removes what an earlier entry or the directory holds at name, so a
+// new entry never writes through it; directories stay and conflict.
+func (x *extractor) clear(name string) error {
+	if x.kinds[name] == kindDir {
+		return fmt.Errorf("%w: %q would replace a directory", ErrUnsafeEntry, name)
+	}
+	fi, err := x.root.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("checking %s: %w", name, err)
+	}
+	if fi.IsDir() {
+		return fmt.Errorf("%w: %q would replace a directory", ErrUnsafeEntry, name)
+	}
+	if err := x.root.Remove(name); err != nil {
+		return fmt.Errorf("replacing %s: %w", name, err)
+	}
+	delete(x.kinds, name)
+	return nil
+}
+
+func (x *extractor) file(name string, hdr *tar.Header, r io.Reader) error {
+	if name == "" {
+		return fmt.Errorf("%w: file entry %q names the directory itself", ErrUnsafeEntry, hdr.Name)
+	}
+	if x.max >= 0 && hdr.Size > x.max-x.written {
+		return fmt.Errorf("%w: files exceed %d bytes", ErrArchiveTooLarge, x.max)
+	}
+	if err := x.parents(name); err != nil {
+		return err
+	}
+	if err := x.clear(name); err != nil {
+		return err
+	}
+	mode := fs.FileMode(0o644)
+	if hdr.Mode&0o111 != 0 {
+		mode = 0o755
+	}
+	f, err := x.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return fmt.Errorf("creating %s: %w", name, err)
+	}
+	if x.buf == nil {
+		x.buf = make([]byte, 32<<10)
+	}
+	n, err := io.CopyBuffer(f, io.LimitReader(r, hdr.Size), x.buf)
+	x.written += n
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	x.kinds[name] = kindFile
+	return nil
+}
+
+func (x *extractor) symlink(name, target string) error {
+	if name == "" {
+		return fmt.Errorf("%w: link entry names the directory itself", ErrUnsafeEntry)
+	}
+	if target == "" || strings.ContainsAny(target, "\\\x00") || path.IsAbs(target) {
+		return fmt.Errorf("%w: symbolic link %q -> %q", ErrUnsafeEntry, name, target)
+	}
+	if c := path.Join(path.Dir(name), target); c == ".." || strings.HasPrefix(c, "../") {
+		return fmt.Errorf("%w: symbolic link %q -> %q leaves the directory", ErrUnsafeEntry, name, target)
+	}
+	if err := x.parents(name); err != nil {
+		return err
+	}
+	if err := x.clear(name); err != nil {
+		return err
+	}
+	if err := x.root.Symlink(target, name); err != nil {
+		return fmt.Errorf("creating %s: %w", name, err)
+	}
+	x.kinds[name] = kindLink
+	x.links = append(x.links, name)
+	return nil
+}
+
+func (x *extractor) hardlink(name, target string) error {
+	if name == "" {
+		return fmt.Errorf("%w: link entry names the directory itself", ErrUnsafeEntry)
+	}
+	t, err := entryName(target)
+	if err != nil {
+		return fmt.Errorf("hard link %q: %w", name, err)
+	}
+	if x.kinds[t] != kindFile {
+		return fmt.Errorf("%w: hard link %q -> %q does not name a file extracted before it", ErrUnsafeEntry, name, target)
+	}
+	if t == name {
+		return nil
+	}
+	if err := x.parents(name); err != nil {
+		return err
+	}
+	if err := x.clear(name); err != nil {
+		return err
+	}
+	if err := x.root.Link(t, name); err != nil {
+		return fmt.Errorf("creating %s: %w", name, err)
+	}
+	x.kinds[name] = kindFile
+	return nil
+}
+
+// verifyLinks resolves every symbolic link left in place. The lexical check
+// at creation cannot see links that later entries put on the way (a link
+// through "s/.." where s -> "."), so the final word is Root.Stat's, which
+// walks the real tree and refuses any step outside.
+func (x *extractor) verifyLinks() error {
+	for _, l := range x.links {
+		if x.kinds[l] != kindLink {
+			continue // replaced by a later entry
+		}
+		if _, err := x.root.Stat(l); err != nil {
+			target, _ := x.root.Readlink(l)
+			return fmt.Errorf("%w: symbolic link %q -> %q does not resolve inside the directory: %s",
+				ErrUnsafeEntry, l, target, linkReason(err, target))
+		}
+	}
+	return nil
+}
+
+// removeLinks deletes the links this extraction created after a failure,
+// so an unchecked link never outlives a failed Untar.
+func (x *extractor) removeLinks() {
+	for _, l := range x.links {
+		if x.kinds[l] == kindLink {
+			_ = x.root.Remove(l)
+		}
+	}
+}
+
+// boundedReader fails once more than max bytes have been read.
+type boundedReader struct {
+	r   io.Reader
+	n   int64
+	max int64 // negative: unbounded
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.max >= 0 {
+		if b.n >= b.max {
+			// One byte beyond the bound tells a stream that ends exactly at
+			// it from one that goes on.
+			var one [1]byte
+			n, err := io.ReadFull(b.r, one[:])
+			if n > 0 {
+				return 0, fmt.Errorf("%w: uncompressed stream exceeds %d bytes", ErrArchiveTooLarge, b.max)
+			}
+			return 0, err
+		}
+		if rest := b.max - b.n; int64(len(p)) > rest {
+			p = p[:rest]
+		}
+	}
+	n, err := b.r.Read(p)
+	b.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,387 @@
+package gitrepository
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/weir-gitops/weir/api/meta"
+	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/artifact"
+	"github.com/weir-gitops/weir/internal/runtime/conditions"
+	"github.com/weir-gitops/weir/internal/runtime/events"
+	"github.com/weir-gitops/weir/internal/testenv"
+	"github.com/weir-gitops/weir/internal/testenv/gitserver"
+)
+
+// storage is the artifact store of the reconciler the tests run against.
+var storage *artifact.Storage
+
+func TestMain(m *testing.M) {
+	testenv.Main(m, testenv.APIServerOnly, func(o *testenv.Options) { o.Setup = startController })
+}
+
+// startController runs the GitRepository reconciler in a manager, with its
+// artifact file server on 127.0.0.1, as weir-controller does.
+func startController(ctx context.Context, env *testenv.Env) error {
+	dir, err := os.MkdirTemp("", "weir-storage-")
+	if err != nil {
+		return err
+	}
+	go func() { <-ctx.Done(); os.RemoveAll(dir) }()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	if storage, err = artifact.NewStorage(dir, l.Addr().String(), artifact.Options{}); err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: artifact.NewServer(storage).Handler(), ReadHeaderTimeout: time.Second}
+	go func() { _ = srv.Serve(l) }()
+	go func() { <-ctx.Done(); srv.Close() }()
+
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+	})
+	if err != nil {
+		return err
+	}
+	r := &Reconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Storage: storage,
+		Events:           events.NewRecorder(mgr.GetEventRecorderFor("source-controller"), env.Scheme, "source-controller", "test", ""),
+		RetentionRecords: 2, RetentionTTL: time.Minute,
+	}
+	if err := r.SetupWithManager(mgr, SetupOptions{MaxConcurrentReconciles: 4, MinRetryDelay: 100 * time.Millisecond, MaxRetryDelay: time.Second}); err != nil {
+		return err
+	}
+	go func() {
+		if err := mgr.Start(ctx); err != nil {
+			fmt.Fprintf(os.Stderr, "manager: %v\n", err)
+		}
+	}()
+	return nil
+}
+
+func newRepo(ns, name, url string, ref *sourcev1.GitRepositoryRef) *sourcev1.GitRepository {
+	return &sourcev1.GitRepository{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: sourcev1.GitRepositorySpec{
+			URL: url, Reference: ref, Interval: metav1.Duration{Duration: time.Hour},
+			Timeout: &metav1.Duration{Duration: 20 * time.Second},
+		},
+	}
+}
+
+// waitReady waits until obj is Ready at its generation with the given
+// revision, and returns the object.
+func waitReady(t *testing.T, env *testenv.Env, obj *sourcev1.GitRepository, revision string) *sourcev1.GitRepository {
+	t.Helper()
+	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			return false, err.Error()
+		}
+		ready := conditions.Get(obj, meta.ReadyCondition)
+		if ready == nil {
+			return false, "no Ready condition"
+		}
+		ok := conditions.IsReady(obj) && obj.Status.Artifact != nil && obj.Status.Artifact.Revision == revision
+		return ok, fmt.Sprintf("Ready=%s %s: %s", ready.Status, ready.Reason, ready.Message)
+	})
+	return obj
+}
+
+// waitFailed waits until Ready is False with reason.
+func waitFailed(t *testing.T, env *testenv.Env, obj *sourcev1.GitRepository, reason string) *metav1.Condition {
+	t.Helper()
+	var ready *metav1.Condition
+	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			return false, err.Error()
+		}
+		ready = conditions.Get(obj, meta.ReadyCondition)
+		if ready == nil {
+			return false, "no Ready condition"
+		}
+		if obj.Status.ObservedGeneration != obj.Generation ||
+			obj.Status.LastHandledReconcileAt != obj.Annotations[meta.ReconcileRequestAnnotation] {
+			return false, "latest request not handled yet"
+		}
+		return ready.Status == metav1.ConditionFalse && ready.Reason == reason,
+			fmt.Sprintf("Ready=%s %s: %s", ready.Status, ready.Reason, ready.Message)
+	})
+	return ready
+}
+
+func requestReconcile(t *testing.T, env *testenv.Env, obj client.Object) {
+	t.Helper()
+	patch := client.MergeFrom(obj.DeepCopyObject().(client.Object))
+	ann := obj.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[meta.ReconcileRequestAnnotation] = meta.NewReconcileRequestToken(time.Now())
+	obj.SetAnnotations(ann)
+	if err := env.Client.Patch(context.Background(), obj, patch); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// download fetches the artifact over HTTP and checks its digest.
+func download(t *testing.T, a *meta.Artifact) {
+	t.Helper()
+	resp, err := http.Get(a.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s", a.URL, resp.Status)
+	}
+	h := sha256.New()
+	n, _ := io.Copy(h, resp.Body)
+	if got := "sha256:" + hex.EncodeToString(h.Sum(nil)); got != a.Digest {
+		t.Errorf("downloaded digest %s, status says %s", got, a.Digest)
+	}
+	if a.Size == nil || *a.Size != n {
+		t.Errorf("downloaded %d bytes, status says %v", n, a.Size)
+	}
+}
+
+func TestReferencesResolveToFluxRevisions(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	srv := gitserver.New(t, gitserver.Options{})
+	srv.InitRepo(t, "org/app.git")
+	first := srv.Commit(t, "org/app.git", gitserver.Commit{Files: map[string]string{"deploy/app.yaml": "kind: ConfigMap\n"}, Tag: "v1.0.0", Message: "first"})
+	second := srv.Commit(t, "org/app.git", gitserver.Commit{Files: map[string]string{"deploy/app.yaml": "kind: Secret\n"}, Tag: "v1.2.0", Message: "second"})
+	srv.Commit(t, "org/app.git", gitserver.Commit{Branch: "feature", Files: map[string]string{"x": "y"}, Tag: "not-semver", Message: "feature"})
+	url := srv.HTTPURL("org/app.git")
+
+	tests := []struct {
+		name string
+		ref  *sourcev1.GitRepositoryRef
+		want string
+	}{
+		{"default branch is master, main given", &sourcev1.GitRepositoryRef{Branch: "main"}, "main@sha1:" + second},
+		{"tag", &sourcev1.GitRepositoryRef{Tag: "v1.0.0"}, "v1.0.0@sha1:" + first},
+		{"semver", &sourcev1.GitRepositoryRef{SemVer: ">=1.0.0 <2.0.0"}, "v1.2.0@sha1:" + second},
+		{"name", &sourcev1.GitRepositoryRef{Name: "refs/heads/main"}, "refs/heads/main@sha1:" + second},
+		{"commit", &sourcev1.GitRepositoryRef{Commit: first}, "sha1:" + first},
+		{"branch and commit", &sourcev1.GitRepositoryRef{Branch: "main", Commit: first}, "main@sha1:" + first},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			obj := newRepo(ns, fmt.Sprintf("ref-%d", i), url, tt.ref)
+			if err := env.Client.Create(context.Background(), obj); err != nil {
+				t.Fatal(err)
+			}
+			obj = waitReady(t, env, obj, tt.want)
+			ready := conditions.Get(obj, meta.ReadyCondition)
+			if ready.Message != "stored artifact for revision '"+tt.want+"'" || ready.Reason != meta.SucceededReason {
+				t.Errorf("Ready = %s: %s", ready.Reason, ready.Message)
+			}
+			if !conditions.IsTrue(obj, sourcev1.ArtifactInStorageCondition) {
+				t.Error("ArtifactInStorage is not True")
+			}
+			if !strings.HasPrefix(obj.Status.Artifact.Path, "gitrepository/"+ns+"/"+obj.Name+"/") {
+				t.Errorf("artifact path %s", obj.Status.Artifact.Path)
+			}
+			download(t, obj.Status.Artifact)
+		})
+	}
+}
+
+func TestNewCommitNewArtifactAndNoReclone(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	srv := gitserver.New(t, gitserver.Options{Username: "git", Password: "s3cret"})
+	srv.InitRepo(t, "app.git")
+	first := srv.Commit(t, "app.git", gitserver.Commit{Files: map[string]string{"a.yaml": "a: 1\n"}, Message: "first"})
+	ctx := context.Background()
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "git-auth", Namespace: ns},
+		Data:       map[string][]byte{"username": []byte("git"), "password": []byte("s3cret")},
+	}
+	if err := env.Client.Create(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	obj := newRepo(ns, "app", srv.HTTPURL("app.git"), &sourcev1.GitRepositoryRef{Branch: "main"})
+	obj.Spec.SecretRef = &meta.LocalObjectReference{Name: "git-auth"}
+	if err := env.Client.Create(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	obj = waitReady(t, env, obj, "main@sha1:"+first)
+	firstArtifact := *obj.Status.Artifact
+
+	// Nothing changed upstream: a reconcile makes a ref advertisement but
+	// downloads no objects, and keeps the artifact.
+	packs := srv.UploadPacks()
+	requestReconcile(t, env, obj)
+	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+		_ = env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+		return obj.Status.LastHandledReconcileAt == obj.Annotations[meta.ReconcileRequestAnnotation], "request not handled yet"
+	})
+	if got := srv.UploadPacks(); got != packs {
+		t.Errorf("an unchanged remote was cloned again (%d object downloads)", got-packs)
+	}
+	if obj.Status.Artifact.Digest != firstArtifact.Digest {
+		t.Error("artifact changed without a new commit")
+	}
+
+	second := srv.Commit(t, "app.git", gitserver.Commit{Files: map[string]string{"b.yaml": "b: 2\n"}, Message: "second commit"})
+	requestReconcile(t, env, obj)
+	obj = waitReady(t, env, obj, "main@sha1:"+second)
+	if obj.Status.Artifact.Digest == firstArtifact.Digest {
+		t.Error("new commit, same digest")
+	}
+	download(t, obj.Status.Artifact)
+	assertEvent(t, env, obj, "NewArtifact", "stored artifact for commit 'second commit'")
+}
+
+func TestFailuresKeepTheLastArtifact(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	ctx := context.Background()
+	srv := gitserver.New(t, gitserver.Options{Username: "git", Password: "right"})
+	srv.InitRepo(t, "app.git")
+	sha := srv.Commit(t, "app.git", gitserver.Commit{Files: map[string]string{"a.yaml": "a: 1\n"}, Message: "first"})
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "git-auth", Namespace: ns},
+		Data:       map[string][]byte{"username": []byte("git"), "password": []byte("right")},
+	}
+	if err := env.Client.Create(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	obj := newRepo(ns, "app", srv.HTTPURL("app.git"), &sourcev1.GitRepositoryRef{Branch: "main"})
+	obj.Spec.SecretRef = &meta.LocalObjectReference{Name: "git-auth"}
+	if err := env.Client.Create(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	obj = waitReady(t, env, obj, "main@sha1:"+sha)
+	good := *obj.Status.Artifact
+
+	tests := []struct {
+		name   string
+		break_ func()
+		reason string
+		text   string
+	}{
+		{
+			name: "wrong password",
+			break_: func() {
+				secret.Data["password"] = []byte("wrong")
+				if err := env.Client.Update(ctx, secret); err != nil {
+					t.Fatal(err)
+				}
+			},
+			reason: sourcev1.AuthenticationFailedReason, text: "authentication",
+		},
+		{
+			name: "missing tag",
+			break_: func() {
+				secret.Data["password"] = []byte("right")
+				if err := env.Client.Update(ctx, secret); err != nil {
+					t.Fatal(err)
+				}
+				obj.Spec.Reference = &sourcev1.GitRepositoryRef{Tag: "v9.9.9"}
+				if err := env.Client.Update(ctx, obj); err != nil {
+					t.Fatal(err)
+				}
+			},
+			reason: sourcev1.GitOperationFailedReason, text: "v9.9.9",
+		},
+		{
+			name: "unreachable server",
+			break_: func() {
+				obj.Spec.URL = "http://127.0.0.1:1/app.git"
+				obj.Spec.Reference = &sourcev1.GitRepositoryRef{Branch: "main"}
+				if err := env.Client.Update(ctx, obj); err != nil {
+					t.Fatal(err)
+				}
+			},
+			reason: sourcev1.GitOperationFailedReason, text: "127.0.0.1:1",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+				t.Fatal(err)
+			}
+			tt.break_()
+			requestReconcile(t, env, obj)
+			ready := waitFailed(t, env, obj, tt.reason)
+			if !strings.Contains(ready.Message, tt.text) {
+				t.Errorf("message %q does not mention %q", ready.Message, tt.text)
+			}
+			if strings.Contains(ready.Message, "right") || strings.Contains(ready.Message, "wrong") {
+				t.Errorf("message leaks a password: %q", ready.Message)
+			}
+			if !conditions.IsTrue(obj, sourcev1.FetchFailedCondition) {
+				t.Error("FetchFailed is not True")
+			}
+			if obj.Status.Artifact == nil || obj.Status.Artifact.Digest != good.Digest {
+				t.Fatalf("artifact lost or changed: %+v", obj.Status.Artifact)
+			}
+			download(t, obj.Status.Artifact)
+		})
+	}
+}
+
+func TestDeletionRemovesArtifacts(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	ctx := context.Background()
+	srv := gitserver.New(t, gitserver.Options{})
+	srv.InitRepo(t, "app.git")
+	sha := srv.Commit(t, "app.git", gitserver.Commit{Files: map[string]string{"a.yaml": "a: 1\n"}, Message: "first"})
+	obj := newRepo(ns, "gone", srv.HTTPURL("app.git"), &sourcev1.GitRepositoryRef{Branch: "main"})
+	if err := env.Client.Create(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	obj = waitReady(t, env, obj, "main@sha1:"+sha)
+	dir := filepath.Join(storage.BasePath(), "gitrepository", ns, "gone")
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("artifact directory missing: %v", err)
+	}
+	if err := env.Client.Delete(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+		return client.IgnoreNotFound(err) == nil && err != nil, "object still present"
+	})
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("artifact directory survived deletion: %v", err)
+	}
+}
+
+func assertEvent(t *testing.T, env *testenv.Env, obj client.Object, reason, message string) {
+	t.Helper()
+	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+		var list corev1.EventList
+		if err := env.Client.List(ctx, &list, client.InNamespace(obj.GetNamespace())); err != nil {
+			return false, err.Error()
+		}
+		for _, e := range list.Items {
+			if e.InvolvedObject.Name == obj.GetName() && e.Reason == reason && e.Message == message {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("no event %s %q among %d", reason, message, len(list.Items))
+	})
+}

@@ -1,0 +1,94 @@
+// Package git owns everything the GitRepository reconciler asks of Git:
+// reading credentials from Secrets, resolving a reference to a revision
+// without downloading anything, cloning a reference into a directory, and
+// verifying PGP and SSH signatures of commits and tags. The reconciler sees
+// the small Client/Remote interface; go-git v5 is the implementation.
+//
+// # Revisions
+//
+// Revision strings are Flux's, byte for byte:
+//
+//	branch main                 main@sha1:<40 hex>
+//	branch feature/x            feature/x@sha1:<hex>
+//	tag v1.2.3 (annotated too)  v1.2.3@sha1:<hex of the commit, peeled>
+//	semver ">=1.0.0"            <chosen tag>@sha1:<hex>
+//	name refs/pull/1/head       refs/pull/1/head@sha1:<hex>
+//	name refs/heads/main        refs/heads/main@sha1:<hex>   (name refs keep the full name)
+//	commit only                 sha1:<hex>
+//	branch main + commit        main@sha1:<commit>
+//
+// Branch, tag and semver revisions drop the first two path elements of the
+// reference (refs/heads/, refs/tags/); spec.ref.name revisions are the
+// absolute reference, whatever its prefix (source-controller's
+// commitReference uses the absolute form whenever ref.name is set).
+//
+// # The no-op check
+//
+// Remote.Resolve makes one ref advertisement (ls-remote: one GET of
+// info/refs over HTTP, one upload-pack session closed after the
+// advertisement over SSH) and downloads no objects. Annotated tags resolve
+// to the commit they peel to, from the advertisement's "^{}" lines. Semver
+// lists the advertised tags and picks the highest match; when v1.2.3 and
+// 1.2.3 both match it picks the greater name (Flux breaks that tie by tag
+// date, which needs the objects). For commit references the revision
+// follows from the spec alone (sha1:<commit>, or <branch>@sha1:<commit>):
+// the advertisement only shows tips, so Resolve proves the remote (and
+// branch) are reachable but not that the commit exists; only Clone can.
+// A server that does not advertise peeled tags makes an annotated tag
+// resolve to the tag object's hash, which never equals the stored revision:
+// the reconciler then clones every time, which is slower, not wrong.
+//
+// # Clone
+//
+// Clone fetches exactly the reference asked for, at depth 1, into a fresh
+// repository whose worktree and .git live in the target directory on a
+// bound filesystem (symlinks are written as symlinks, but nothing is
+// written through a path that resolves outside the directory; the archiver
+// decides what to do with the symlinks). Semver does one ls-remote to
+// choose the tag, then fetches that tag. A commit on a branch fetches the
+// branch's history (the commit must be reachable from it, as in Flux); a
+// commit alone is first asked for directly at depth 1, which servers
+// allowing reachable SHA-1s in wants answer, and otherwise fetched with all
+// branches. Sparse checkout uses go-git's CheckoutOptions.SparseCheckout-
+// Directories (go-git v5.19 has no sparse option on CloneOptions); go-git
+// matches directories by string prefix, so each directory gets a trailing
+// slash here, and a directory missing from the tree is ErrPathNotFound.
+//
+// Submodules are updated here rather than by go-git, whose submodule update
+// takes no CA, client certificate, proxy or context-bound SSH dialler. The
+// Secret's credentials go only to submodules on the repository's own host
+// (scheme, host and port equal); other HTTP(S) hosts are fetched
+// anonymously, SSH submodules on other hosts and file/local URLs are
+// refused.
+//
+// # SSH
+//
+// The host key is always checked against the Secret's known_hosts, matched
+// in memory (plain, [host]:port, hashed and wildcard entries; @revoked
+// honoured; @cert-authority ignored). Importing this package sets go-git's
+// DefaultSSHConfig to nil, so ~/.ssh/config cannot redirect a connection,
+// and makes its DefaultAuthBuilder fail, so no SSH agent is ever asked.
+// go-git dials SSH without the caller's context and with no deadline on the
+// handshake; this package registers a golang.org/x/net/proxy dialer scheme
+// and hands go-git a per-operation proxy URL of that scheme, so that every
+// SSH connection is dialled with the operation's context (and through the
+// SOCKS5 proxy, if any) and closed when the context ends.
+//
+// # Verification
+//
+// VerifyCommit and VerifyTag accept exactly one armored signature, PGP
+// (keys from *.asc Secret entries, checked with ProtonMail/go-crypto) or
+// SSH (keys from *.sshpub entries in authorized_keys format). SSH
+// signatures are OpenSSH "sshsig" blobs, verified here for namespace "git"
+// with sha256 or sha512, as `ssh-keygen -Y verify` would (go-git v5.19 can
+// create SSH-signed commits through CommitOptions.Signer but cannot verify
+// them).
+//
+// # Errors
+//
+// Failures match one of ErrInvalidConfig, ErrAuth, ErrHostKey, ErrTLS,
+// ErrUnreachable, ErrRepositoryNotFound, ErrRefNotFound, ErrPathNotFound
+// or ErrVerification with errors.Is, so the reconciler can pick a condition
+// reason and decide whether to retry. Messages are lower-case and never
+// contain secret values.
+package git
