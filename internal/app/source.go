@@ -14,6 +14,7 @@ import (
 	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/artifact"
 	"github.com/weir-gitops/weir/internal/controller/gitrepository"
+	"github.com/weir-gitops/weir/internal/controller/ocirepository"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 )
 
@@ -42,7 +43,7 @@ func setupSource(_ context.Context, deps *Deps) error {
 	if concurrency == 0 {
 		concurrency = sourceConcurrency
 	}
-	return (&gitrepository.Reconciler{
+	if err := (&gitrepository.Reconciler{
 		Client:           mgr.GetClient(),
 		APIReader:        mgr.GetAPIReader(),
 		Storage:          storage,
@@ -55,7 +56,26 @@ func setupSource(_ context.Context, deps *Deps) error {
 		MaxConcurrentReconciles: concurrency,
 		MinRetryDelay:           opts.MinRetryDelay,
 		MaxRetryDelay:           opts.MaxRetryDelay,
-	})
+	}); err != nil {
+		return fmt.Errorf("GitRepository: %w", err)
+	}
+	if err := (&ocirepository.Reconciler{
+		Client:           mgr.GetClient(),
+		APIReader:        mgr.GetAPIReader(),
+		Storage:          storage,
+		Events:           recorder,
+		Metrics:          deps.Metrics,
+		RetentionTTL:     opts.ArtifactRetentionTTL,
+		RetentionRecords: opts.ArtifactRetentionRecords,
+		Jitter:           opts.IntervalJitter,
+	}).SetupWithManager(mgr, ocirepository.SetupOptions{
+		MaxConcurrentReconciles: concurrency,
+		MinRetryDelay:           opts.MinRetryDelay,
+		MaxRetryDelay:           opts.MaxRetryDelay,
+	}); err != nil {
+		return fmt.Errorf("OCIRepository: %w", err)
+	}
+	return nil
 }
 
 // advertisedAddr is --storage-adv-addr, or the storage address with this

@@ -1,0 +1,748 @@
+package ocirepository
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/weir-gitops/weir/api/meta"
+	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/artifact"
+	"github.com/weir-gitops/weir/internal/runtime/conditions"
+	"github.com/weir-gitops/weir/internal/runtime/events"
+	"github.com/weir-gitops/weir/internal/testenv"
+	"github.com/weir-gitops/weir/internal/testenv/ociregistry"
+)
+
+// storage is the artifact store of the reconciler the tests run against.
+var storage *artifact.Storage
+
+func TestMain(m *testing.M) {
+	testenv.Main(m, testenv.APIServerOnly, func(o *testenv.Options) { o.Setup = startController })
+}
+
+// startController runs the OCIRepository reconciler in a manager, with its
+// artifact file server on 127.0.0.1, as weir-controller does.
+func startController(ctx context.Context, env *testenv.Env) error {
+	dir, err := os.MkdirTemp("", "weir-storage-")
+	if err != nil {
+		return err
+	}
+	go func() { <-ctx.Done(); os.RemoveAll(dir) }()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	if storage, err = artifact.NewStorage(dir, l.Addr().String(), artifact.Options{}); err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: artifact.NewServer(storage).Handler(), ReadHeaderTimeout: time.Second}
+	go func() { _ = srv.Serve(l) }()
+	go func() { <-ctx.Done(); srv.Close() }()
+
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+	})
+	if err != nil {
+		return err
+	}
+	r := &Reconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Storage: storage,
+		Events:           events.NewRecorder(mgr.GetEventRecorderFor("source-controller"), env.Scheme, "source-controller", "test", ""),
+		RetentionRecords: 2, RetentionTTL: time.Minute,
+	}
+	if err := r.SetupWithManager(mgr, SetupOptions{MaxConcurrentReconciles: 4, MinRetryDelay: 100 * time.Millisecond, MaxRetryDelay: time.Second}); err != nil {
+		return err
+	}
+	go func() {
+		if err := mgr.Start(ctx); err != nil {
+			fmt.Fprintf(os.Stderr, "manager: %v\n", err)
+		}
+	}()
+	return nil
+}
+
+func newRepo(ns, name, url string, ref *sourcev1.OCIRepositoryRef) *sourcev1.OCIRepository {
+	return &sourcev1.OCIRepository{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: sourcev1.OCIRepositorySpec{
+			URL: url, Reference: ref, Interval: metav1.Duration{Duration: time.Hour},
+			Timeout: &metav1.Duration{Duration: 20 * time.Second},
+		},
+	}
+}
+
+func create(t *testing.T, env *testenv.Env, objs ...client.Object) {
+	t.Helper()
+	for _, obj := range objs {
+		if err := env.Client.Create(context.Background(), obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// waitReady waits until obj is Ready at its generation with the given
+// revision, and returns the object.
+func waitReady(t *testing.T, env *testenv.Env, obj *sourcev1.OCIRepository, revision string) *sourcev1.OCIRepository {
+	t.Helper()
+	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			return false, err.Error()
+		}
+		ready := conditions.Get(obj, meta.ReadyCondition)
+		if ready == nil {
+			return false, "no Ready condition"
+		}
+		ok := conditions.IsReady(obj) && obj.Status.Artifact != nil && obj.Status.Artifact.Revision == revision &&
+			obj.Status.LastHandledReconcileAt == obj.Annotations[meta.ReconcileRequestAnnotation]
+		return ok, fmt.Sprintf("Ready=%s %s: %s", ready.Status, ready.Reason, ready.Message)
+	})
+	return obj
+}
+
+// waitFailed waits until the latest request is handled with Ready False
+// and reason.
+func waitFailed(t *testing.T, env *testenv.Env, obj *sourcev1.OCIRepository, reason string) *metav1.Condition {
+	t.Helper()
+	var ready *metav1.Condition
+	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			return false, err.Error()
+		}
+		ready = conditions.Get(obj, meta.ReadyCondition)
+		if ready == nil {
+			return false, "no Ready condition"
+		}
+		if obj.Status.ObservedGeneration != obj.Generation ||
+			obj.Status.LastHandledReconcileAt != obj.Annotations[meta.ReconcileRequestAnnotation] {
+			return false, "latest request not handled yet"
+		}
+		return ready.Status == metav1.ConditionFalse && ready.Reason == reason,
+			fmt.Sprintf("Ready=%s %s: %s", ready.Status, ready.Reason, ready.Message)
+	})
+	return ready
+}
+
+// waitHandled waits until the latest reconcile request is handled.
+func waitHandled(t *testing.T, env *testenv.Env, obj *sourcev1.OCIRepository) {
+	t.Helper()
+	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+		_ = env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+		return obj.Status.LastHandledReconcileAt == obj.Annotations[meta.ReconcileRequestAnnotation], "request not handled yet"
+	})
+}
+
+func requestReconcile(t *testing.T, env *testenv.Env, obj client.Object) {
+	t.Helper()
+	patch := client.MergeFrom(obj.DeepCopyObject().(client.Object))
+	ann := obj.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[meta.ReconcileRequestAnnotation] = meta.NewReconcileRequestToken(time.Now())
+	obj.SetAnnotations(ann)
+	if err := env.Client.Patch(context.Background(), obj, patch); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// update changes obj's spec with f, retrying on conflicts.
+func update(t *testing.T, env *testenv.Env, obj *sourcev1.OCIRepository, f func(*sourcev1.OCIRepository)) {
+	t.Helper()
+	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			return false, err.Error()
+		}
+		f(obj)
+		if err := env.Client.Update(ctx, obj); err != nil {
+			return false, err.Error()
+		}
+		return true, ""
+	})
+}
+
+// download fetches the artifact over HTTP, checks its digest and size, and
+// returns its bytes.
+func download(t *testing.T, a *meta.Artifact) []byte {
+	t.Helper()
+	resp, err := http.Get(a.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s", a.URL, resp.Status)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(body)
+	if got := "sha256:" + hex.EncodeToString(sum[:]); got != a.Digest {
+		t.Errorf("downloaded digest %s, status says %s", got, a.Digest)
+	}
+	if a.Size == nil || *a.Size != int64(len(body)) {
+		t.Errorf("downloaded %d bytes, status says %v", len(body), a.Size)
+	}
+	return body
+}
+
+// files reads a tar.gz artifact into path → content.
+func files(t *testing.T, tgz []byte) map[string]string {
+	t.Helper()
+	gz, err := gzip.NewReader(bytes.NewReader(tgz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	out := map[string]string{}
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hdr.Typeflag != tar.TypeReg {
+			continue
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[hdr.Name] = string(b)
+	}
+}
+
+func assertEvent(t *testing.T, env *testenv.Env, obj client.Object, reason, message string) {
+	t.Helper()
+	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+		var list corev1.EventList
+		if err := env.Client.List(ctx, &list, client.InNamespace(obj.GetNamespace())); err != nil {
+			return false, err.Error()
+		}
+		var seen []string
+		for _, e := range list.Items {
+			if e.InvolvedObject.Name == obj.GetName() && e.Reason == reason {
+				if e.Message == message {
+					return true, ""
+				}
+				seen = append(seen, e.Message)
+			}
+		}
+		return false, fmt.Sprintf("no event %s %q; %s events: %q", reason, message, reason, seen)
+	})
+}
+
+func TestReferencesResolveToFluxRevisions(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	reg := ociregistry.New(t, ociregistry.Options{})
+	const source, origin = "https://github.com/org/app", "main@sha1:0123456789abcdef0123456789abcdef01234567"
+	pushA := func(tag string) string {
+		return reg.PushArtifact(t, "org/app", tag, ociregistry.Artifact{
+			Files: map[string]string{"deploy/app.yaml": "version: " + tag + "\n"}, Source: source, Revision: origin,
+		})
+	}
+	d100, d120, drc, dlatest := pushA("v1.0.0"), pushA("v1.2.0"), pushA("1.3.0-rc.1"), pushA("latest")
+	pushA("2.0.0")
+	url := "oci://" + reg.Host() + "/org/app"
+
+	tests := []struct {
+		name    string
+		ref     *sourcev1.OCIRepositoryRef
+		want    string
+		content string
+	}{
+		{"no ref is latest", nil, "latest@" + dlatest, "latest"},
+		{"tag", &sourcev1.OCIRepositoryRef{Tag: "v1.0.0"}, "v1.0.0@" + d100, "v1.0.0"},
+		{"semver", &sourcev1.OCIRepositoryRef{SemVer: ">=1.0.0 <2.0.0"}, "v1.2.0@" + d120, "v1.2.0"},
+		{"semver with filter", &sourcev1.OCIRepositoryRef{SemVer: ">=1.0.0-0 <2.0.0", SemverFilter: ".*-rc.*"}, "1.3.0-rc.1@" + drc, "1.3.0-rc.1"},
+		{"digest", &sourcev1.OCIRepositoryRef{Digest: d120, Tag: "latest"}, d120, "v1.2.0"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			obj := newRepo(ns, fmt.Sprintf("ref-%d", i), url, tt.ref)
+			create(t, env, obj)
+			obj = waitReady(t, env, obj, tt.want)
+			msg := "stored artifact for digest '" + tt.want + "'"
+			ready := conditions.Get(obj, meta.ReadyCondition)
+			if ready.Message != msg || ready.Reason != meta.SucceededReason {
+				t.Errorf("Ready = %s: %s", ready.Reason, ready.Message)
+			}
+			if c := conditions.Get(obj, sourcev1.ArtifactInStorageCondition); c == nil || c.Status != metav1.ConditionTrue || c.Message != msg {
+				t.Errorf("ArtifactInStorage = %+v", c)
+			}
+			hexDigest := tt.want[strings.LastIndex(tt.want, ":")+1:]
+			if want := "ocirepository/" + ns + "/" + obj.Name + "/" + hexDigest + ".tar.gz"; obj.Status.Artifact.Path != want {
+				t.Errorf("artifact path %s, want %s", obj.Status.Artifact.Path, want)
+			}
+			if obj.Status.URL != obj.Status.Artifact.URL {
+				t.Errorf("status.url %q, artifact URL %q", obj.Status.URL, obj.Status.Artifact.URL)
+			}
+			if diff := cmp.Diff(map[string]string{
+				"org.opencontainers.image.source": source, "org.opencontainers.image.revision": origin,
+			}, obj.Status.Artifact.Metadata); diff != "" {
+				t.Errorf("artifact metadata (-want +got):\n%s", diff)
+			}
+			got := files(t, download(t, obj.Status.Artifact))
+			if diff := cmp.Diff(map[string]string{"deploy/app.yaml": "version: " + tt.content + "\n"}, got); diff != "" {
+				t.Errorf("artifact content (-want +got):\n%s", diff)
+			}
+			assertEvent(t, env, obj, "NewArtifact", fmt.Sprintf(
+				"stored artifact with revision '%s' from '%s', origin source '%s', origin revision '%s'", tt.want, url, source, origin))
+		})
+	}
+}
+
+func TestUnchangedDigestIsNotPulledAgain(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	reg := ociregistry.New(t, ociregistry.Options{})
+	host, log := countingProxy(t, reg.URL())
+	annotations := map[string]string{
+		"org.opencontainers.image.source":   "https://github.com/org/app",
+		"org.opencontainers.image.revision": "v1@sha1:0123456789abcdef0123456789abcdef01234567",
+		"org.opencontainers.image.created":  "2025-06-14T11:23:36Z",
+	}
+	first := pushImage(t, reg.Host(), "org/app", "latest", annotations,
+		testLayer{sourcev1.OCIArtifactLayerMediaType, tarGz(t, tarEntry{name: "a.yaml", body: "a: 1\n"})})
+	obj := newRepo(ns, "app", "oci://"+host+"/org/app", nil)
+	create(t, env, obj)
+	obj = waitReady(t, env, obj, "latest@"+first)
+	stored := *obj.Status.Artifact
+	if diff := cmp.Diff(annotations, stored.Metadata); diff != "" {
+		t.Errorf("artifact metadata (-want +got):\n%s", diff)
+	}
+
+	// Nothing changed upstream: a reconcile HEADs the manifest and
+	// downloads nothing.
+	gets, heads := log.count(http.MethodGet, "/manifests/")+log.count(http.MethodGet, "/blobs/"), log.count(http.MethodHead, "/manifests/")
+	requestReconcile(t, env, obj)
+	waitHandled(t, env, obj)
+	if got := log.count(http.MethodGet, "/manifests/") + log.count(http.MethodGet, "/blobs/"); got != gets {
+		t.Errorf("an unchanged digest was pulled again (%d downloads); requests: %s", got-gets, log)
+	}
+	if got := log.count(http.MethodHead, "/manifests/"); got != heads+1 {
+		t.Errorf("%d manifest HEADs for one reconcile, want 1", got-heads)
+	}
+	if !conditions.IsReady(obj) || obj.Status.Artifact.Digest != stored.Digest || !obj.Status.Artifact.LastUpdateTime.Equal(&stored.LastUpdateTime) {
+		t.Errorf("artifact changed without a new digest: %+v", obj.Status.Artifact)
+	}
+
+	// A new push under the same tag is a new revision and a new artifact.
+	second := pushImage(t, reg.Host(), "org/app", "latest", nil,
+		testLayer{sourcev1.OCIArtifactLayerMediaType, tarGz(t, tarEntry{name: "a.yaml", body: "a: 2\n"})})
+	requestReconcile(t, env, obj)
+	obj = waitReady(t, env, obj, "latest@"+second)
+	if obj.Status.Artifact.Digest == stored.Digest || obj.Status.Artifact.Path == stored.Path {
+		t.Errorf("new digest, same artifact %s", obj.Status.Artifact.Path)
+	}
+	if diff := cmp.Diff(map[string]string{"a.yaml": "a: 2\n"}, files(t, download(t, obj.Status.Artifact))); diff != "" {
+		t.Errorf("artifact content (-want +got):\n%s", diff)
+	}
+	if len(obj.Status.Artifact.Metadata) != 0 {
+		t.Errorf("metadata of the old manifest kept: %v", obj.Status.Artifact.Metadata)
+	}
+	assertEvent(t, env, obj, "NewArtifact", "stored artifact with revision 'latest@"+second+"' from 'oci://"+host+"/org/app'")
+}
+
+func TestFailuresKeepTheLastArtifact(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	ctx := context.Background()
+	reg := ociregistry.New(t, ociregistry.Options{Username: "bot", Password: "right-pass"})
+	digest := reg.PushArtifact(t, "org/app", "v1", ociregistry.Artifact{Files: map[string]string{"a.yaml": "a: 1\n"}})
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "registry-auth", Namespace: ns},
+		Type:       corev1.SecretTypeDockerConfigJson,
+		Data:       map[string][]byte{corev1.DockerConfigJsonKey: dockerConfigJSON(reg.Host(), "bot", "right-pass")},
+	}
+	obj := newRepo(ns, "app", "oci://"+reg.Host()+"/org/app", &sourcev1.OCIRepositoryRef{Tag: "v1"})
+	obj.Spec.SecretRef = &meta.LocalObjectReference{Name: "registry-auth"}
+	create(t, env, secret, obj)
+	obj = waitReady(t, env, obj, "v1@"+digest)
+	good := *obj.Status.Artifact
+
+	tests := []struct {
+		name    string
+		break_  func()
+		reason  string
+		text    string
+		stalled bool
+	}{
+		{
+			name: "wrong password",
+			break_: func() {
+				secret.Data[corev1.DockerConfigJsonKey] = dockerConfigJSON(reg.Host(), "bot", "wrong-pass")
+				if err := env.Client.Update(ctx, secret); err != nil {
+					t.Fatal(err)
+				}
+			},
+			reason: sourcev1.AuthenticationFailedReason, text: "failed to determine artifact digest: authentication failed",
+		},
+		{
+			name: "no credentials",
+			break_: func() {
+				update(t, env, obj, func(o *sourcev1.OCIRepository) { o.Spec.SecretRef = nil })
+			},
+			reason: sourcev1.AuthenticationFailedReason, text: "401 Unauthorized",
+		},
+		{
+			name: "missing secret",
+			break_: func() {
+				update(t, env, obj, func(o *sourcev1.OCIRepository) { o.Spec.SecretRef = &meta.LocalObjectReference{Name: "nope"} })
+			},
+			reason: sourcev1.AuthenticationFailedReason, text: "failed to get credential: failed to get secret '" + ns + "/nope'",
+		},
+		{
+			name: "missing tag",
+			break_: func() {
+				secret.Data[corev1.DockerConfigJsonKey] = dockerConfigJSON(reg.Host(), "bot", "right-pass")
+				if err := env.Client.Update(ctx, secret); err != nil {
+					t.Fatal(err)
+				}
+				update(t, env, obj, func(o *sourcev1.OCIRepository) {
+					o.Spec.SecretRef = &meta.LocalObjectReference{Name: "registry-auth"}
+					o.Spec.Reference = &sourcev1.OCIRepositoryRef{Tag: "v9.9.9"}
+				})
+			},
+			reason: sourcev1.OCIPullFailedReason,
+			text:   "failed to determine artifact digest: tag 'v9.9.9' not found in '" + reg.Host() + "/org/app'",
+		},
+		{
+			name: "no semver match",
+			break_: func() {
+				update(t, env, obj, func(o *sourcev1.OCIRepository) { o.Spec.Reference = &sourcev1.OCIRepositoryRef{SemVer: ">=2.0.0"} })
+			},
+			reason: sourcev1.ReadOperationFailedReason,
+			text:   "failed to determine the artifact tag for 'oci://" + reg.Host() + "/org/app': tag matching semver '>=2.0.0' not found",
+		},
+		{
+			name: "unreachable registry",
+			break_: func() {
+				update(t, env, obj, func(o *sourcev1.OCIRepository) {
+					o.Spec.URL = "oci://127.0.0.1:1/org/app"
+					o.Spec.Reference = &sourcev1.OCIRepositoryRef{Tag: "v1"}
+				})
+			},
+			reason: sourcev1.OCIPullFailedReason, text: "registry unreachable",
+		},
+		{
+			name: "URL with a tag",
+			break_: func() {
+				update(t, env, obj, func(o *sourcev1.OCIRepository) { o.Spec.URL = "oci://" + reg.Host() + "/org/app:v1" })
+			},
+			reason: sourcev1.URLInvalidReason, text: "URL validation failed for 'oci://" + reg.Host() + "/org/app:v1'", stalled: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+				t.Fatal(err)
+			}
+			tt.break_()
+			requestReconcile(t, env, obj)
+			ready := waitFailed(t, env, obj, tt.reason)
+			if !strings.Contains(ready.Message, tt.text) {
+				t.Errorf("message %q does not mention %q", ready.Message, tt.text)
+			}
+			if strings.Contains(ready.Message, "-pass") {
+				t.Errorf("message leaks a password: %q", ready.Message)
+			}
+			if !conditions.IsTrue(obj, sourcev1.FetchFailedCondition) {
+				t.Error("FetchFailed is not True")
+			}
+			if conditions.IsTrue(obj, meta.StalledCondition) != tt.stalled {
+				t.Errorf("Stalled = %v, want %v", !tt.stalled, tt.stalled)
+			}
+			if obj.Status.Artifact == nil || obj.Status.Artifact.Digest != good.Digest {
+				t.Fatalf("artifact lost or changed: %+v", obj.Status.Artifact)
+			}
+			download(t, obj.Status.Artifact)
+			assertEvent(t, env, obj, tt.reason, ready.Message)
+		})
+	}
+}
+
+func TestServiceAccountImagePullSecrets(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	reg := ociregistry.New(t, ociregistry.Options{Username: "bot", Password: "sa-pass"})
+	digest := reg.PushArtifact(t, "org/app", "latest", ociregistry.Artifact{Files: map[string]string{"a.yaml": "a\n"}})
+	create(t, env,
+		&corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: "other-registry", Namespace: ns}, Type: corev1.SecretTypeDockerConfigJson,
+			Data: map[string][]byte{corev1.DockerConfigJsonKey: dockerConfigJSON("ghcr.io", "x", "y")},
+		},
+		&corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: "pull", Namespace: ns}, Type: corev1.SecretTypeDockerConfigJson,
+			Data: map[string][]byte{corev1.DockerConfigJsonKey: dockerConfigJSON(reg.Host(), "bot", "sa-pass")},
+		},
+		&corev1.ServiceAccount{
+			ObjectMeta:       metav1.ObjectMeta{Name: "puller", Namespace: ns},
+			ImagePullSecrets: []corev1.LocalObjectReference{{Name: "other-registry"}, {Name: "pull"}},
+		},
+	)
+	obj := newRepo(ns, "app", "oci://"+reg.Host()+"/org/app", nil)
+	obj.Spec.ServiceAccountName = "puller"
+	create(t, env, obj)
+	waitReady(t, env, obj, "latest@"+digest)
+
+	missing := newRepo(ns, "missing-sa", "oci://"+reg.Host()+"/org/app", nil)
+	missing.Spec.ServiceAccountName = "nobody"
+	create(t, env, missing)
+	ready := waitFailed(t, env, missing, sourcev1.AuthenticationFailedReason)
+	if want := "failed to get credential: failed to get service account '" + ns + "/nobody'"; !strings.HasPrefix(ready.Message, want) {
+		t.Errorf("message %q, want prefix %q", ready.Message, want)
+	}
+}
+
+func TestLayerSelectorAndIgnore(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	reg := ociregistry.New(t, ociregistry.Options{})
+	const helmLayer = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
+	chart := tarGz(t, tarEntry{name: "app/Chart.yaml", body: "name: app\n"})
+	digest := pushImage(t, reg.Host(), "org/app", "v1", nil,
+		testLayer{sourcev1.OCIArtifactLayerMediaType, tarGz(t,
+			tarEntry{name: "deploy/app.yaml", body: "kind: ConfigMap\n"},
+			tarEntry{name: "docs/README.md", body: "# docs\n"})},
+		testLayer{helmLayer, chart})
+	revision := "v1@" + digest
+	ignore := "docs/\n"
+	obj := newRepo(ns, "app", "oci://"+reg.Host()+"/org/app", &sourcev1.OCIRepositoryRef{Tag: "v1"})
+	obj.Spec.Ignore = &ignore
+	create(t, env, obj)
+	obj = waitReady(t, env, obj, revision)
+	if diff := cmp.Diff(map[string]string{"deploy/app.yaml": "kind: ConfigMap\n"}, files(t, download(t, obj.Status.Artifact))); diff != "" {
+		t.Errorf("extracted artifact (-want +got):\n%s", diff)
+	}
+	if obj.Status.ObservedIgnore == nil || *obj.Status.ObservedIgnore != ignore || obj.Status.ObservedLayerSelector != nil {
+		t.Errorf("observed ignore %v, layer selector %+v", obj.Status.ObservedIgnore, obj.Status.ObservedLayerSelector)
+	}
+	extracted := *obj.Status.Artifact
+
+	// Same digest, new selector: the artifact is rebuilt, as the chart
+	// layer copied byte for byte.
+	selector := &sourcev1.OCILayerSelector{MediaType: helmLayer, Operation: sourcev1.OCILayerCopy}
+	update(t, env, obj, func(o *sourcev1.OCIRepository) { o.Spec.LayerSelector = selector })
+	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+		_ = env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+		return conditions.IsReady(obj) && obj.Status.Artifact.Digest != extracted.Digest, "artifact not rebuilt yet"
+	})
+	if got := download(t, obj.Status.Artifact); !bytes.Equal(got, chart) {
+		t.Errorf("copied artifact differs from the layer (%d bytes, layer %d)", len(got), len(chart))
+	}
+	if obj.Status.Artifact.Revision != revision || obj.Status.Artifact.Path != extracted.Path {
+		t.Errorf("copy of the same digest is %s at %s", obj.Status.Artifact.Revision, obj.Status.Artifact.Path)
+	}
+	if diff := cmp.Diff(selector, obj.Status.ObservedLayerSelector); diff != "" {
+		t.Errorf("observed layer selector (-want +got):\n%s", diff)
+	}
+
+	update(t, env, obj, func(o *sourcev1.OCIRepository) {
+		o.Spec.LayerSelector = &sourcev1.OCILayerSelector{MediaType: "application/x-none"}
+	})
+	ready := waitFailed(t, env, obj, sourcev1.OCILayerOperationFailedReason)
+	if ready.Message != "failed to find layer with media type 'application/x-none' in artifact" {
+		t.Errorf("message %q", ready.Message)
+	}
+}
+
+func TestHostileLayerNeverEscapes(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	reg := ociregistry.New(t, ociregistry.Options{})
+	good := pushImage(t, reg.Host(), "org/app", "latest", nil,
+		testLayer{sourcev1.OCIArtifactLayerMediaType, tarGz(t, tarEntry{name: "a.yaml", body: "a\n"})})
+	obj := newRepo(ns, "app", "oci://"+reg.Host()+"/org/app", nil)
+	create(t, env, obj)
+	obj = waitReady(t, env, obj, "latest@"+good)
+	stored := *obj.Status.Artifact
+
+	// The reconciler extracts into a fresh directory under the system
+	// temporary directory; these names would land next to it, or in it.
+	escape := "weir-escape-" + utilrand.String(8)
+	tests := []struct {
+		name    string
+		entries []tarEntry
+	}{
+		{"parent directory", []tarEntry{{name: "ok.yaml", body: "x"}, {name: "../" + escape, body: "pwned"}}},
+		{"through a symlink", []tarEntry{{name: "up", link: ".."}, {name: "up/" + escape, body: "pwned"}}},
+		{"absolute", []tarEntry{{name: filepath.Join(os.TempDir(), escape), body: "pwned"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pushImage(t, reg.Host(), "org/app", "latest", nil, testLayer{sourcev1.OCIArtifactLayerMediaType, tarGz(t, tt.entries...)})
+			requestReconcile(t, env, obj)
+			ready := waitFailed(t, env, obj, sourcev1.OCILayerOperationFailedReason)
+			if !strings.HasPrefix(ready.Message, "failed to extract layer contents from artifact: ") || !strings.Contains(ready.Message, "unsafe archive entry") {
+				t.Errorf("message %q", ready.Message)
+			}
+			if _, err := os.Lstat(filepath.Join(os.TempDir(), escape)); err == nil {
+				t.Fatalf("%s was written outside the extraction directory", escape)
+			}
+			if obj.Status.Artifact.Digest != stored.Digest || !conditions.IsTrue(obj, sourcev1.ArtifactOutdatedCondition) {
+				t.Errorf("artifact %s (stored %s), ArtifactOutdated %v", obj.Status.Artifact.Digest, stored.Digest,
+					conditions.Get(obj, sourcev1.ArtifactOutdatedCondition))
+			}
+			download(t, obj.Status.Artifact)
+		})
+	}
+}
+
+func TestCosignVerification(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	reg := ociregistry.New(t, ociregistry.Options{})
+	host, log := countingProxy(t, reg.URL())
+	trusted, other := newCosignKey(t), newCosignKey(t)
+	create(t, env, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "cosign-keys", Namespace: ns},
+		Data:       map[string][]byte{"cosign.pub": trusted.publicPEM(t)},
+	})
+	first := reg.PushArtifact(t, "org/app", "v1", ociregistry.Artifact{Files: map[string]string{"a.yaml": "a: 1\n"}})
+	trusted.sign(t, reg.Host(), "org/app", first)
+	obj := newRepo(ns, "signed", "oci://"+host+"/org/app", &sourcev1.OCIRepositoryRef{Tag: "v1"})
+	obj.Spec.Verify = &sourcev1.OCIRepositoryVerification{OCIVerification: sourcev1.OCIVerification{
+		Provider: sourcev1.VerificationProviderCosign, SecretRef: &meta.LocalObjectReference{Name: "cosign-keys"},
+	}}
+	create(t, env, obj)
+	obj = waitReady(t, env, obj, "v1@"+first)
+	c := conditions.Get(obj, sourcev1.SourceVerifiedCondition)
+	if c == nil || c.Status != metav1.ConditionTrue || c.Reason != meta.SucceededReason ||
+		c.Message != "verified signature of revision v1@"+first {
+		t.Fatalf("SourceVerified = %+v", c)
+	}
+	verified := *obj.Status.Artifact
+
+	// Unchanged digest, verified at this generation: no signature fetched.
+	sigGets := log.count(http.MethodGet, "/manifests/sha256-")
+	requestReconcile(t, env, obj)
+	waitHandled(t, env, obj)
+	if got := log.count(http.MethodGet, "/manifests/sha256-"); got != sigGets {
+		t.Errorf("signatures of an unchanged, verified digest fetched again (%d)", got-sigGets)
+	}
+
+	// A new push signed by an untrusted key is refused and not stored.
+	second := reg.PushArtifact(t, "org/app", "v1", ociregistry.Artifact{Files: map[string]string{"a.yaml": "a: 2\n"}})
+	other.sign(t, reg.Host(), "org/app", second)
+	requestReconcile(t, env, obj)
+	ready := waitFailed(t, env, obj, sourcev1.VerificationError)
+	wantMsg := "failed to verify the signature using provider 'cosign': no matching signatures were found for '" + host + "/org/app:v1'"
+	if !strings.HasPrefix(ready.Message, wantMsg) {
+		t.Errorf("message %q, want prefix %q", ready.Message, wantMsg)
+	}
+	c = conditions.Get(obj, sourcev1.SourceVerifiedCondition)
+	if c == nil || c.Status != metav1.ConditionFalse || c.Reason != sourcev1.VerificationError || c.Message != ready.Message {
+		t.Errorf("SourceVerified = %+v", c)
+	}
+	if obj.Status.Artifact.Digest != verified.Digest || obj.Status.Artifact.Revision != "v1@"+first {
+		t.Errorf("unverified content stored: %+v", obj.Status.Artifact)
+	}
+	if !conditions.IsTrue(obj, sourcev1.ArtifactOutdatedCondition) {
+		t.Error("ArtifactOutdated is not True")
+	}
+	download(t, obj.Status.Artifact)
+
+	// Signed with the trusted key after all: verified and stored.
+	trusted.sign(t, reg.Host(), "org/app", second)
+	requestReconcile(t, env, obj)
+	obj = waitReady(t, env, obj, "v1@"+second)
+	if c := conditions.Get(obj, sourcev1.SourceVerifiedCondition); c == nil || c.Message != "verified signature of revision v1@"+second {
+		t.Errorf("SourceVerified = %+v", c)
+	}
+}
+
+func TestUnsupportedVerificationStalls(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	reg := ociregistry.New(t, ociregistry.Options{})
+	reg.PushArtifact(t, "org/app", "latest", ociregistry.Artifact{Files: map[string]string{"a.yaml": "a\n"}})
+	tests := []struct {
+		name   string
+		verify sourcev1.OCIVerification
+		want   string
+	}{
+		{
+			name: "keyless",
+			verify: sourcev1.OCIVerification{Provider: sourcev1.VerificationProviderCosign, MatchOIDCIdentity: []sourcev1.OIDCIdentityMatch{
+				{Issuer: "^https://token.actions.githubusercontent.com$", Subject: "^https://github.com/org/app.*$"},
+			}},
+			want: "failed to verify the signature using provider 'cosign keyless': keyless verification (matchOIDCIdentity) is not supported yet by weir",
+		},
+		{
+			name:   "notation",
+			verify: sourcev1.OCIVerification{Provider: sourcev1.VerificationProviderNotation, SecretRef: &meta.LocalObjectReference{Name: "notation"}},
+			want:   "failed to verify the signature using provider 'notation': notation verification is not supported yet by weir",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			obj := newRepo(ns, tt.name, "oci://"+reg.Host()+"/org/app", nil)
+			obj.Spec.Verify = &sourcev1.OCIRepositoryVerification{OCIVerification: tt.verify}
+			create(t, env, obj)
+			ready := waitFailed(t, env, obj, sourcev1.VerificationError)
+			if !strings.HasPrefix(ready.Message, tt.want) {
+				t.Errorf("message %q, want prefix %q", ready.Message, tt.want)
+			}
+			if !conditions.IsTrue(obj, meta.StalledCondition) {
+				t.Error("Stalled is not True")
+			}
+			if c := conditions.Get(obj, sourcev1.SourceVerifiedCondition); c == nil || c.Status != metav1.ConditionFalse || c.Reason != sourcev1.VerificationError {
+				t.Errorf("SourceVerified = %+v", c)
+			}
+			if obj.Status.Artifact != nil {
+				t.Errorf("unverified artifact stored: %+v", obj.Status.Artifact)
+			}
+		})
+	}
+}
+
+func TestDeletionRemovesArtifacts(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	ctx := context.Background()
+	reg := ociregistry.New(t, ociregistry.Options{})
+	digest := reg.PushArtifact(t, "org/app", "latest", ociregistry.Artifact{Files: map[string]string{"a.yaml": "a\n"}})
+	obj := newRepo(ns, "gone", "oci://"+reg.Host()+"/org/app", nil)
+	create(t, env, obj)
+	obj = waitReady(t, env, obj, "latest@"+digest)
+	dir := filepath.Join(storage.BasePath(), "ocirepository", ns, "gone")
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("artifact directory missing: %v", err)
+	}
+	if err := env.Client.Delete(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+		return client.IgnoreNotFound(err) == nil && err != nil, "object still present"
+	})
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("artifact directory survived deletion: %v", err)
+	}
+}
