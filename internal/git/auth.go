@@ -89,7 +89,30 @@ func NewAuth(repoURL string, data map[string][]byte) (*Auth, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.moveURLCredentials()
 	return a, nil
+}
+
+// moveURLCredentials takes credentials out of the URL. go-git would use
+// them, but it also prints the URL it requested in some errors and writes
+// it to .git/config inside the checkout. For HTTP(S) they become the basic
+// auth when the Secret has none (what go-git would have done); for SSH the
+// user stays (it is the login name, not a secret) and a password is
+// dropped (SSH authenticates with the identity).
+func (a *Auth) moveURLCredentials() {
+	if a.url.User == nil {
+		return
+	}
+	user := a.url.User.Username()
+	pass, _ := a.url.User.Password()
+	if a.scheme == schemeSSH {
+		a.url.User = url.User(user)
+		return
+	}
+	if a.username == "" && a.bearerToken == "" {
+		a.username, a.password = user, pass
+	}
+	a.url.User = nil
 }
 
 func parseRepoURL(repoURL string) (*url.URL, scheme, error) {
@@ -239,9 +262,9 @@ func (a *Auth) String() string {
 // GoString keeps %#v from printing the fields.
 func (a *Auth) GoString() string { return a.String() }
 
-// httpAuth is the go-git auth method for the Secret's HTTP credentials,
-// nil when there are none (go-git then uses credentials in the URL, if
-// any). Callers only use it for the repository's own host.
+// httpAuth is the go-git auth method for the Secret's HTTP credentials (or
+// those moved out of the URL), nil for anonymous access. Callers only use
+// it for the repository's own host.
 func (a *Auth) httpAuth() transport.AuthMethod {
 	switch {
 	case a.bearerToken != "":
@@ -362,8 +385,7 @@ func (a *Auth) sameRepo(u *url.URL) bool {
 		strings.TrimSuffix(u.Path, "/") == strings.TrimSuffix(a.url.Path, "/")
 }
 
-// endpoint is the URL go-git is given. Credentials embedded in the URL are
-// kept for HTTP(S) (go-git uses them when the Secret has none), as Flux does.
+// endpoint is the URL go-git is given, without credentials.
 func (a *Auth) endpoint() string { return a.url.String() }
 
 // describe is the URL as errors show it: password redacted.

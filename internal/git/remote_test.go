@@ -334,6 +334,25 @@ func TestHTTPAuth(t *testing.T) {
 		})
 	}
 
+	t.Run("credentials in the URL", func(t *testing.T) {
+		u := strings.Replace(f.url, "://", "://git:"+secretPassword+"@", 1)
+		a := mustAuth(t, u, nil)
+		assertNoSecret(t, a.String())
+		remote := NewClient().Remote(testContext(t), u, a)
+		dir := t.TempDir()
+		if _, err := remote.Clone(dir, CloneOptions{Reference: Reference{Branch: "main"}}); err != nil {
+			t.Fatalf("Clone: %v", err)
+		}
+		if cfg := readFile(t, dir, ".git/config"); !strings.Contains(cfg, "[remote \"origin\"]") || strings.Contains(cfg, secretPassword) {
+			t.Errorf(".git/config = %q, want the origin URL without the password", cfg)
+		}
+		_, err := remote.Resolve(Reference{Tag: "missing"})
+		if err == nil {
+			t.Fatal("Resolve of a missing tag succeeded")
+		}
+		assertNoSecret(t, err.Error())
+	})
+
 	t.Run("repository not found", func(t *testing.T) {
 		u := f.srv.HTTPURL("missing.git")
 		_, err := NewClient().Remote(testContext(t), u, mustAuth(t, u, basicSecret())).Resolve(Reference{Branch: "main"})
