@@ -13,6 +13,7 @@ import (
 
 	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/artifact"
+	"github.com/weir-gitops/weir/internal/controller/bucket"
 	"github.com/weir-gitops/weir/internal/controller/gitrepository"
 	"github.com/weir-gitops/weir/internal/controller/ocirepository"
 	"github.com/weir-gitops/weir/internal/runtime/events"
@@ -74,6 +75,23 @@ func setupSource(_ context.Context, deps *Deps) error {
 		MaxRetryDelay:           opts.MaxRetryDelay,
 	}); err != nil {
 		return fmt.Errorf("OCIRepository: %w", err)
+	}
+	if err := (&bucket.Reconciler{
+		Client:           mgr.GetClient(),
+		APIReader:        mgr.GetAPIReader(),
+		Storage:          storage,
+		Events:           recorder,
+		Metrics:          deps.Metrics,
+		RetentionTTL:     opts.ArtifactRetentionTTL,
+		RetentionRecords: opts.ArtifactRetentionRecords,
+		Jitter:           opts.IntervalJitter,
+		DigestAlgorithm:  artifact.Algorithm(opts.ArtifactDigestAlgo),
+	}).SetupWithManager(mgr, bucket.SetupOptions{
+		MaxConcurrentReconciles: concurrency,
+		MinRetryDelay:           opts.MinRetryDelay,
+		MaxRetryDelay:           opts.MaxRetryDelay,
+	}); err != nil {
+		return fmt.Errorf("Bucket: %w", err)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package artifact
 
 import (
 	"archive/tar"
-	"bufio"
 	"compress/gzip"
 	"context"
 	"fmt"
@@ -62,11 +61,13 @@ var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return 
 // archive root itself has no entry.
 //
 // On error, w has received a partial stream the caller must discard.
+// Errors name paths relative to dir, never dir itself, which is usually a
+// temporary checkout nobody reading a condition cares about.
 func WriteArchive(ctx context.Context, w io.Writer, dir string, opts ArchiveOptions) (ArchiveStats, error) {
 	var stats ArchiveStats
 	top, err := os.OpenRoot(dir)
 	if err != nil {
-		return stats, fmt.Errorf("opening %s: %w", dir, err)
+		return stats, fmt.Errorf("opening the directory to archive: %w", withoutPath(err))
 	}
 	defer top.Close()
 
@@ -107,10 +108,7 @@ func WriteArchive(ctx context.Context, w io.Writer, dir string, opts ArchiveOpti
 		err = gz.Close()
 	}
 	stats.Size, stats.CompressedSize = uncompressed.n, compressed.n
-	if err != nil {
-		return stats, fmt.Errorf("archiving %s: %w", dir, err)
-	}
-	return stats, nil
+	return stats, err
 }
 
 func dirHeader(p string) *tar.Header {
@@ -162,7 +160,3 @@ func orDefault(v, def int64) int64 {
 	}
 	return v
 }
-
-// bufferedWriter gives the gzip output larger writes before they reach a
-// file and the digest.
-func bufferedWriter(w io.Writer) *bufio.Writer { return bufio.NewWriterSize(w, 64<<10) }

@@ -103,7 +103,7 @@ func NewFilterFromRules(sources ...IgnoreRules) *IgnoreFilter {
 func NewFilter(root string, specIgnore *string) (*IgnoreFilter, error) {
 	top, err := os.OpenRoot(root)
 	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", root, err)
+		return nil, fmt.Errorf("opening the directory to archive: %w", withoutPath(err))
 	}
 	defer top.Close()
 
@@ -142,7 +142,7 @@ func NewFilter(root string, specIgnore *string) (*IgnoreFilter, error) {
 
 // Exclude implements Filter.
 func (f *IgnoreFilter) Exclude(p string, isDir bool) bool {
-	if p == "" || p == "." {
+	if f == nil || p == "" || p == "." {
 		return false
 	}
 	return f.matcher.Match(strings.Split(p, "/"), isDir)
@@ -151,7 +151,7 @@ func (f *IgnoreFilter) Exclude(p string, isDir bool) bool {
 // prunesExcludedDirs: without "!" rules, a pattern that matches a directory
 // matches everything beneath it too (the go-git matcher compares prefixes),
 // so nothing under an excluded directory can come back.
-func (f *IgnoreFilter) prunesExcludedDirs() bool { return !f.reincludes }
+func (f *IgnoreFilter) prunesExcludedDirs() bool { return f != nil && !f.reincludes }
 
 // readIgnoreFile reads the ignore file at name through top, so one that is
 // a link leading out of the tree is never read; "" when absent.

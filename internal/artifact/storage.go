@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -162,8 +163,10 @@ func (s *Storage) Verify(a meta.Artifact) error {
 }
 
 // Archive stores the tree at dir as a's tarball (see WriteArchive), leaving
-// out what filter excludes, and fills a's Digest, Size and LastUpdateTime.
-// The file appears at its path complete or not at all.
+// out what filter excludes (NewFilter gives Flux's rules; nil keeps
+// everything, .git included), and fills a's Digest, Size and
+// LastUpdateTime. The file appears at its path complete or not at all. The
+// stats list the links that were not followed, worth an event.
 func (s *Storage) Archive(ctx context.Context, a *meta.Artifact, dir string, filter Filter) (ArchiveStats, error) {
 	var stats ArchiveStats
 	err := s.writeAtomic(ctx, a, func(w io.Writer) error {
@@ -181,7 +184,8 @@ func (s *Storage) Archive(ctx context.Context, a *meta.Artifact, dir string, fil
 
 // Copy stores what r yields as a's file, for content that is already an
 // artifact (a Helm index or chart, an OCI layer copied as is), and fills
-// a's Digest, Size and LastUpdateTime.
+// a's Digest, Size and LastUpdateTime. More than MaxArtifactSize bytes fail
+// with ErrArchiveTooLarge and store nothing.
 func (s *Storage) Copy(ctx context.Context, a *meta.Artifact, r io.Reader) error {
 	return s.writeAtomic(ctx, a, func(w io.Writer) error {
 		_, err := io.Copy(w, contextReader{ctx: ctx, r: r})
@@ -311,6 +315,10 @@ func createTemp(root *os.Root, dir, base string) (string, *os.File, error) {
 	}
 	return "", nil, errors.New("could not create a temporary file")
 }
+
+// bufferedWriter gives the gzip output larger writes before they reach the
+// file and the digest.
+func bufferedWriter(w io.Writer) *bufio.Writer { return bufio.NewWriterSize(w, 64<<10) }
 
 func randomSuffix() string { return rand.Text()[:12] }
 

@@ -29,12 +29,14 @@ const (
 // size of the files written; 0 means DefaultMaxUntarSize, negative means
 // unbounded. Exceeding it fails with ErrArchiveTooLarge.
 //
-// Entries fail with ErrUnsafeEntry when their names are absolute or climb
-// out with "..", when they would be written through a symbolic link, when
-// they are devices, FIFOs or of unknown type, or when they are links that do
-// not resolve inside dir: symbolic links must be relative and resolve inside
-// dir once extraction ends (checked through an os.Root, which rejects even a
-// detour outside), hard links must name a regular file extracted earlier.
+// Entries fail with ErrUnsafeEntry when their names are absolute, climb out
+// with "..", hold a backslash or NUL, or are longer than 4096 bytes; when
+// they would be written through a symbolic link or replace a directory;
+// when they are devices, FIFOs or of unknown type; or when they are links
+// that do not resolve inside dir: symbolic links must be relative and
+// resolve inside dir once extraction ends (checked through an os.Root,
+// which rejects even a detour outside), hard links must name a regular file
+// extracted earlier. In-root links are kept as links.
 // Files get mode 0644 or 0755 after their executable bit, directories 0755;
 // owners and times are not restored.
 //
@@ -73,16 +75,25 @@ func Untar(r io.Reader, dir string, maxSize int64) error {
 	return nil
 }
 
+// maxEntryName bounds entry names and link targets, as PATH_MAX does for
+// the tools that will read the tree.
+const maxEntryName = 4096
+
+// maxDirHandles bounds the directory handles an extraction keeps open.
+const maxDirHandles = 128
+
 type extractor struct {
 	root    *os.Root
 	max     int64
 	written int64
-	kinds   map[string]entryKind // what this extraction put at each path
+	kinds   map[string]entryKind // what this extraction put or found at each path
 	links   []string             // symbolic links created, in order
+	handles map[string]*os.Root  // open directories, so that creating an entry costs one step, not one per level
 	buf     []byte
 }
 
 func (x *extractor) run(tr *tar.Reader) error {
+	defer x.closeHandles()
 	for {
 		hdr, err := tr.Next()
 		if errors.Is(err, io.EOF) {
@@ -109,7 +120,10 @@ func (x *extractor) entry(hdr *tar.Header, r io.Reader) error {
 		if name == "" {
 			return nil
 		}
-		return x.mkdir(name)
+		if err := x.parents(name); err != nil {
+			return err
+		}
+		return x.ensureDir(name)
 	case tar.TypeReg, tar.TypeGNUSparse:
 		return x.file(name, hdr, r)
 	case tar.TypeSymlink:
@@ -124,8 +138,8 @@ func (x *extractor) entry(hdr *tar.Header, r io.Reader) error {
 // entryName cleans a member name into a path relative to the extraction
 // directory; "" names the directory itself.
 func entryName(n string) (string, error) {
-	if n == "" || strings.ContainsAny(n, "\\\x00") {
-		return "", fmt.Errorf("%w: name %q", ErrUnsafeEntry, n)
+	if n == "" || len(n) > maxEntryName || strings.ContainsAny(n, "\\\x00") {
+		return "", fmt.Errorf("%w: name %.100q", ErrUnsafeEntry, n)
 	}
 	if path.IsAbs(n) {
 		return "", fmt.Errorf("%w: %q is absolute", ErrUnsafeEntry, n)
@@ -140,11 +154,13 @@ func entryName(n string) (string, error) {
 	return c, nil
 }
 
-func (x *extractor) mkdir(name string) error {
-	if err := x.parents(name); err != nil {
-		return err
+// splitName splits a cleaned name into its parent ("" for the top) and
+// last element.
+func splitName(name string) (string, string) {
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		return name[:i], name[i+1:]
 	}
-	return x.ensureDir(name)
+	return "", name
 }
 
 // parents makes sure every ancestor of name is a real directory, creating
@@ -160,6 +176,7 @@ func (x *extractor) parents(name string) error {
 	return nil
 }
 
+// ensureDir makes p a directory; its parent must already be one.
 func (x *extractor) ensureDir(p string) error {
 	switch x.kinds[p] {
 	case kindDir:
@@ -169,14 +186,18 @@ func (x *extractor) ensureDir(p string) error {
 	case kindFile:
 		return fmt.Errorf("%w: %q is a file, not a directory", ErrUnsafeEntry, p)
 	}
-	fi, err := x.root.Lstat(p)
+	parent, base, err := x.at(p)
+	if err != nil {
+		return err
+	}
+	fi, err := parent.Lstat(base)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if err := x.root.Mkdir(p, 0o755); err != nil {
-			return fmt.Errorf("creating %s: %w", p, err)
+		if err := parent.Mkdir(base, 0o755); err != nil {
+			return fmt.Errorf("creating %s: %w", p, withoutPath(err))
 		}
 	case err != nil:
-		return fmt.Errorf("checking %s: %w", p, err)
+		return fmt.Errorf("checking %s: %w", p, withoutPath(err))
 	case !fi.IsDir():
 		return fmt.Errorf("%w: %q exists and is not a directory", ErrUnsafeEntry, p)
 	}
@@ -184,26 +205,79 @@ func (x *extractor) ensureDir(p string) error {
 	return nil
 }
 
+// at returns a handle on the parent directory of name, which parents has
+// checked, and name's last element.
+func (x *extractor) at(name string) (*os.Root, string, error) {
+	dir, base := splitName(name)
+	h, err := x.dirHandle(dir)
+	return h, base, err
+}
+
+func (x *extractor) dirHandle(dir string) (*os.Root, error) {
+	if dir == "" {
+		return x.root, nil
+	}
+	if h := x.handles[dir]; h != nil {
+		return h, nil
+	}
+	parent, base, err := x.at(dir)
+	if err != nil {
+		return nil, err
+	}
+	h, err := parent.OpenRoot(base)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", dir, withoutPath(err))
+	}
+	if len(x.handles) >= maxDirHandles {
+		x.closeHandles()
+	}
+	if x.handles == nil {
+		x.handles = map[string]*os.Root{}
+	}
+	x.handles[dir] = h
+	return h, nil
+}
+
+func (x *extractor) closeHandles() {
+	for _, h := range x.handles {
+		h.Close()
+	}
+	x.handles = nil
+}
+
 // clear removes what an earlier entry or the directory holds at name, so a
 // new entry never writes through it; directories stay and conflict.
-func (x *extractor) clear(name string) error {
+func (x *extractor) clear(parent *os.Root, base, name string) error {
 	if x.kinds[name] == kindDir {
 		return fmt.Errorf("%w: %q would replace a directory", ErrUnsafeEntry, name)
 	}
-	fi, err := x.root.Lstat(name)
+	fi, err := parent.Lstat(base)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	} else if err != nil {
-		return fmt.Errorf("checking %s: %w", name, err)
+		return fmt.Errorf("checking %s: %w", name, withoutPath(err))
 	}
 	if fi.IsDir() {
 		return fmt.Errorf("%w: %q would replace a directory", ErrUnsafeEntry, name)
 	}
-	if err := x.root.Remove(name); err != nil {
-		return fmt.Errorf("replacing %s: %w", name, err)
+	if err := parent.Remove(base); err != nil {
+		return fmt.Errorf("replacing %s: %w", name, withoutPath(err))
 	}
 	delete(x.kinds, name)
 	return nil
+}
+
+// prepare readies the place of a new non-directory entry: real parent
+// directories, nothing left at the name itself.
+func (x *extractor) prepare(name string) (*os.Root, string, error) {
+	if err := x.parents(name); err != nil {
+		return nil, "", err
+	}
+	parent, base, err := x.at(name)
+	if err != nil {
+		return nil, "", err
+	}
+	return parent, base, x.clear(parent, base, name)
 }
 
 func (x *extractor) file(name string, hdr *tar.Header, r io.Reader) error {
@@ -213,24 +287,22 @@ func (x *extractor) file(name string, hdr *tar.Header, r io.Reader) error {
 	if x.max >= 0 && hdr.Size > x.max-x.written {
 		return fmt.Errorf("%w: files exceed %d bytes", ErrArchiveTooLarge, x.max)
 	}
-	if err := x.parents(name); err != nil {
-		return err
-	}
-	if err := x.clear(name); err != nil {
+	parent, base, err := x.prepare(name)
+	if err != nil {
 		return err
 	}
 	mode := fs.FileMode(0o644)
 	if hdr.Mode&0o111 != 0 {
 		mode = 0o755
 	}
-	f, err := x.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	f, err := parent.OpenFile(base, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
-		return fmt.Errorf("creating %s: %w", name, err)
+		return fmt.Errorf("creating %s: %w", name, withoutPath(err))
 	}
 	if x.buf == nil {
 		x.buf = make([]byte, 32<<10)
 	}
-	n, err := io.CopyBuffer(f, io.LimitReader(r, hdr.Size), x.buf)
+	n, err := io.CopyBuffer(struct{ io.Writer }{f}, io.LimitReader(r, hdr.Size), x.buf)
 	x.written += n
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -246,20 +318,18 @@ func (x *extractor) symlink(name, target string) error {
 	if name == "" {
 		return fmt.Errorf("%w: link entry names the directory itself", ErrUnsafeEntry)
 	}
-	if target == "" || strings.ContainsAny(target, "\\\x00") || path.IsAbs(target) {
-		return fmt.Errorf("%w: symbolic link %q -> %q", ErrUnsafeEntry, name, target)
+	if target == "" || len(target) > maxEntryName || strings.ContainsAny(target, "\\\x00") || path.IsAbs(target) {
+		return fmt.Errorf("%w: symbolic link %q -> %.100q", ErrUnsafeEntry, name, target)
 	}
 	if c := path.Join(path.Dir(name), target); c == ".." || strings.HasPrefix(c, "../") {
 		return fmt.Errorf("%w: symbolic link %q -> %q leaves the directory", ErrUnsafeEntry, name, target)
 	}
-	if err := x.parents(name); err != nil {
+	parent, base, err := x.prepare(name)
+	if err != nil {
 		return err
 	}
-	if err := x.clear(name); err != nil {
-		return err
-	}
-	if err := x.root.Symlink(target, name); err != nil {
-		return fmt.Errorf("creating %s: %w", name, err)
+	if err := parent.Symlink(target, base); err != nil {
+		return fmt.Errorf("creating %s: %w", name, withoutPath(err))
 	}
 	x.kinds[name] = kindLink
 	x.links = append(x.links, name)
@@ -280,14 +350,11 @@ func (x *extractor) hardlink(name, target string) error {
 	if t == name {
 		return nil
 	}
-	if err := x.parents(name); err != nil {
-		return err
-	}
-	if err := x.clear(name); err != nil {
+	if _, _, err := x.prepare(name); err != nil {
 		return err
 	}
 	if err := x.root.Link(t, name); err != nil {
-		return fmt.Errorf("creating %s: %w", name, err)
+		return fmt.Errorf("creating %s: %w", name, withoutPath(err))
 	}
 	x.kinds[name] = kindFile
 	return nil

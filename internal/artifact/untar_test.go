@@ -177,6 +177,12 @@ var untarCases = []struct {
 		wantErr: ErrArchiveTooLarge,
 	},
 	{name: "headers over the limit", members: manyDirs(20), wantErr: ErrArchiveTooLarge},
+	{name: "name longer than PATH_MAX", members: []member{reg(strings.Repeat("n/", 2100)+"f", "x")}, wantErr: ErrUnsafeEntry},
+	{
+		name:    "deep tree",
+		members: []member{reg(strings.Repeat("d/", 300)+"f", "deep"), reg(strings.Repeat("d/", 150)+"g", "mid")},
+		want:    map[string]string{strings.Repeat("d/", 300) + "f": "deep", strings.Repeat("d/", 150) + "g": "mid"},
+	},
 }
 
 func manyDirs(n int) []member {

@@ -29,8 +29,9 @@ const (
 )
 
 // maxTreeEntries bounds how many directory entries one walk visits, so a
-// tree whose in-root links multiply it (a/x -> .., a/y -> .., …) ends with
-// ErrArchiveTooLarge instead of running for hours.
+// tree whose in-root links multiply it (l1/a and l1/b -> ../l0, l2/a and
+// l2/b -> ../l1, …) ends with ErrArchiveTooLarge instead of running for
+// hours. A variable so tests can lower it.
 var maxTreeEntries = 1 << 20
 
 // SkippedLink is a symbolic link a walk did not follow.
@@ -235,10 +236,7 @@ func (w *treeWalker) skipErr(p string, err error) {
 // linkReason turns a resolution failure into a short reason without the
 // absolute paths an *fs.PathError would carry.
 func linkReason(err error, target string) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
+	err = withoutPath(err)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "target does not exist"
@@ -268,6 +266,16 @@ func readDir(dir *os.Root) (*os.File, []fs.DirEntry, error) {
 	}
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return f, entries, nil
+}
+
+// withoutPath drops the path an *fs.PathError carries, for errors about a
+// directory whose location means nothing to the person reading them.
+func withoutPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func joinLogical(dir, name string) string {
