@@ -1,15 +1,11 @@
 package bucket
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"io/fs"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -22,7 +18,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
@@ -46,47 +41,22 @@ func TestMain(m *testing.M) {
 
 // startController runs the Bucket reconciler in a manager, with its
 // artifact file server on 127.0.0.1, as weir-controller does.
-func startController(ctx context.Context, env *testenv.Env) error {
-	dir, err := os.MkdirTemp("", "weir-storage-")
-	if err != nil {
-		return err
-	}
-	go func() { <-ctx.Done(); os.RemoveAll(dir) }()
+func startController(ctx context.Context, env *testenv.Env) (err error) {
 	if scratch, err = os.MkdirTemp("", "weir-scratch-"); err != nil {
 		return err
 	}
 	go func() { <-ctx.Done(); os.RemoveAll(scratch) }()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	if storage, err = testenv.StartArtifactStorage(ctx); err != nil {
 		return err
 	}
-	if storage, err = artifact.NewStorage(dir, l.Addr().String(), artifact.Options{}); err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: artifact.NewServer(storage).Handler(), ReadHeaderTimeout: time.Second}
-	go func() { _ = srv.Serve(l) }()
-	go func() { <-ctx.Done(); srv.Close() }()
-
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-	})
-	if err != nil {
-		return err
-	}
-	r := &Reconciler{
-		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Storage: storage, TempDir: scratch,
-		Events:           events.NewRecorder(mgr.GetEventRecorderFor("source-controller"), env.Scheme, "source-controller", "test", ""),
-		RetentionRecords: 2, RetentionTTL: time.Minute,
-	}
-	if err := r.SetupWithManager(mgr, SetupOptions{MaxConcurrentReconciles: 4, MinRetryDelay: 100 * time.Millisecond, MaxRetryDelay: time.Second}); err != nil {
-		return err
-	}
-	go func() {
-		if err := mgr.Start(ctx); err != nil {
-			fmt.Fprintf(os.Stderr, "manager: %v\n", err)
+	return testenv.StartManager(ctx, env, func(mgr ctrl.Manager) error {
+		r := &Reconciler{
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Storage: storage, TempDir: scratch,
+			Events:           events.NewRecorder(mgr.GetEventRecorderFor("source-controller"), env.Scheme, "source-controller", "test", ""),
+			RetentionRecords: 2, RetentionTTL: time.Minute,
 		}
-	}()
-	return nil
+		return r.SetupWithManager(mgr, SetupOptions{MaxConcurrentReconciles: 4, MinRetryDelay: 100 * time.Millisecond, MaxRetryDelay: time.Second})
+	})
 }
 
 const accessKey, secretKey = "weir", "s3cret"
@@ -156,110 +126,23 @@ func revisionOf(etags map[string]string) string {
 // revision, and returns the object.
 func waitReady(t *testing.T, env *testenv.Env, obj *sourcev1.Bucket, revision string) *sourcev1.Bucket {
 	t.Helper()
-	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-			return false, err.Error()
-		}
-		ready := conditions.Get(obj, meta.ReadyCondition)
-		if ready == nil {
-			return false, "no Ready condition"
-		}
-		ok := conditions.IsReady(obj) && obj.Status.Artifact != nil && obj.Status.Artifact.Revision == revision &&
-			obj.Status.LastHandledReconcileAt == obj.Annotations[meta.ReconcileRequestAnnotation]
-		return ok, fmt.Sprintf("Ready=%s %s: %s", ready.Status, ready.Reason, ready.Message)
+	env.WaitForReady(t, obj, func() (bool, string) {
+		return obj.Status.Artifact != nil && obj.Status.Artifact.Revision == revision, "revision not stored yet"
 	})
 	return obj
 }
 
-// waitCondition waits until the latest spec and request are handled and
-// Ready is False with reason, and returns Ready.
-func waitCondition(t *testing.T, env *testenv.Env, obj *sourcev1.Bucket, reason string) *metav1.Condition {
-	t.Helper()
-	var ready *metav1.Condition
-	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-			return false, err.Error()
-		}
-		ready = conditions.Get(obj, meta.ReadyCondition)
-		if ready == nil {
-			return false, "no Ready condition"
-		}
-		if obj.Status.ObservedGeneration != obj.Generation ||
-			obj.Status.LastHandledReconcileAt != obj.Annotations[meta.ReconcileRequestAnnotation] {
-			return false, "latest request not handled yet"
-		}
-		return ready.Status == metav1.ConditionFalse && ready.Reason == reason,
-			fmt.Sprintf("Ready=%s %s: %s", ready.Status, ready.Reason, ready.Message)
-	})
-	return ready
-}
-
-func requestReconcile(t *testing.T, env *testenv.Env, obj client.Object) {
-	t.Helper()
-	patch := client.MergeFrom(obj.DeepCopyObject().(client.Object))
-	ann := obj.GetAnnotations()
-	if ann == nil {
-		ann = map[string]string{}
-	}
-	ann[meta.ReconcileRequestAnnotation] = meta.NewReconcileRequestToken(time.Now())
-	obj.SetAnnotations(ann)
-	if err := env.Client.Patch(context.Background(), obj, patch); err != nil {
-		t.Fatal(err)
-	}
-}
-
+// update changes obj with change and writes it, retrying on conflicts.
 func update(t *testing.T, env *testenv.Env, obj client.Object, change func()) {
 	t.Helper()
-	if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
-		t.Fatal(err)
-	}
-	change()
-	if err := env.Client.Update(context.Background(), obj); err != nil {
-		t.Fatal(err)
-	}
+	env.Update(t, obj, change)
 }
 
 // files downloads the artifact over HTTP, checks its digest and size, and
 // returns the files it holds.
 func files(t *testing.T, a *meta.Artifact) map[string]string {
 	t.Helper()
-	resp, err := http.Get(a.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %s", a.URL, resp.Status)
-	}
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(body)
-	if got := "sha256:" + hex.EncodeToString(sum[:]); got != a.Digest {
-		t.Errorf("downloaded digest %s, status says %s", got, a.Digest)
-	}
-	if a.Size == nil || *a.Size != int64(len(body)) {
-		t.Errorf("downloaded %d bytes, status says %v", len(body), a.Size)
-	}
-	dir := t.TempDir()
-	if err := artifact.Untar(bytes.NewReader(body), dir, 0); err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(rel)] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return testenv.ArtifactFiles(t, testenv.DownloadArtifact(t, a))
 }
 
 func TestRevisionIsStableAndFollowsObjects(t *testing.T) {
@@ -294,13 +177,13 @@ func TestRevisionIsStableAndFollowsObjects(t *testing.T) {
 	}, files(t, obj.Status.Artifact)); diff != "" {
 		t.Errorf("artifact files (-want +got):\n%s", diff)
 	}
-	assertEvent(t, f.env, obj, "NewArtifact", "stored artifact with 2 fetched files from 'app' bucket")
+	f.env.AssertEvent(t, obj, "NewArtifact", "stored artifact with 2 fetched files from 'app' bucket")
 	firstArtifact := *obj.Status.Artifact
 
 	// Nothing changed: a reconcile lists the bucket and downloads nothing,
 	// not even the .sourceignore it read last time.
 	before := f.srv.Requests()
-	requestReconcile(t, f.env, obj)
+	f.env.RequestReconcile(t, obj)
 	obj = waitReady(t, f.env, obj, first)
 	after := f.srv.Requests()
 	if after.ObjectGets != before.ObjectGets {
@@ -319,7 +202,7 @@ func TestRevisionIsStableAndFollowsObjects(t *testing.T) {
 	if second == first {
 		t.Fatal("test bug: same revision")
 	}
-	requestReconcile(t, f.env, obj)
+	f.env.RequestReconcile(t, obj)
 	obj = waitReady(t, f.env, obj, second)
 	if got := files(t, obj.Status.Artifact)["deploy/app.yaml"]; got != "kind: Secret\n" {
 		t.Errorf("new artifact holds %q", got)
@@ -410,7 +293,7 @@ func TestUnsafeKeysAreRefused(t *testing.T) {
 			gets := f.srv.Requests().ObjectGets
 			f.create(t, obj)
 			defer func() { _ = f.env.Client.Delete(ctx, obj) }()
-			ready := waitCondition(t, f.env, obj, sourcev1.BucketOperationFailedReason)
+			ready := f.env.WaitForFailure(t, obj, sourcev1.BucketOperationFailedReason)
 			if !strings.Contains(ready.Message, "'"+key+"'") {
 				t.Errorf("message does not name the key: %q", ready.Message)
 			}
@@ -508,8 +391,8 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.break_()
-			requestReconcile(t, f.env, obj)
-			ready := waitCondition(t, f.env, obj, tt.reason)
+			f.env.RequestReconcile(t, obj)
+			ready := f.env.WaitForFailure(t, obj, tt.reason)
 			for _, s := range tt.contains {
 				if !strings.Contains(ready.Message, s) {
 					t.Errorf("message %q does not contain %q", ready.Message, s)
@@ -541,7 +424,7 @@ func TestCertSecretRef(t *testing.T) {
 	obj := f.newBucket("no-ca", "tls")
 	obj.Spec.Insecure = false
 	f.create(t, obj)
-	ready := waitCondition(t, f.env, obj, sourcev1.BucketOperationFailedReason)
+	ready := f.env.WaitForFailure(t, obj, sourcev1.BucketOperationFailedReason)
 	if !strings.Contains(ready.Message, "certificate") {
 		t.Errorf("message does not explain the TLS failure: %q", ready.Message)
 	}
@@ -580,7 +463,7 @@ func TestUnsupportedProvidersStall(t *testing.T) {
 			if err := env.Client.Create(context.Background(), obj); err != nil {
 				t.Fatal(err)
 			}
-			ready := waitCondition(t, env, obj, tt.reason)
+			ready := env.WaitForFailure(t, obj, tt.reason)
 			if ready.Message != tt.message {
 				t.Errorf("Ready message %q, want %q", ready.Message, tt.message)
 			}
@@ -620,22 +503,6 @@ func TestDeletionRemovesArtifacts(t *testing.T) {
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("artifact directory survived deletion: %v", err)
 	}
-}
-
-func assertEvent(t *testing.T, env *testenv.Env, obj client.Object, reason, message string) {
-	t.Helper()
-	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
-		var list corev1.EventList
-		if err := env.Client.List(ctx, &list, client.InNamespace(obj.GetNamespace())); err != nil {
-			return false, err.Error()
-		}
-		for _, e := range list.Items {
-			if e.InvolvedObject.Name == obj.GetName() && e.Reason == reason && e.Message == message {
-				return true, ""
-			}
-		}
-		return false, fmt.Sprintf("no event %s %q among %d", reason, message, len(list.Items))
-	})
 }
 
 // assertNoFile fails when a file called name exists in root or anywhere

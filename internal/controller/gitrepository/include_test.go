@@ -34,7 +34,7 @@ func TestInclude(t *testing.T) {
 	if err := env.Client.Create(ctx, app); err != nil {
 		t.Fatal(err)
 	}
-	ready := waitFailed(t, env, app, sourcev1.IncludeUnavailableCondition)
+	ready := env.WaitForFailure(t, app, sourcev1.IncludeUnavailableCondition)
 	if !conditions.IsTrue(app, sourcev1.IncludeUnavailableCondition) || ready.Message == "" {
 		t.Errorf("IncludeUnavailable not reported: %+v", app.Status.Conditions)
 	}
@@ -44,7 +44,7 @@ func TestInclude(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitReady(t, env, lib, "main@sha1:"+libSHA)
-	requestReconcile(t, env, app)
+	env.RequestReconcile(t, app)
 	app = waitReady(t, env, app, "main@sha1:"+appSHA)
 	if len(app.Status.IncludedArtifacts) != 1 || app.Status.IncludedArtifacts[0].Revision != "main@sha1:"+libSHA {
 		t.Errorf("includedArtifacts = %+v", app.Status.IncludedArtifacts)

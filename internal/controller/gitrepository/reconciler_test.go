@@ -2,12 +2,7 @@ package gitrepository
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
@@ -38,43 +32,18 @@ func TestMain(m *testing.M) {
 
 // startController runs the GitRepository reconciler in a manager, with its
 // artifact file server on 127.0.0.1, as weir-controller does.
-func startController(ctx context.Context, env *testenv.Env) error {
-	dir, err := os.MkdirTemp("", "weir-storage-")
-	if err != nil {
+func startController(ctx context.Context, env *testenv.Env) (err error) {
+	if storage, err = testenv.StartArtifactStorage(ctx); err != nil {
 		return err
 	}
-	go func() { <-ctx.Done(); os.RemoveAll(dir) }()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	if storage, err = artifact.NewStorage(dir, l.Addr().String(), artifact.Options{}); err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: artifact.NewServer(storage).Handler(), ReadHeaderTimeout: time.Second}
-	go func() { _ = srv.Serve(l) }()
-	go func() { <-ctx.Done(); srv.Close() }()
-
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-	})
-	if err != nil {
-		return err
-	}
-	r := &Reconciler{
-		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Storage: storage,
-		Events:           events.NewRecorder(mgr.GetEventRecorderFor("source-controller"), env.Scheme, "source-controller", "test", ""),
-		RetentionRecords: 2, RetentionTTL: time.Minute,
-	}
-	if err := r.SetupWithManager(mgr, SetupOptions{MaxConcurrentReconciles: 4, MinRetryDelay: 100 * time.Millisecond, MaxRetryDelay: time.Second}); err != nil {
-		return err
-	}
-	go func() {
-		if err := mgr.Start(ctx); err != nil {
-			fmt.Fprintf(os.Stderr, "manager: %v\n", err)
+	return testenv.StartManager(ctx, env, func(mgr ctrl.Manager) error {
+		r := &Reconciler{
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Storage: storage,
+			Events:           events.NewRecorder(mgr.GetEventRecorderFor("source-controller"), env.Scheme, "source-controller", "test", ""),
+			RetentionRecords: 2, RetentionTTL: time.Minute,
 		}
-	}()
-	return nil
+		return r.SetupWithManager(mgr, SetupOptions{MaxConcurrentReconciles: 4, MinRetryDelay: 100 * time.Millisecond, MaxRetryDelay: time.Second})
+	})
 }
 
 func newRepo(ns, name, url string, ref *sourcev1.GitRepositoryRef) *sourcev1.GitRepository {
@@ -91,75 +60,10 @@ func newRepo(ns, name, url string, ref *sourcev1.GitRepositoryRef) *sourcev1.Git
 // revision, and returns the object.
 func waitReady(t *testing.T, env *testenv.Env, obj *sourcev1.GitRepository, revision string) *sourcev1.GitRepository {
 	t.Helper()
-	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-			return false, err.Error()
-		}
-		ready := conditions.Get(obj, meta.ReadyCondition)
-		if ready == nil {
-			return false, "no Ready condition"
-		}
-		ok := conditions.IsReady(obj) && obj.Status.Artifact != nil && obj.Status.Artifact.Revision == revision
-		return ok, fmt.Sprintf("Ready=%s %s: %s", ready.Status, ready.Reason, ready.Message)
+	env.WaitForReady(t, obj, func() (bool, string) {
+		return obj.Status.Artifact != nil && obj.Status.Artifact.Revision == revision, "revision not stored yet"
 	})
 	return obj
-}
-
-// waitFailed waits until Ready is False with reason.
-func waitFailed(t *testing.T, env *testenv.Env, obj *sourcev1.GitRepository, reason string) *metav1.Condition {
-	t.Helper()
-	var ready *metav1.Condition
-	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-			return false, err.Error()
-		}
-		ready = conditions.Get(obj, meta.ReadyCondition)
-		if ready == nil {
-			return false, "no Ready condition"
-		}
-		if obj.Status.ObservedGeneration != obj.Generation ||
-			obj.Status.LastHandledReconcileAt != obj.Annotations[meta.ReconcileRequestAnnotation] {
-			return false, "latest request not handled yet"
-		}
-		return ready.Status == metav1.ConditionFalse && ready.Reason == reason,
-			fmt.Sprintf("Ready=%s %s: %s", ready.Status, ready.Reason, ready.Message)
-	})
-	return ready
-}
-
-func requestReconcile(t *testing.T, env *testenv.Env, obj client.Object) {
-	t.Helper()
-	patch := client.MergeFrom(obj.DeepCopyObject().(client.Object))
-	ann := obj.GetAnnotations()
-	if ann == nil {
-		ann = map[string]string{}
-	}
-	ann[meta.ReconcileRequestAnnotation] = meta.NewReconcileRequestToken(time.Now())
-	obj.SetAnnotations(ann)
-	if err := env.Client.Patch(context.Background(), obj, patch); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// download fetches the artifact over HTTP and checks its digest.
-func download(t *testing.T, a *meta.Artifact) {
-	t.Helper()
-	resp, err := http.Get(a.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %s", a.URL, resp.Status)
-	}
-	h := sha256.New()
-	n, _ := io.Copy(h, resp.Body)
-	if got := "sha256:" + hex.EncodeToString(h.Sum(nil)); got != a.Digest {
-		t.Errorf("downloaded digest %s, status says %s", got, a.Digest)
-	}
-	if a.Size == nil || *a.Size != n {
-		t.Errorf("downloaded %d bytes, status says %v", n, a.Size)
-	}
 }
 
 func TestReferencesResolveToFluxRevisions(t *testing.T) {
@@ -201,7 +105,7 @@ func TestReferencesResolveToFluxRevisions(t *testing.T) {
 			if !strings.HasPrefix(obj.Status.Artifact.Path, "gitrepository/"+ns+"/"+obj.Name+"/") {
 				t.Errorf("artifact path %s", obj.Status.Artifact.Path)
 			}
-			download(t, obj.Status.Artifact)
+			testenv.DownloadArtifact(t, obj.Status.Artifact)
 		})
 	}
 }
@@ -231,7 +135,7 @@ func TestNewCommitNewArtifactAndNoReclone(t *testing.T) {
 	// Nothing changed upstream: a reconcile makes a ref advertisement but
 	// downloads no objects, and keeps the artifact.
 	packs := srv.UploadPacks()
-	requestReconcile(t, env, obj)
+	env.RequestReconcile(t, obj)
 	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
 		_ = env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj)
 		return obj.Status.LastHandledReconcileAt == obj.Annotations[meta.ReconcileRequestAnnotation], "request not handled yet"
@@ -244,13 +148,13 @@ func TestNewCommitNewArtifactAndNoReclone(t *testing.T) {
 	}
 
 	second := srv.Commit(t, "app.git", gitserver.Commit{Files: map[string]string{"b.yaml": "b: 2\n"}, Message: "second commit"})
-	requestReconcile(t, env, obj)
+	env.RequestReconcile(t, obj)
 	obj = waitReady(t, env, obj, "main@sha1:"+second)
 	if obj.Status.Artifact.Digest == firstArtifact.Digest {
 		t.Error("new commit, same digest")
 	}
-	download(t, obj.Status.Artifact)
-	assertEvent(t, env, obj, "NewArtifact", "stored artifact for commit 'second commit'")
+	testenv.DownloadArtifact(t, obj.Status.Artifact)
+	env.AssertEvent(t, obj, "NewArtifact", "stored artifact for commit 'second commit'")
 }
 
 func TestFailuresKeepTheLastArtifact(t *testing.T) {
@@ -323,8 +227,8 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 				t.Fatal(err)
 			}
 			tt.break_()
-			requestReconcile(t, env, obj)
-			ready := waitFailed(t, env, obj, tt.reason)
+			env.RequestReconcile(t, obj)
+			ready := env.WaitForFailure(t, obj, tt.reason)
 			if !strings.Contains(ready.Message, tt.text) {
 				t.Errorf("message %q does not mention %q", ready.Message, tt.text)
 			}
@@ -337,7 +241,7 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 			if obj.Status.Artifact == nil || obj.Status.Artifact.Digest != good.Digest {
 				t.Fatalf("artifact lost or changed: %+v", obj.Status.Artifact)
 			}
-			download(t, obj.Status.Artifact)
+			testenv.DownloadArtifact(t, obj.Status.Artifact)
 		})
 	}
 }
@@ -368,20 +272,4 @@ func TestDeletionRemovesArtifacts(t *testing.T) {
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("artifact directory survived deletion: %v", err)
 	}
-}
-
-func assertEvent(t *testing.T, env *testenv.Env, obj client.Object, reason, message string) {
-	t.Helper()
-	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
-		var list corev1.EventList
-		if err := env.Client.List(ctx, &list, client.InNamespace(obj.GetNamespace())); err != nil {
-			return false, err.Error()
-		}
-		for _, e := range list.Items {
-			if e.InvolvedObject.Name == obj.GetName() && e.Reason == reason && e.Message == message {
-				return true, ""
-			}
-		}
-		return false, fmt.Sprintf("no event %s %q among %d", reason, message, len(list.Items))
-	})
 }

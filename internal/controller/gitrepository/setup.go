@@ -3,22 +3,14 @@ package gitrepository
 import (
 	"time"
 
-	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
 
 // SetupOptions tunes the controller's work queue.
-type SetupOptions struct {
-	MaxConcurrentReconciles int
-	MinRetryDelay           time.Duration
-	MaxRetryDelay           time.Duration
-}
+type SetupOptions = reconcile.SetupOptions
 
 // SetupWithManager registers the reconciler. Only spec changes (generation)
 // and reconcile requests (annotation) trigger a reconcile; status writes of
@@ -30,20 +22,5 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts SetupOptions) error
 	if r.Now == nil {
 		r.Now = time.Now
 	}
-	if opts.MinRetryDelay == 0 {
-		opts.MinRetryDelay = 750 * time.Millisecond
-	}
-	if opts.MaxRetryDelay == 0 {
-		opts.MaxRetryDelay = 15 * time.Minute
-	}
-	return ctrl.NewControllerManagedBy(mgr).
-		For(&sourcev1.GitRepository{}, builder.WithPredicates(
-			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}),
-		)).
-		WithOptions(controller.Options{
-			MaxConcurrentReconciles: max(opts.MaxConcurrentReconciles, 1),
-			RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](
-				opts.MinRetryDelay, opts.MaxRetryDelay),
-		}).
-		Complete(r)
+	return reconcile.Setup(mgr, &sourcev1.GitRepository{}, r, opts)
 }

@@ -52,8 +52,8 @@ func TestSSHHostKeyIsChecked(t *testing.T) {
 	if err := env.Client.Update(ctx, secret); err != nil {
 		t.Fatal(err)
 	}
-	requestReconcile(t, env, obj)
-	ready := waitFailed(t, env, obj, sourcev1.GitOperationFailedReason)
+	env.RequestReconcile(t, obj)
+	ready := env.WaitForFailure(t, obj, sourcev1.GitOperationFailedReason)
 	if !strings.Contains(ready.Message, "host key") {
 		t.Errorf("message %q does not name the host key", ready.Message)
 	}

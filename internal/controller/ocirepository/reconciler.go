@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
 	"time"
 
@@ -20,7 +19,7 @@ import (
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 	"github.com/weir-gitops/weir/internal/runtime/metrics"
-	"github.com/weir-gitops/weir/internal/runtime/patch"
+	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
 
 // Reconciler reconciles OCIRepository objects.
@@ -46,56 +45,21 @@ type Reconciler struct {
 
 func defaultOCIClient() oci.Client { return oci.NewClient() }
 
-// Reconcile is the skeleton every weir reconciler shares: fetch, snapshot,
-// defer status and patch, finalizer, suspend, then the phases.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
-	start := r.Now()
-	obj := &sourcev1.OCIRepository{}
-	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	helper := patch.NewHelper(obj, r.Client)
-	defer func() {
-		if err := helper.Patch(ctx, obj); err != nil {
-			retErr = errors.Join(retErr, err)
-		}
-		if r.Metrics != nil {
-			r.Metrics.RecordDuration(sourcev1.OCIRepositoryKind, obj.Namespace, obj.Name, start)
-		}
-	}()
-
-	if !obj.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, r.finalize(ctx, obj)
-	}
-	controllerutil.AddFinalizer(obj, meta.Finalizer)
-	if obj.Spec.Suspend {
-		ctrl.LoggerFrom(ctx).V(1).Info("reconciliation is suspended")
-		return ctrl.Result{}, nil
-	}
-
-	out, err := r.reconcile(ctx, obj)
-	applyStatus(obj, out, err)
-	r.recordEvents(ctx, obj, out, err)
-	return r.result(obj, err)
-}
-
-// result turns a phase error into the queue's reaction.
-func (r *Reconciler) result(obj *sourcev1.OCIRepository, err error) (ctrl.Result, error) {
-	if err == nil {
-		return ctrl.Result{RequeueAfter: r.jitter(obj.GetRequeueAfter())}, nil
-	}
-	if errs.IsStalling(err) {
-		return ctrl.Result{}, nil
-	}
-	return ctrl.Result{}, err
-}
-
-func (r *Reconciler) jitter(d time.Duration) time.Duration {
-	if r.Jitter <= 0 {
-		return d
-	}
-	spread := float64(d) * r.Jitter / 100
-	return d + time.Duration((rand.Float64()*2-1)*spread) //nolint:gosec // jitter needs no crypto
+// Reconcile runs the shared skeleton (internal/runtime/reconcile) with this
+// kind's phases.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	driver := reconcile.Driver{Client: r.Client, Metrics: r.Metrics, Jitter: r.Jitter, Now: r.Now}
+	return reconcile.Run(ctx, driver, req, &sourcev1.OCIRepository{}, reconcile.Hooks[*sourcev1.OCIRepository]{
+		Kind:      sourcev1.OCIRepositoryKind,
+		Suspended: func(obj *sourcev1.OCIRepository) bool { return obj.Spec.Suspend },
+		Finalize:  r.finalize,
+		Reconcile: func(ctx context.Context, obj *sourcev1.OCIRepository) error {
+			out, err := r.reconcile(ctx, obj)
+			applyStatus(obj, out, err)
+			r.recordEvents(ctx, obj, out, err)
+			return err
+		},
+	})
 }
 
 // outcome is what the phases observed; applyStatus turns it into status.

@@ -1,16 +1,9 @@
 package ocirepository
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -24,7 +17,6 @@ import (
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
@@ -44,43 +36,18 @@ func TestMain(m *testing.M) {
 
 // startController runs the OCIRepository reconciler in a manager, with its
 // artifact file server on 127.0.0.1, as weir-controller does.
-func startController(ctx context.Context, env *testenv.Env) error {
-	dir, err := os.MkdirTemp("", "weir-storage-")
-	if err != nil {
+func startController(ctx context.Context, env *testenv.Env) (err error) {
+	if storage, err = testenv.StartArtifactStorage(ctx); err != nil {
 		return err
 	}
-	go func() { <-ctx.Done(); os.RemoveAll(dir) }()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	if storage, err = artifact.NewStorage(dir, l.Addr().String(), artifact.Options{}); err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: artifact.NewServer(storage).Handler(), ReadHeaderTimeout: time.Second}
-	go func() { _ = srv.Serve(l) }()
-	go func() { <-ctx.Done(); srv.Close() }()
-
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-	})
-	if err != nil {
-		return err
-	}
-	r := &Reconciler{
-		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Storage: storage,
-		Events:           events.NewRecorder(mgr.GetEventRecorderFor("source-controller"), env.Scheme, "source-controller", "test", ""),
-		RetentionRecords: 2, RetentionTTL: time.Minute,
-	}
-	if err := r.SetupWithManager(mgr, SetupOptions{MaxConcurrentReconciles: 4, MinRetryDelay: 100 * time.Millisecond, MaxRetryDelay: time.Second}); err != nil {
-		return err
-	}
-	go func() {
-		if err := mgr.Start(ctx); err != nil {
-			fmt.Fprintf(os.Stderr, "manager: %v\n", err)
+	return testenv.StartManager(ctx, env, func(mgr ctrl.Manager) error {
+		r := &Reconciler{
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Storage: storage,
+			Events:           events.NewRecorder(mgr.GetEventRecorderFor("source-controller"), env.Scheme, "source-controller", "test", ""),
+			RetentionRecords: 2, RetentionTTL: time.Minute,
 		}
-	}()
-	return nil
+		return r.SetupWithManager(mgr, SetupOptions{MaxConcurrentReconciles: 4, MinRetryDelay: 100 * time.Millisecond, MaxRetryDelay: time.Second})
+	})
 }
 
 func newRepo(ns, name, url string, ref *sourcev1.OCIRepositoryRef) *sourcev1.OCIRepository {
@@ -95,165 +62,36 @@ func newRepo(ns, name, url string, ref *sourcev1.OCIRepositoryRef) *sourcev1.OCI
 
 func create(t *testing.T, env *testenv.Env, objs ...client.Object) {
 	t.Helper()
-	for _, obj := range objs {
-		if err := env.Client.Create(context.Background(), obj); err != nil {
-			t.Fatal(err)
-		}
-	}
+	env.Create(t, objs...)
 }
 
 // waitReady waits until obj is Ready at its generation with the given
 // revision, and returns the object.
 func waitReady(t *testing.T, env *testenv.Env, obj *sourcev1.OCIRepository, revision string) *sourcev1.OCIRepository {
 	t.Helper()
-	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-			return false, err.Error()
-		}
-		ready := conditions.Get(obj, meta.ReadyCondition)
-		if ready == nil {
-			return false, "no Ready condition"
-		}
-		ok := conditions.IsReady(obj) && obj.Status.Artifact != nil && obj.Status.Artifact.Revision == revision &&
-			obj.Status.LastHandledReconcileAt == obj.Annotations[meta.ReconcileRequestAnnotation]
-		return ok, fmt.Sprintf("Ready=%s %s: %s", ready.Status, ready.Reason, ready.Message)
+	env.WaitForReady(t, obj, func() (bool, string) {
+		return obj.Status.Artifact != nil && obj.Status.Artifact.Revision == revision, "revision not stored yet"
 	})
 	return obj
-}
-
-// waitFailed waits until the latest request is handled with Ready False
-// and reason.
-func waitFailed(t *testing.T, env *testenv.Env, obj *sourcev1.OCIRepository, reason string) *metav1.Condition {
-	t.Helper()
-	var ready *metav1.Condition
-	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-			return false, err.Error()
-		}
-		ready = conditions.Get(obj, meta.ReadyCondition)
-		if ready == nil {
-			return false, "no Ready condition"
-		}
-		if obj.Status.ObservedGeneration != obj.Generation ||
-			obj.Status.LastHandledReconcileAt != obj.Annotations[meta.ReconcileRequestAnnotation] {
-			return false, "latest request not handled yet"
-		}
-		return ready.Status == metav1.ConditionFalse && ready.Reason == reason,
-			fmt.Sprintf("Ready=%s %s: %s", ready.Status, ready.Reason, ready.Message)
-	})
-	return ready
-}
-
-// waitHandled waits until the latest reconcile request is handled.
-func waitHandled(t *testing.T, env *testenv.Env, obj *sourcev1.OCIRepository) {
-	t.Helper()
-	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
-		_ = env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj)
-		return obj.Status.LastHandledReconcileAt == obj.Annotations[meta.ReconcileRequestAnnotation], "request not handled yet"
-	})
-}
-
-func requestReconcile(t *testing.T, env *testenv.Env, obj client.Object) {
-	t.Helper()
-	patch := client.MergeFrom(obj.DeepCopyObject().(client.Object))
-	ann := obj.GetAnnotations()
-	if ann == nil {
-		ann = map[string]string{}
-	}
-	ann[meta.ReconcileRequestAnnotation] = meta.NewReconcileRequestToken(time.Now())
-	obj.SetAnnotations(ann)
-	if err := env.Client.Patch(context.Background(), obj, patch); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // update changes obj's spec with f, retrying on conflicts.
 func update(t *testing.T, env *testenv.Env, obj *sourcev1.OCIRepository, f func(*sourcev1.OCIRepository)) {
 	t.Helper()
-	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-			return false, err.Error()
-		}
-		f(obj)
-		if err := env.Client.Update(ctx, obj); err != nil {
-			return false, err.Error()
-		}
-		return true, ""
-	})
+	env.Update(t, obj, func() { f(obj) })
 }
 
 // download fetches the artifact over HTTP, checks its digest and size, and
 // returns its bytes.
 func download(t *testing.T, a *meta.Artifact) []byte {
 	t.Helper()
-	resp, err := http.Get(a.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %s", a.URL, resp.Status)
-	}
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(body)
-	if got := "sha256:" + hex.EncodeToString(sum[:]); got != a.Digest {
-		t.Errorf("downloaded digest %s, status says %s", got, a.Digest)
-	}
-	if a.Size == nil || *a.Size != int64(len(body)) {
-		t.Errorf("downloaded %d bytes, status says %v", len(body), a.Size)
-	}
-	return body
+	return testenv.DownloadArtifact(t, a)
 }
 
 // files reads a tar.gz artifact into path → content.
 func files(t *testing.T, tgz []byte) map[string]string {
 	t.Helper()
-	gz, err := gzip.NewReader(bytes.NewReader(tgz))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(gz)
-	out := map[string]string{}
-	for {
-		hdr, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if hdr.Typeflag != tar.TypeReg {
-			continue
-		}
-		b, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[hdr.Name] = string(b)
-	}
-}
-
-func assertEvent(t *testing.T, env *testenv.Env, obj client.Object, reason, message string) {
-	t.Helper()
-	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
-		var list corev1.EventList
-		if err := env.Client.List(ctx, &list, client.InNamespace(obj.GetNamespace())); err != nil {
-			return false, err.Error()
-		}
-		var seen []string
-		for _, e := range list.Items {
-			if e.InvolvedObject.Name == obj.GetName() && e.Reason == reason {
-				if e.Message == message {
-					return true, ""
-				}
-				seen = append(seen, e.Message)
-			}
-		}
-		return false, fmt.Sprintf("no event %s %q; %s events: %q", reason, message, reason, seen)
-	})
+	return testenv.ArtifactFiles(t, tgz)
 }
 
 func TestReferencesResolveToFluxRevisions(t *testing.T) {
@@ -311,7 +149,7 @@ func TestReferencesResolveToFluxRevisions(t *testing.T) {
 			if diff := cmp.Diff(map[string]string{"deploy/app.yaml": "version: " + tt.content + "\n"}, got); diff != "" {
 				t.Errorf("artifact content (-want +got):\n%s", diff)
 			}
-			assertEvent(t, env, obj, "NewArtifact", fmt.Sprintf(
+			env.AssertEvent(t, obj, "NewArtifact", fmt.Sprintf(
 				"stored artifact with revision '%s' from '%s', origin source '%s', origin revision '%s'", tt.want, url, source, origin))
 		})
 	}
@@ -340,8 +178,8 @@ func TestUnchangedDigestIsNotPulledAgain(t *testing.T) {
 	// Nothing changed upstream: a reconcile HEADs the manifest and
 	// downloads nothing.
 	gets, heads := log.count(http.MethodGet, "/manifests/")+log.count(http.MethodGet, "/blobs/"), log.count(http.MethodHead, "/manifests/")
-	requestReconcile(t, env, obj)
-	waitHandled(t, env, obj)
+	env.RequestReconcile(t, obj)
+	env.WaitHandled(t, obj)
 	if got := log.count(http.MethodGet, "/manifests/") + log.count(http.MethodGet, "/blobs/"); got != gets {
 		t.Errorf("an unchanged digest was pulled again (%d downloads); requests: %s", got-gets, log)
 	}
@@ -355,7 +193,7 @@ func TestUnchangedDigestIsNotPulledAgain(t *testing.T) {
 	// A new push under the same tag is a new revision and a new artifact.
 	second := pushImage(t, reg.Host(), "org/app", "latest", nil,
 		testLayer{sourcev1.OCIArtifactLayerMediaType, tarGz(t, tarEntry{name: "a.yaml", body: "a: 2\n"})})
-	requestReconcile(t, env, obj)
+	env.RequestReconcile(t, obj)
 	obj = waitReady(t, env, obj, "latest@"+second)
 	if obj.Status.Artifact.Digest == stored.Digest || obj.Status.Artifact.Path == stored.Path {
 		t.Errorf("new digest, same artifact %s", obj.Status.Artifact.Path)
@@ -366,7 +204,7 @@ func TestUnchangedDigestIsNotPulledAgain(t *testing.T) {
 	if len(obj.Status.Artifact.Metadata) != 0 {
 		t.Errorf("metadata of the old manifest kept: %v", obj.Status.Artifact.Metadata)
 	}
-	assertEvent(t, env, obj, "NewArtifact", "stored artifact with revision 'latest@"+second+"' from 'oci://"+host+"/org/app'")
+	env.AssertEvent(t, obj, "NewArtifact", "stored artifact with revision 'latest@"+second+"' from 'oci://"+host+"/org/app'")
 }
 
 func TestFailuresKeepTheLastArtifact(t *testing.T) {
@@ -464,8 +302,8 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 				t.Fatal(err)
 			}
 			tt.break_()
-			requestReconcile(t, env, obj)
-			ready := waitFailed(t, env, obj, tt.reason)
+			env.RequestReconcile(t, obj)
+			ready := env.WaitForFailure(t, obj, tt.reason)
 			if !strings.Contains(ready.Message, tt.text) {
 				t.Errorf("message %q does not mention %q", ready.Message, tt.text)
 			}
@@ -482,7 +320,7 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 				t.Fatalf("artifact lost or changed: %+v", obj.Status.Artifact)
 			}
 			download(t, obj.Status.Artifact)
-			assertEvent(t, env, obj, tt.reason, ready.Message)
+			env.AssertEvent(t, obj, tt.reason, ready.Message)
 		})
 	}
 }
@@ -514,7 +352,7 @@ func TestServiceAccountImagePullSecrets(t *testing.T) {
 	missing := newRepo(ns, "missing-sa", "oci://"+reg.Host()+"/org/app", nil)
 	missing.Spec.ServiceAccountName = "nobody"
 	create(t, env, missing)
-	ready := waitFailed(t, env, missing, sourcev1.AuthenticationFailedReason)
+	ready := env.WaitForFailure(t, missing, sourcev1.AuthenticationFailedReason)
 	if want := "failed to get credential: failed to get service account '" + ns + "/nobody'"; !strings.HasPrefix(ready.Message, want) {
 		t.Errorf("message %q, want prefix %q", ready.Message, want)
 	}
@@ -566,7 +404,7 @@ func TestLayerSelectorAndIgnore(t *testing.T) {
 	update(t, env, obj, func(o *sourcev1.OCIRepository) {
 		o.Spec.LayerSelector = &sourcev1.OCILayerSelector{MediaType: "application/x-none"}
 	})
-	ready := waitFailed(t, env, obj, sourcev1.OCILayerOperationFailedReason)
+	ready := env.WaitForFailure(t, obj, sourcev1.OCILayerOperationFailedReason)
 	if ready.Message != "failed to find layer with media type 'application/x-none' in artifact" {
 		t.Errorf("message %q", ready.Message)
 	}
@@ -597,8 +435,8 @@ func TestHostileLayerNeverEscapes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pushImage(t, reg.Host(), "org/app", "latest", nil, testLayer{sourcev1.OCIArtifactLayerMediaType, tarGz(t, tt.entries...)})
-			requestReconcile(t, env, obj)
-			ready := waitFailed(t, env, obj, sourcev1.OCILayerOperationFailedReason)
+			env.RequestReconcile(t, obj)
+			ready := env.WaitForFailure(t, obj, sourcev1.OCILayerOperationFailedReason)
 			if !strings.HasPrefix(ready.Message, "failed to extract layer contents from artifact: ") || !strings.Contains(ready.Message, "unsafe archive entry") {
 				t.Errorf("message %q", ready.Message)
 			}
@@ -641,8 +479,8 @@ func TestCosignVerification(t *testing.T) {
 
 	// Unchanged digest, verified at this generation: no signature fetched.
 	sigGets := log.count(http.MethodGet, "/manifests/sha256-")
-	requestReconcile(t, env, obj)
-	waitHandled(t, env, obj)
+	env.RequestReconcile(t, obj)
+	env.WaitHandled(t, obj)
 	if got := log.count(http.MethodGet, "/manifests/sha256-"); got != sigGets {
 		t.Errorf("signatures of an unchanged, verified digest fetched again (%d)", got-sigGets)
 	}
@@ -650,8 +488,8 @@ func TestCosignVerification(t *testing.T) {
 	// A new push signed by an untrusted key is refused and not stored.
 	second := reg.PushArtifact(t, "org/app", "v1", ociregistry.Artifact{Files: map[string]string{"a.yaml": "a: 2\n"}})
 	other.sign(t, reg.Host(), "org/app", second)
-	requestReconcile(t, env, obj)
-	ready := waitFailed(t, env, obj, sourcev1.VerificationError)
+	env.RequestReconcile(t, obj)
+	ready := env.WaitForFailure(t, obj, sourcev1.VerificationError)
 	wantMsg := "failed to verify the signature using provider 'cosign': no matching signatures were found for '" + host + "/org/app:v1'"
 	if !strings.HasPrefix(ready.Message, wantMsg) {
 		t.Errorf("message %q, want prefix %q", ready.Message, wantMsg)
@@ -670,7 +508,7 @@ func TestCosignVerification(t *testing.T) {
 
 	// Signed with the trusted key after all: verified and stored.
 	trusted.sign(t, reg.Host(), "org/app", second)
-	requestReconcile(t, env, obj)
+	env.RequestReconcile(t, obj)
 	obj = waitReady(t, env, obj, "v1@"+second)
 	if c := conditions.Get(obj, sourcev1.SourceVerifiedCondition); c == nil || c.Message != "verified signature of revision v1@"+second {
 		t.Errorf("SourceVerified = %+v", c)
@@ -705,7 +543,7 @@ func TestUnsupportedVerificationStalls(t *testing.T) {
 			obj := newRepo(ns, tt.name, "oci://"+reg.Host()+"/org/app", nil)
 			obj.Spec.Verify = &sourcev1.OCIRepositoryVerification{OCIVerification: tt.verify}
 			create(t, env, obj)
-			ready := waitFailed(t, env, obj, sourcev1.VerificationError)
+			ready := env.WaitForFailure(t, obj, sourcev1.VerificationError)
 			if !strings.HasPrefix(ready.Message, tt.want) {
 				t.Errorf("message %q, want prefix %q", ready.Message, tt.want)
 			}

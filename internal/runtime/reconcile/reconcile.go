@@ -1,0 +1,111 @@
+// Package reconcile is the skeleton every weir reconciler runs: fetch the
+// object, snapshot it, defer the status patch and the metrics, handle
+// deletion and the finalizer, honour spec.suspend, run the kind's phases,
+// and turn the phases' error into the work queue's reaction (requeue after
+// the interval, retry with backoff, or wait for a spec change). A kind
+// supplies only what differs, in Hooks.
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/runtime/errs"
+	"github.com/weir-gitops/weir/internal/runtime/metrics"
+	"github.com/weir-gitops/weir/internal/runtime/patch"
+)
+
+// Object is a reconciled kind.
+type Object interface {
+	client.Object
+	meta.ObjectWithConditions
+	GetRequeueAfter() time.Duration
+}
+
+// Hooks are what one kind adds to the skeleton.
+type Hooks[T Object] struct {
+	// Kind labels the metrics.
+	Kind string
+	// Suspended reports spec.suspend.
+	Suspended func(T) bool
+	// Finalize cleans up before the finalizer is released; it must remove
+	// the finalizer itself when done.
+	Finalize func(context.Context, T) error
+	// Reconcile runs the phases, writes the status into the object and
+	// records events; the error it returns decides the requeue.
+	Reconcile func(context.Context, T) error
+}
+
+// Driver holds what the skeleton needs from the reconciler.
+type Driver struct {
+	Client  client.Client
+	Metrics *metrics.Recorder
+	// Jitter is --interval-jitter-percentage.
+	Jitter float64
+	Now    func() time.Time
+}
+
+// Run reconciles the object req names, using obj as the empty value to
+// read it into.
+func Run[T Object](ctx context.Context, d Driver, req ctrl.Request, obj T, h Hooks[T]) (result ctrl.Result, retErr error) {
+	now := d.Now
+	if now == nil {
+		now = time.Now
+	}
+	start := now()
+	if err := d.Client.Get(ctx, req.NamespacedName, obj); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	helper := patch.NewHelper(obj, d.Client)
+	defer func() {
+		if err := helper.Patch(ctx, obj); err != nil {
+			retErr = errors.Join(retErr, err)
+		}
+		if d.Metrics != nil {
+			d.Metrics.RecordDuration(h.Kind, obj.GetNamespace(), obj.GetName(), start)
+		}
+	}()
+
+	if !obj.GetDeletionTimestamp().IsZero() {
+		return ctrl.Result{}, h.Finalize(ctx, obj)
+	}
+	controllerutil.AddFinalizer(obj, meta.Finalizer)
+	if h.Suspended(obj) {
+		ctrl.LoggerFrom(ctx).V(1).Info("reconciliation is suspended")
+		return ctrl.Result{}, nil
+	}
+	err := h.Reconcile(ctx, obj)
+	return Result(obj.GetRequeueAfter(), d.Jitter, err)
+}
+
+// Result turns a phase error into the queue's reaction: success requeues
+// after the interval (with jitter), a stall waits for a spec change, a wait
+// requeues after its delay, anything else retries with backoff.
+func Result(interval time.Duration, jitter float64, err error) (ctrl.Result, error) {
+	if err == nil {
+		return ctrl.Result{RequeueAfter: Jitter(interval, jitter)}, nil
+	}
+	if errs.IsStalling(err) {
+		return ctrl.Result{}, nil
+	}
+	if w, ok := errs.AsWaiting(err); ok {
+		return ctrl.Result{RequeueAfter: w.RequeueAfter}, nil
+	}
+	return ctrl.Result{}, err
+}
+
+// Jitter spreads d by up to ±percent %.
+func Jitter(d time.Duration, percent float64) time.Duration {
+	if percent <= 0 {
+		return d
+	}
+	spread := float64(d) * percent / 100
+	return d + time.Duration((rand.Float64()*2-1)*spread) //nolint:gosec // jitter needs no crypto
+}

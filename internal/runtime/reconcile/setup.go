@@ -1,0 +1,43 @@
+package reconcile
+
+import (
+	"time"
+
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// SetupOptions tunes a controller's work queue (--concurrent,
+// --min-retry-delay, --max-retry-delay).
+type SetupOptions struct {
+	MaxConcurrentReconciles int
+	MinRetryDelay           time.Duration
+	MaxRetryDelay           time.Duration
+}
+
+// Setup registers r for kind obj. Only spec changes (generation) and
+// reconcile requests (annotations) trigger a reconcile; the controller's own
+// status writes do not.
+func Setup(mgr ctrl.Manager, obj client.Object, r crreconcile.Reconciler, opts SetupOptions) error {
+	if opts.MinRetryDelay == 0 {
+		opts.MinRetryDelay = 750 * time.Millisecond
+	}
+	if opts.MaxRetryDelay == 0 {
+		opts.MaxRetryDelay = 15 * time.Minute
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(obj, builder.WithPredicates(
+			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}),
+		)).
+		WithOptions(controller.Options{
+			MaxConcurrentReconciles: max(opts.MaxConcurrentReconciles, 1),
+			RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[crreconcile.Request](
+				opts.MinRetryDelay, opts.MaxRetryDelay),
+		}).
+		Complete(r)
+}
