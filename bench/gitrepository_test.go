@@ -77,9 +77,6 @@ func syntheticRepo(b *testing.B, srv *gitserver.Server, repo string, files, comm
 	for c := 0; c < commits; c++ {
 		msg := fmt.Sprintf("commit %d", c)
 		fmt.Fprintf(w, "commit refs/heads/main\ncommitter Bench <bench@example.com> %d +0000\ndata %d\n%s\n", 1700000000+c, len(msg), msg)
-		if c > 0 {
-			fmt.Fprintf(w, "from refs/heads/main^0\n")
-		}
 		first, count := 0, files
 		if c > 0 {
 			first, count = (c*10)%files, 10
