@@ -10,8 +10,9 @@ const (
 )
 
 // Annotations (or labels) a manifest can carry to change how the controller
-// treats that one object. The controller compares their values without
-// regard to case; the constants below are spelled as Flux documents them.
+// treats that one object. Values are compared exactly as Flux compares them:
+// "substitute: disabled" is case-sensitive; the constants below are spelled
+// as Flux documents them.
 const (
 	// SSAAnnotation picks the server-side apply policy for the object; see
 	// the SSA* values.

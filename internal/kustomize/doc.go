@@ -1,0 +1,118 @@
+// Package kustomize owns the rendering of a Kustomization: from an extracted
+// source artifact and the spec fields that shape the build, to the objects
+// kustomize-controller would apply. The controller and `weir build
+// kustomization` both call Build, so the CLI shows exactly what the cluster
+// gets. The package takes plain inputs and talks to no cluster: post-build
+// variables arrive as a map the caller has assembled.
+//
+// # Pipeline
+//
+// Build runs the steps in kustomize-controller's order:
+//
+//  1. Resolve spec.path inside the root. Absolute paths and ".." escapes
+//     are refused (Flux clamps them with a secure join; refusing is
+//     clearer, and no valid Kustomization needs either).
+//  2. Load the kustomization file at that path, or generate one (below).
+//  3. Merge the spec into that same file, in memory. Flux does not wrap the
+//     user's kustomization in an overlay: its generator rewrites the root
+//     kustomization.yaml in place (fluxcd/pkg kustomize/kustomize_generator.go),
+//     and the difference is visible, so weir does the same:
+//     targetNamespace, namePrefix and nameSuffix replace the file's own
+//     namespace/namePrefix/nameSuffix (an overlay would stack the prefixes);
+//     spec.patches are appended to the file's patches, so their targets
+//     name objects as they are at that level; spec.components are appended
+//     to the file's components; spec.images are merged field by field into
+//     an entry of the same name (newName, newTag, digest each override only
+//     when set) or appended; spec.buildMetadata replaces buildMetadata. The
+//     file is decoded leniently, as Flux decodes it, so fields kustomize
+//     does not know are dropped rather than failing its strict read, and a
+//     kustomization listing no resources gets buildMetadata
+//     [originAnnotations] so kustomize does not call it empty.
+//  4. Inspect every local kustomization the build will load (see Remote
+//     references) and refuse Helm chart inflation.
+//  5. Run kustomize (krusty) on the confined filesystem with plugins
+//     disabled: builtin generators and transformers only, no exec or
+//     container KRM functions, no Helm. Loads are not restricted to the
+//     kustomization's own directory (Flux's LoadRestrictionsNone); the
+//     source root is the boundary instead. Output order is kustomize's
+//     input order, unsorted, as in Flux.
+//  6. Refuse any object without apiVersion, kind or name.
+//  7. Substitute variables, when BuildOptions.PostBuild is set.
+//  8. Take the checksum, then apply spec.commonMetadata to the objects.
+//     Flux applies commonMetadata at apply time, after it has computed the
+//     digest and after substitution, so neither sees it; weir keeps that
+//     order. (Decryption, when it arrives, goes between 6 and 7, where Flux
+//     decrypts.)
+//
+// # Generated kustomization
+//
+// When the path holds no kustomization.yaml, kustomization.yml or
+// Kustomization, one is generated in memory listing, in lexical walk order,
+// every .yaml and .yml file below the path ("./dir/file.yaml") and every
+// subdirectory holding its own kustomization file (listed as a directory and
+// not descended into). As in Flux, files are not skipped for not being
+// Kubernetes objects: a YAML file that kustomize cannot decode as objects
+// fails the build naming the file (a .sops.yaml or CI file must be excluded
+// at the source with .sourceignore or spec.ignore). Other extensions are
+// ignored. A path with no manifests builds to zero objects.
+//
+// # Confinement
+//
+// kustomize reads through confinedFS, a filesys.FileSystem over the disk
+// that resolves every path it is handed, refuses those that leave the root
+// lexically or through a symlink, serves the merged kustomization file from
+// memory, is read-only, and logs each source file read (Result.Files). A
+// wrapper was chosen over copying the tree into kustomize's in-memory
+// filesystem because an artifact may be a large monorepo of which one path
+// is built: the wrapper reads only what the build touches. kustomize often
+// rewords a filesystem error; Build reports the refusal itself.
+//
+// # Remote references
+//
+// kustomize fetches http(s) files with its own HTTP client and clones Git
+// bases by running git, before any filesystem call, so confinement cannot
+// stop them. Build therefore walks the local kustomizations first and judges
+// each field that names something to load, with kustomize's own rules:
+// resources (a local file, else an http(s) URL, else anything its Git URL
+// parser accepts), components (Git URL parser), generators, transformers
+// and validators (inline configuration, or as resources, and the paths the
+// builtin plugin configurations name), and the file fields (crds,
+// configurations, patches, replacements, openapi, configMapGenerator and
+// secretGenerator files and envs: http(s) URLs). With NoRemoteBases every
+// remote reference fails, naming the URL and the kustomization holding it,
+// before any connection is made. file:// Git URLs are refused always: they
+// clone from the local disk, outside the root. With remote bases allowed
+// (Flux's default), kustomize's clones under the temporary directory are
+// readable, and nothing else outside the root is.
+//
+// # Concurrency
+//
+// Builds share no mutable state of this package. kustomize itself keeps its
+// OpenAPI schema in process-wide variables that a kustomization can replace
+// (openapi:), so the kustomize run is serialized by a mutex and a custom
+// schema is reset afterwards; the rest of Build runs in parallel.
+//
+// # Substitution
+//
+// Substitute implements Flux's post-build substitution with its own
+// expansion engine (envsubst.go documents the dialect). It runs per object
+// on the object's YAML as kustomize renders it (sorted keys, default
+// scalar styles; quoting in the source file does not survive, which is why
+// Flux documents the ${quote} idiom for numbers). Objects labelled or
+// annotated kustomize.toolkit.fluxcd.io/substitute: disabled are skipped.
+// With strategy WithVariables (the default) nothing happens unless at least
+// one variable is defined, counted after the caller has merged
+// substituteFrom and substitute (kustomize-controller tests len(vars) > 0);
+// with Always it runs regardless. Strict mode, the default since Flux 2.9,
+// fails on an unset variable that has no default, naming the variable and
+// the object. Variable names must match ^[_[:alpha:]][_[:alpha:][:digit:]]*$;
+// newlines are stripped from values.
+//
+// # Checksum
+//
+// Result.Checksum is "sha256:<hex>" of ToYAML(objects) taken after
+// substitution and before commonMetadata. ToYAML renders each object as
+// kustomize's resmap does (JSON, then YAML, so keys are sorted) and joins
+// documents with "---\n", so the value equals the digest kustomize-controller
+// stores in status.history for the same build.
+package kustomize
