@@ -1,0 +1,344 @@
+package ssa
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/weir-gitops/weir/api/meta"
+)
+
+// ApplyOptions configures Apply.
+type ApplyOptions struct {
+	// FieldManager is the server-side apply field manager. Default
+	// "kustomize-controller", the name Flux's tools look for.
+	FieldManager string
+
+	// Force deletes and recreates an object whose apply fails on an
+	// immutable field (Kustomization spec.force). Objects annotated
+	// kustomize.toolkit.fluxcd.io/force: Enabled, in the manifest or in the
+	// cluster, are recreated without it.
+	Force bool
+
+	// Owner, when set, labels every applied object with the owning
+	// Kustomization (kustomize.toolkit.fluxcd.io/name and /namespace).
+	Owner *Owner
+
+	// CustomStageKinds are applied in a stage of their own, after the
+	// class kinds and before everything else (--custom-apply-stage-kinds).
+	CustomStageKinds []schema.GroupKind
+
+	// OverrideManagers are field managers, besides kubectl's and the
+	// controller's own pre-SSA updates, whose fields Apply takes over so
+	// that the manifest's values win and fields missing from it are
+	// removed (--override-manager). Names match as prefixes, as in Flux.
+	OverrideManagers []string
+
+	// WaitTimeout bounds the wait for the definitions and classes applied
+	// in the first stages to become ready, and for an object deleted to be
+	// recreated to go away. Default DefaultWaitTimeout.
+	WaitTimeout time.Duration
+}
+
+func (o ApplyOptions) withDefaults() ApplyOptions {
+	if o.FieldManager == "" {
+		o.FieldManager = meta.KustomizeControllerManager
+	}
+	if o.WaitTimeout <= 0 {
+		o.WaitTimeout = DefaultWaitTimeout
+	}
+	return o
+}
+
+// Apply server-side applies objects in stages and reports what it did to
+// each, in apply order. See the package documentation for the stages, the
+// per-object annotations and how drift is detected.
+//
+// A stage is validated as a whole before any of it is written: every
+// object is read and dry-run applied, and if one fails (invalid, immutable
+// field without force, missing namespace...) nothing of the stage is
+// written and Apply returns the error. On error the ChangeSet holds the
+// entries of the stages completed before.
+func (m *Manager) Apply(ctx context.Context, objects []*unstructured.Unstructured, opts ApplyOptions) (*ChangeSet, error) {
+	opts = opts.withDefaults()
+	desired, err := prepare(objects, opts.Owner)
+	if err != nil {
+		return &ChangeSet{}, err
+	}
+	custom := make(map[schema.GroupKind]bool, len(opts.CustomStageKinds))
+	for _, gk := range opts.CustomStageKinds {
+		custom[gk] = true
+	}
+	stages := make([][]*unstructured.Unstructured, stageCount)
+	for _, obj := range desired {
+		s := stageOf(obj.GroupVersionKind().GroupKind(), custom)
+		stages[s] = append(stages[s], obj)
+	}
+
+	cs := &ChangeSet{}
+	for s, objs := range stages {
+		if len(objs) == 0 {
+			continue
+		}
+		entries, err := m.applyStage(ctx, objs, opts)
+		if err != nil {
+			return cs, err
+		}
+		cs.Entries = append(cs.Entries, entries...)
+		if stage(s) > stageClasses {
+			continue
+		}
+		if err := m.Wait(ctx, (&ChangeSet{Entries: entries}).Objects(), opts.WaitTimeout); err != nil {
+			return cs, err
+		}
+	}
+	return cs, nil
+}
+
+// prepare copies the objects (Apply never changes its input), checks that
+// each names its apiVersion, kind and name once, drops the server-owned
+// metadata a manifest must not carry, adds the owner labels and sorts the
+// copies in apply order within their stage.
+func prepare(objects []*unstructured.Unstructured, owner *Owner) ([]*unstructured.Unstructured, error) {
+	seen := make(map[ObjMetadata]bool, len(objects))
+	out := make([]*unstructured.Unstructured, 0, len(objects))
+	for _, in := range objects {
+		id := ObjMetadataOf(in)
+		if in.GetAPIVersion() == "" || id.GroupKind.Kind == "" || id.Name == "" {
+			return nil, fmt.Errorf("object %q has no apiVersion, kind or name", id)
+		}
+		if seen[id] {
+			return nil, fmt.Errorf("%s appears more than once", id)
+		}
+		seen[id] = true
+		obj := in.DeepCopy()
+		obj.SetResourceVersion("")
+		obj.SetUID("")
+		obj.SetManagedFields(nil)
+		if owner != nil {
+			labels := obj.GetLabels()
+			if labels == nil {
+				labels = map[string]string{}
+			}
+			for k, v := range owner.Labels() {
+				labels[k] = v
+			}
+			obj.SetLabels(labels)
+		}
+		out = append(out, obj)
+	}
+	slices.SortStableFunc(out, func(a, b *unstructured.Unstructured) int {
+		return compareObjects(ObjMetadataOf(a), ObjMetadataOf(b))
+	})
+	return out, nil
+}
+
+// plan is what Apply decided for one object after reading it and dry-run
+// applying it.
+type plan struct {
+	desired  *unstructured.Unstructured
+	existing *unstructured.Unstructured // nil when the object is absent
+	action   Action
+	// recreate: an immutable field changed and force is on, so the object
+	// is deleted before it is applied.
+	recreate bool
+	// cleanup is a JSON patch that takes over other managers' fields and
+	// drops kubectl's annotation; nil when there is nothing to clean.
+	cleanup []byte
+}
+
+func (p *plan) entry() ChangeSetEntry {
+	return ChangeSetEntry{
+		ObjMetadata: ObjMetadataOf(p.desired),
+		Version:     p.desired.GroupVersionKind().Version,
+		Action:      p.action,
+	}
+}
+
+// applyStage plans every object of the stage concurrently, and only if all
+// plans succeed writes the ones that change something.
+func (m *Manager) applyStage(ctx context.Context, objs []*unstructured.Unstructured, opts ApplyOptions) ([]ChangeSetEntry, error) {
+	listed := m.list(ctx, objs, opts.Owner)
+	plans := make([]*plan, len(objs))
+	err := forEach(ctx, len(objs), m.concurrency, func(ctx context.Context, i int) error {
+		p, err := m.plan(ctx, objs[i], listed[ObjMetadataOf(objs[i])], opts)
+		plans[i] = p
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := m.write(ctx, plans, opts); err != nil {
+		return nil, err
+	}
+	entries := make([]ChangeSetEntry, len(plans))
+	for i, p := range plans {
+		entries[i] = p.entry()
+	}
+	return entries, nil
+}
+
+// plan reads obj's in-cluster state, applies the per-object annotations,
+// and dry-runs the apply to learn whether the write would change anything.
+//
+// The read and the dry-run are two requests, and a controller may update
+// the object in between (a Deployment's status and revision annotation
+// move while it rolls out): the dry-run then differs from what was read
+// although the apply changes nothing. A dry-run answers with the
+// resourceVersion of the object it was computed on, so when that is not
+// the version read, plan reads and dry-runs again.
+//
+// listed is the object as a list read it, or nil: it saves the read on
+// the first attempt.
+func (m *Manager) plan(ctx context.Context, obj, listed *unstructured.Unstructured, opts ApplyOptions) (*plan, error) {
+	const attempts = 3
+	for attempt := 1; ; attempt++ {
+		p, dryRun, err := m.dryRun(ctx, obj, listed, opts)
+		listed = nil
+		if err != nil || p.action != "" {
+			return p, err
+		}
+		if attempt < attempts && dryRun.GetResourceVersion() != p.existing.GetResourceVersion() {
+			continue
+		}
+		if !merged(obj, p.existing) {
+			patch, err := cleanupPatch(p.existing, opts.FieldManager, opts.OverrideManagers)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", ObjMetadataOf(obj), err)
+			}
+			p.cleanup = patch
+		}
+		p.action = Unchanged
+		if p.cleanup != nil || drifted(p.existing, dryRun) {
+			p.action = Configured
+		}
+		return p, nil
+	}
+}
+
+// dryRun reads obj and dry-runs its apply. It returns a plan with its
+// action set when the answer is already known (skipped, created,
+// recreated), and otherwise the plan and the dry-run's result to compare.
+func (m *Manager) dryRun(ctx context.Context, obj, listed *unstructured.Unstructured, opts ApplyOptions) (*plan, *unstructured.Unstructured, error) {
+	id := ObjMetadataOf(obj)
+	p := &plan{desired: obj, existing: listed}
+	if listed == nil {
+		existing := &unstructured.Unstructured{}
+		existing.SetGroupVersionKind(obj.GroupVersionKind())
+		switch err := m.client.Get(ctx, client.ObjectKeyFromObject(obj), existing); {
+		case err == nil:
+			p.existing = existing
+		case !apierrors.IsNotFound(err):
+			return nil, nil, fmt.Errorf("%s: reading the object: %w", id, err)
+		}
+	}
+	if skip(obj, p.existing) {
+		p.action = Skipped
+		return p, nil, nil
+	}
+	dryRun := obj.DeepCopy()
+	if err := m.apply(ctx, dryRun, opts.FieldManager, true); err != nil {
+		if !isImmutable(err) || p.existing == nil {
+			return nil, nil, fmt.Errorf("%s dry-run failed: %w", id, err)
+		}
+		if !forced(obj, p.existing, opts) {
+			return nil, nil, newImmutableFieldError(id, err)
+		}
+		p.recreate, p.action = true, Created
+		return p, nil, nil
+	}
+	if p.existing == nil {
+		p.action = Created
+	}
+	return p, dryRun, nil
+}
+
+// write performs the writes of a stage in apply order: one run of objects
+// of the same kind after the other, the objects of a run concurrently.
+// Flux writes one object at a time; objects of one kind never depend on
+// each other, so a run may overlap without changing what the cluster sees
+// between kinds.
+func (m *Manager) write(ctx context.Context, plans []*plan, opts ApplyOptions) error {
+	var run []*plan
+	flush := func() error {
+		err := forEach(ctx, len(run), m.concurrency, func(ctx context.Context, i int) error {
+			return m.execute(ctx, run[i], opts)
+		})
+		run = run[:0]
+		return err
+	}
+	for _, p := range plans {
+		if p.action == Unchanged || p.action == Skipped {
+			continue
+		}
+		if len(run) > 0 && run[0].desired.GroupVersionKind().GroupKind() != p.desired.GroupVersionKind().GroupKind() {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		run = append(run, p)
+	}
+	return flush()
+}
+
+func (m *Manager) execute(ctx context.Context, p *plan, opts ApplyOptions) error {
+	id := ObjMetadataOf(p.desired)
+	switch {
+	case p.recreate:
+		if err := m.deleteAndWait(ctx, p.existing, opts.WaitTimeout); err != nil {
+			return fmt.Errorf("%s: immutable field changed, recreating the object: %w", id, err)
+		}
+	case p.cleanup != nil:
+		patch := client.RawPatch(types.JSONPatchType, p.cleanup)
+		if err := m.client.Patch(ctx, p.existing.DeepCopy(), patch, client.FieldOwner(opts.FieldManager)); err != nil {
+			return fmt.Errorf("%s: taking over fields from other field managers: %w", id, err)
+		}
+	}
+	if err := m.apply(ctx, p.desired.DeepCopy(), opts.FieldManager, false); err != nil {
+		return fmt.Errorf("%s apply failed: %w", id, err)
+	}
+	return nil
+}
+
+// apply server-side applies obj with force, as Flux does: the manifest is
+// the source of truth, so conflicts with other managers over fields it
+// sets are resolved in its favour. The server's answer replaces obj.
+func (m *Manager) apply(ctx context.Context, obj *unstructured.Unstructured, fieldManager string, dryRun bool) error {
+	opts := []client.ApplyOption{client.ForceOwnership, client.FieldOwner(fieldManager)}
+	if dryRun {
+		opts = append(opts, client.DryRunAll)
+	}
+	return m.client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), opts...)
+}
+
+// deleteAndWait deletes obj, unless it was already replaced, and waits
+// until it is gone, so that the apply after it creates a new object.
+func (m *Manager) deleteAndWait(ctx context.Context, obj *unstructured.Unstructured, timeout time.Duration) error {
+	uid := obj.GetUID()
+	err := m.client.Delete(ctx, obj.DeepCopy(),
+		client.PropagationPolicy(metav1.DeletePropagationBackground),
+		client.Preconditions{UID: &uid})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return wait.PollUntilContextCancel(ctx, m.pollInterval, true, func(ctx context.Context) (bool, error) {
+		cur := &unstructured.Unstructured{}
+		cur.SetGroupVersionKind(obj.GroupVersionKind())
+		err := m.client.Get(ctx, client.ObjectKeyFromObject(obj), cur)
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return err == nil && cur.GetUID() != uid, err
+	})
+}
