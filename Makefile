@@ -15,7 +15,7 @@ export WEIR_CONTROLPLANE_BIN := $(CONTROLPLANE_BIN)
 ##@ Run
 
 .PHONY: run
-run: controlplane build ## Start a local control plane with weir's CRDs and keep it up (Ctrl-C stops it).
+run: controlplane build ## Start a local control plane with weir's CRDs and controllers; Ctrl-C stops it.
 	$(BIN)/weir dev
 
 ##@ Test

@@ -145,6 +145,9 @@ func newLogger(opts Options) logr.Logger {
 	if opts.LogEncoding == "console" {
 		encoder = zap.ConsoleEncoder()
 	}
+	if opts.LogOutput != nil {
+		return zap.New(zap.Level(level), encoder, zap.WriteTo(opts.LogOutput))
+	}
 	return zap.New(zap.Level(level), encoder)
 }
 

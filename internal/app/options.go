@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -50,6 +51,10 @@ type Options struct {
 	ArtifactRetentionTTL     time.Duration
 	ArtifactRetentionRecords int
 	ArtifactDigestAlgo       string
+
+	// LogOutput receives the logs instead of stderr (weir dev writes them to
+	// a file); not a flag.
+	LogOutput io.Writer
 }
 
 // DefaultOptions returns Flux's defaults.

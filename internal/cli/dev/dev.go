@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -19,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/weir-gitops/weir/config/crd"
+	"github.com/weir-gitops/weir/internal/app"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
 	"github.com/weir-gitops/weir/internal/controlplane"
 	"github.com/weir-gitops/weir/internal/install"
@@ -35,6 +37,9 @@ type Options struct {
 	BinDir string
 	// Once stops everything as soon as the environment is ready.
 	Once bool
+	// Controllers are the weir controllers to run in this process
+	// (--controllers syntax); none when empty.
+	Controllers []string
 }
 
 // Result says what a run started, for the caller and for tests.
@@ -62,6 +67,7 @@ CRDs, prints a kubeconfig path for kubectl and weir, and stays up until Ctrl-C.`
 	cmd.Flags().StringVar(&opts.Dir, "dir", defaultDir(), "directory for the control plane's state, logs and kubeconfig (emptied at start)")
 	cmd.Flags().StringVar(&opts.BinDir, "controlplane-bin", "", "directory with the control plane binaries (default: $WEIR_CONTROLPLANE_BIN or bin/controlplane of the weir checkout)")
 	cmd.Flags().BoolVar(&opts.Once, "once", false, "stop everything as soon as the environment is ready (for CI)")
+	cmd.Flags().StringSliceVar(&opts.Controllers, "controllers", []string{"*"}, "weir controllers to run in this process (weir-controller's --controllers syntax; empty for none)")
 	return cmd
 }
 
@@ -105,8 +111,16 @@ func Run(ctx context.Context, opts Options, out io.Writer) (*Result, error) {
 	if err := install.CRDs(ctx, c, crd.Options{Version: version.Version, Instance: "flux-system"}, time.Minute); err != nil {
 		return res, err
 	}
+	fmt.Fprintf(out, "✔ CRDs established in %s\n", since(start))
+	if len(opts.Controllers) > 0 {
+		stopControllers, err := startControllers(ctx, cp, opts, out)
+		if err != nil {
+			return res, err
+		}
+		defer stopControllers()
+	}
 	res.Ready = time.Since(start)
-	fmt.Fprintf(out, "✔ CRDs established; ready in %s\n", since(start))
+	fmt.Fprintf(out, "✔ ready in %s\n", since(start))
 	fmt.Fprintf(out, "  kubeconfig: %s\n", res.Kubeconfig)
 	fmt.Fprintf(out, "  try:        export KUBECONFIG=%s; kubectl get crds -l app.kubernetes.io/part-of=flux\n", res.Kubeconfig)
 	if opts.Once {
@@ -115,6 +129,45 @@ func Run(ctx context.Context, opts Options, out io.Writer) (*Result, error) {
 	fmt.Fprintln(out, "◎ running; press Ctrl-C to stop")
 	<-ctx.Done()
 	return res, nil
+}
+
+// startControllers runs weir's controllers in this process against the
+// local control plane, logging to <dir>/weir-controller.log, with the
+// artifact server on a free 127.0.0.1 port. The returned func stops them.
+func startControllers(ctx context.Context, cp *controlplane.ControlPlane, opts Options, out io.Writer) (func(), error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("finding a port for the artifact server: %w", err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	logFile, err := os.Create(filepath.Join(opts.Dir, "weir-controller.log"))
+	if err != nil {
+		return nil, fmt.Errorf("creating controller log: %w", err)
+	}
+	appOpts := app.DefaultOptions()
+	appOpts.Controllers = opts.Controllers
+	appOpts.MetricsAddr, appOpts.HealthAddr = "0", "0"
+	appOpts.StoragePath = filepath.Join(opts.Dir, "storage")
+	appOpts.StorageAddr, appOpts.StorageAdvAddr = addr, addr
+	appOpts.LogOutput = logFile
+	selected, err := appOpts.Selected()
+	if err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- app.Run(runCtx, cp.RESTConfig(), appOpts) }()
+	fmt.Fprintf(out, "✔ controllers running: %s (artifacts at http://%s, logs in %s)\n",
+		strings.Join(selected, ", "), addr, logFile.Name())
+	return func() {
+		cancel()
+		if err := <-done; err != nil {
+			fmt.Fprintf(out, "✗ controllers: %v\n", err)
+		}
+		logFile.Close()
+	}, nil
 }
 
 func since(t time.Time) string { return time.Since(t).Round(10 * time.Millisecond).String() }

@@ -19,11 +19,12 @@ func TestRunOnce(t *testing.T) {
 	dir := t.TempDir()
 	for run := 1; run <= 2; run++ {
 		var out bytes.Buffer
-		res, err := Run(context.Background(), Options{Dir: dir, Once: true}, &out)
+		res, err := Run(context.Background(), Options{Dir: dir, Once: true, Controllers: []string{"*"}}, &out)
 		if err != nil {
 			t.Fatalf("run %d: %v\n%s", run, err, out.String())
 		}
-		for _, want := range []string{"✔ control plane ready", "✔ CRDs established", "kubeconfig: " + res.Kubeconfig, "✔ stopped"} {
+		for _, want := range []string{"✔ control plane ready", "✔ CRDs established", "✔ controllers running: source",
+			"✔ ready in", "kubeconfig: " + res.Kubeconfig, "✔ stopped"} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("run %d: output lacks %q:\n%s", run, want, out.String())
 			}
