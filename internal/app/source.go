@@ -9,14 +9,18 @@ import (
 	"os"
 	"time"
 
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/weir-gitops/weir/api/meta"
+	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/artifact"
 	"github.com/weir-gitops/weir/internal/controller/bucket"
 	"github.com/weir-gitops/weir/internal/controller/gitrepository"
 	"github.com/weir-gitops/weir/internal/controller/ocirepository"
+	"github.com/weir-gitops/weir/internal/controller/source"
 	"github.com/weir-gitops/weir/internal/runtime/events"
+	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
 
 // sourceConcurrency is Flux's source-controller --concurrent default.
@@ -44,7 +48,7 @@ func setupSource(_ context.Context, deps *Deps) error {
 	if concurrency == 0 {
 		concurrency = sourceConcurrency
 	}
-	if err := (&gitrepository.Reconciler{
+	common := source.Deps{
 		Client:           mgr.GetClient(),
 		APIReader:        mgr.GetAPIReader(),
 		Storage:          storage,
@@ -53,45 +57,24 @@ func setupSource(_ context.Context, deps *Deps) error {
 		RetentionTTL:     opts.ArtifactRetentionTTL,
 		RetentionRecords: opts.ArtifactRetentionRecords,
 		Jitter:           opts.IntervalJitter,
-	}).SetupWithManager(mgr, gitrepository.SetupOptions{
-		MaxConcurrentReconciles: concurrency,
-		MinRetryDelay:           opts.MinRetryDelay,
-		MaxRetryDelay:           opts.MaxRetryDelay,
-	}); err != nil {
-		return fmt.Errorf("GitRepository: %w", err)
 	}
-	if err := (&ocirepository.Reconciler{
-		Client:           mgr.GetClient(),
-		APIReader:        mgr.GetAPIReader(),
-		Storage:          storage,
-		Events:           recorder,
-		Metrics:          deps.Metrics,
-		RetentionTTL:     opts.ArtifactRetentionTTL,
-		RetentionRecords: opts.ArtifactRetentionRecords,
-		Jitter:           opts.IntervalJitter,
-	}).SetupWithManager(mgr, ocirepository.SetupOptions{
+	queue := reconcile.SetupOptions{
 		MaxConcurrentReconciles: concurrency,
 		MinRetryDelay:           opts.MinRetryDelay,
 		MaxRetryDelay:           opts.MaxRetryDelay,
-	}); err != nil {
-		return fmt.Errorf("OCIRepository: %w", err)
 	}
-	if err := (&bucket.Reconciler{
-		Client:           mgr.GetClient(),
-		APIReader:        mgr.GetAPIReader(),
-		Storage:          storage,
-		Events:           recorder,
-		Metrics:          deps.Metrics,
-		RetentionTTL:     opts.ArtifactRetentionTTL,
-		RetentionRecords: opts.ArtifactRetentionRecords,
-		Jitter:           opts.IntervalJitter,
-		DigestAlgorithm:  artifact.Algorithm(opts.ArtifactDigestAlgo),
-	}).SetupWithManager(mgr, bucket.SetupOptions{
-		MaxConcurrentReconciles: concurrency,
-		MinRetryDelay:           opts.MinRetryDelay,
-		MaxRetryDelay:           opts.MaxRetryDelay,
-	}); err != nil {
-		return fmt.Errorf("Bucket: %w", err)
+	reconcilers := []struct {
+		kind  string
+		setup func(ctrl.Manager, reconcile.SetupOptions) error
+	}{
+		{sourcev1.GitRepositoryKind, (&gitrepository.Reconciler{Deps: common}).SetupWithManager},
+		{sourcev1.OCIRepositoryKind, (&ocirepository.Reconciler{Deps: common}).SetupWithManager},
+		{sourcev1.BucketKind, (&bucket.Reconciler{Deps: common}).SetupWithManager},
+	}
+	for _, r := range reconcilers {
+		if err := r.setup(mgr, queue); err != nil {
+			return fmt.Errorf("%s: %w", r.kind, err)
+		}
 	}
 	return nil
 }

@@ -77,6 +77,9 @@ func NewStorage(root, hostname string, opts Options) (*Storage, error) {
 // Close releases the storage directory handle.
 func (s *Storage) Close() error { return s.root.Close() }
 
+// Algorithm is the digest algorithm of new artifacts (--artifact-digest-algo).
+func (s *Storage) Algorithm() Algorithm { return s.alg }
+
 // BasePath is the storage root as given to NewStorage.
 func (s *Storage) BasePath() string { return s.path }
 

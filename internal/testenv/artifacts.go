@@ -19,6 +19,9 @@ import (
 
 	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/artifact"
+	"github.com/weir-gitops/weir/internal/controller/source"
+	"github.com/weir-gitops/weir/internal/runtime/events"
+	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
 
 // StartArtifactStorage opens an artifact store in a temporary directory and
@@ -130,3 +133,18 @@ func ArtifactFiles(t testing.TB, tgz []byte) map[string]string {
 		files[h.Name] = string(data)
 	}
 }
+
+// SourceDeps is what a source reconciler under test needs from mgr and
+// storage: Kubernetes Events (no forwarding), Flux's default retention.
+func SourceDeps(mgr ctrl.Manager, storage *artifact.Storage) source.Deps {
+	return source.Deps{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Storage: storage,
+		Events: events.NewRecorder(mgr.GetEventRecorderFor(meta.SourceControllerManager), mgr.GetScheme(),
+			meta.SourceControllerManager, "test", ""),
+		RetentionRecords: 2, RetentionTTL: time.Minute,
+	}
+}
+
+// FastQueue retries failures quickly, so failure-path tests converge in
+// well under a second.
+var FastQueue = reconcile.SetupOptions{MaxConcurrentReconciles: 4, MinRetryDelay: 100 * time.Millisecond, MaxRetryDelay: time.Second}

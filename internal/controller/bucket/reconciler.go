@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -18,35 +17,20 @@ import (
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/artifact"
 	"github.com/weir-gitops/weir/internal/bucket"
+	"github.com/weir-gitops/weir/internal/controller/source"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
-	"github.com/weir-gitops/weir/internal/runtime/events"
-	"github.com/weir-gitops/weir/internal/runtime/metrics"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
 
 // Reconciler reconciles Bucket objects.
 type Reconciler struct {
-	Client client.Client
-	// APIReader reads Secrets uncached, so credentials are never held in a
-	// cluster-wide cache.
-	APIReader        client.Reader
-	Storage          *artifact.Storage
-	Events           *events.Recorder
-	Metrics          *metrics.Recorder
-	RetentionTTL     time.Duration
-	RetentionRecords int
-	// Jitter is --interval-jitter-percentage.
-	Jitter float64
-	// DigestAlgorithm computes revisions, as Flux's --artifact-digest-algo
-	// does; empty means sha256. Give it the storage's algorithm.
-	DigestAlgorithm artifact.Algorithm
+	source.Deps
 	// MaxDownloadSize bounds the bytes one Bucket downloads; 0 means
 	// bucket.DefaultMaxDownloadSize, negative means unbounded.
 	MaxDownloadSize int64
 	// TempDir is where scratch directories are made; empty means
 	// os.TempDir().
 	TempDir string
-	Now     func() time.Time
 
 	ignores ignoreCache
 }
@@ -54,8 +38,7 @@ type Reconciler struct {
 // Reconcile runs the shared skeleton (internal/runtime/reconcile) with this
 // kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	driver := reconcile.Driver{Client: r.Client, Metrics: r.Metrics, Jitter: r.Jitter, Now: r.Now}
-	return reconcile.Run(ctx, driver, req, &sourcev1.Bucket{}, reconcile.Hooks[*sourcev1.Bucket]{
+	return reconcile.Run(ctx, r.Driver(), req, &sourcev1.Bucket{}, reconcile.Hooks[*sourcev1.Bucket]{
 		Kind:      sourcev1.BucketKind,
 		Suspended: func(obj *sourcev1.Bucket) bool { return obj.Spec.Suspend },
 		Finalize:  r.finalize,
@@ -94,7 +77,7 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *sourcev1.Bucket) (*outc
 	if err != nil {
 		return out, err
 	}
-	if out.revision, err = ix.Revision(r.DigestAlgorithm); err != nil {
+	if out.revision, err = ix.Revision(r.Storage.Algorithm()); err != nil {
 		return out, &errs.Stalling{Err: err, Reason: meta.FailedReason}
 	}
 	if r.upToDate(obj, out.revision) {
@@ -217,7 +200,7 @@ func (r *Reconciler) fetchAndStore(ctx context.Context, obj *sourcev1.Bucket, c 
 	}
 	// Objects may have changed between listing and download; the artifact
 	// is named after what was actually fetched, as in Flux.
-	if out.revision, err = got.Revision(r.DigestAlgorithm); err != nil {
+	if out.revision, err = got.Revision(r.Storage.Algorithm()); err != nil {
 		return &errs.Stalling{Err: err, Reason: meta.FailedReason}
 	}
 	if ignoreText != "" {

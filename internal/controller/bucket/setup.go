@@ -1,13 +1,9 @@
 package bucket
 
 import (
-	"fmt"
-	"time"
-
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
-	"github.com/weir-gitops/weir/internal/artifact"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
 
@@ -18,13 +14,5 @@ type SetupOptions = reconcile.SetupOptions
 // and reconcile requests (annotation) trigger a reconcile; status writes of
 // our own do not.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts SetupOptions) error {
-	alg, err := artifact.ParseAlgorithm(string(r.DigestAlgorithm))
-	if err != nil {
-		return fmt.Errorf("bucket controller: %w", err)
-	}
-	r.DigestAlgorithm = alg
-	if r.Now == nil {
-		r.Now = time.Now
-	}
 	return reconcile.Setup(mgr, &sourcev1.Bucket{}, r, opts)
 }

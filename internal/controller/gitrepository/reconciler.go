@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -14,28 +13,16 @@ import (
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/artifact"
+	"github.com/weir-gitops/weir/internal/controller/source"
 	"github.com/weir-gitops/weir/internal/git"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
-	"github.com/weir-gitops/weir/internal/runtime/events"
-	"github.com/weir-gitops/weir/internal/runtime/metrics"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
 
 // Reconciler reconciles GitRepository objects.
 type Reconciler struct {
-	Client client.Client
-	// APIReader reads Secrets uncached, so credentials are never held in a
-	// cluster-wide cache.
-	APIReader        client.Reader
-	Storage          *artifact.Storage
-	Git              git.Client
-	Events           *events.Recorder
-	Metrics          *metrics.Recorder
-	RetentionTTL     time.Duration
-	RetentionRecords int
-	// Jitter is --interval-jitter-percentage.
-	Jitter float64
-	Now    func() time.Time
+	source.Deps
+	Git git.Client
 }
 
 func defaultGitClient() git.Client { return git.NewClient() }
@@ -43,8 +30,7 @@ func defaultGitClient() git.Client { return git.NewClient() }
 // Reconcile runs the shared skeleton (internal/runtime/reconcile) with this
 // kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	driver := reconcile.Driver{Client: r.Client, Metrics: r.Metrics, Jitter: r.Jitter, Now: r.Now}
-	return reconcile.Run(ctx, driver, req, &sourcev1.GitRepository{}, reconcile.Hooks[*sourcev1.GitRepository]{
+	return reconcile.Run(ctx, r.Driver(), req, &sourcev1.GitRepository{}, reconcile.Hooks[*sourcev1.GitRepository]{
 		Kind:      sourcev1.GitRepositoryKind,
 		Suspended: func(obj *sourcev1.GitRepository) bool { return obj.Spec.Suspend },
 		Finalize:  r.finalize,

@@ -6,41 +6,27 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/artifact"
+	"github.com/weir-gitops/weir/internal/controller/source"
 	"github.com/weir-gitops/weir/internal/oci"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
-	"github.com/weir-gitops/weir/internal/runtime/events"
-	"github.com/weir-gitops/weir/internal/runtime/metrics"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
 
 // Reconciler reconciles OCIRepository objects.
 type Reconciler struct {
-	Client client.Client
-	// APIReader reads Secrets and ServiceAccounts uncached, so credentials
-	// are never held in a cluster-wide cache.
-	APIReader        client.Reader
-	Storage          *artifact.Storage
-	OCI              oci.Client
-	Events           *events.Recorder
-	Metrics          *metrics.Recorder
-	RetentionTTL     time.Duration
-	RetentionRecords int
-	// Jitter is --interval-jitter-percentage.
-	Jitter float64
+	source.Deps
+	OCI oci.Client
 	// MaxLayerSize bounds an extracted layer's content, or a copied
 	// layer's blob; 0 means artifact.DefaultMaxUntarSize, negative means
 	// unbounded.
 	MaxLayerSize int64
-	Now          func() time.Time
 }
 
 func defaultOCIClient() oci.Client { return oci.NewClient() }
@@ -48,8 +34,7 @@ func defaultOCIClient() oci.Client { return oci.NewClient() }
 // Reconcile runs the shared skeleton (internal/runtime/reconcile) with this
 // kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	driver := reconcile.Driver{Client: r.Client, Metrics: r.Metrics, Jitter: r.Jitter, Now: r.Now}
-	return reconcile.Run(ctx, driver, req, &sourcev1.OCIRepository{}, reconcile.Hooks[*sourcev1.OCIRepository]{
+	return reconcile.Run(ctx, r.Driver(), req, &sourcev1.OCIRepository{}, reconcile.Hooks[*sourcev1.OCIRepository]{
 		Kind:      sourcev1.OCIRepositoryKind,
 		Suspended: func(obj *sourcev1.OCIRepository) bool { return obj.Spec.Suspend },
 		Finalize:  r.finalize,

@@ -22,7 +22,6 @@ import (
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/artifact"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
-	"github.com/weir-gitops/weir/internal/runtime/events"
 	"github.com/weir-gitops/weir/internal/testenv"
 	"github.com/weir-gitops/weir/internal/testenv/ociregistry"
 )
@@ -41,12 +40,8 @@ func startController(ctx context.Context, env *testenv.Env) (err error) {
 		return err
 	}
 	return testenv.StartManager(ctx, env, func(mgr ctrl.Manager) error {
-		r := &Reconciler{
-			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Storage: storage,
-			Events:           events.NewRecorder(mgr.GetEventRecorderFor("source-controller"), env.Scheme, "source-controller", "test", ""),
-			RetentionRecords: 2, RetentionTTL: time.Minute,
-		}
-		return r.SetupWithManager(mgr, SetupOptions{MaxConcurrentReconciles: 4, MinRetryDelay: 100 * time.Millisecond, MaxRetryDelay: time.Second})
+		r := &Reconciler{Deps: testenv.SourceDeps(mgr, storage)}
+		return r.SetupWithManager(mgr, testenv.FastQueue)
 	})
 }
 

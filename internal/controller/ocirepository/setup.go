@@ -1,8 +1,6 @@
 package ocirepository
 
 import (
-	"time"
-
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
@@ -18,9 +16,6 @@ type SetupOptions = reconcile.SetupOptions
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts SetupOptions) error {
 	if r.OCI == nil {
 		r.OCI = defaultOCIClient()
-	}
-	if r.Now == nil {
-		r.Now = time.Now
 	}
 	return reconcile.Setup(mgr, &sourcev1.OCIRepository{}, r, opts)
 }

@@ -1,0 +1,40 @@
+// Package source holds what the source reconcilers (GitRepository,
+// OCIRepository, Bucket) share: where artifacts are stored, how events and
+// metrics are recorded, the retention policy and the interval jitter. The
+// assembly fills one Deps and hands it to each reconciler.
+package source
+
+import (
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/weir-gitops/weir/internal/artifact"
+	"github.com/weir-gitops/weir/internal/runtime/events"
+	"github.com/weir-gitops/weir/internal/runtime/metrics"
+	"github.com/weir-gitops/weir/internal/runtime/reconcile"
+)
+
+// Deps is embedded in every source reconciler.
+type Deps struct {
+	Client client.Client
+	// APIReader reads Secrets and ServiceAccounts uncached, so credentials
+	// are never held in a cluster-wide cache.
+	APIReader client.Reader
+	Storage   *artifact.Storage
+	Events    *events.Recorder
+	Metrics   *metrics.Recorder
+	// RetentionTTL and RetentionRecords are --artifact-retention-ttl and
+	// --artifact-retention-records.
+	RetentionTTL     time.Duration
+	RetentionRecords int
+	// Jitter is --interval-jitter-percentage.
+	Jitter float64
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// Driver returns what the reconcile skeleton needs from Deps.
+func (d Deps) Driver() reconcile.Driver {
+	return reconcile.Driver{Client: d.Client, Metrics: d.Metrics, Jitter: d.Jitter, Now: d.Now}
+}
