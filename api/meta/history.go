@@ -1,6 +1,10 @@
 package meta
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // MaxHistorySize is how many snapshots a History keeps.
 const MaxHistorySize = 5
@@ -46,4 +50,36 @@ func (h History) Latest() *Snapshot {
 		return nil
 	}
 	return &h[0]
+}
+
+// Upsert records one reconciliation outcome. A snapshot with the same digest
+// and status is updated (last time, duration, count, metadata) and moved to
+// the front; otherwise a new snapshot is prepended. At most MaxHistorySize
+// snapshots are kept, newest first.
+func (h *History) Upsert(digest string, at time.Time, took time.Duration, status string, metadata map[string]string) {
+	now := metav1.NewTime(at)
+	for i, s := range *h {
+		if s.Digest != digest || s.LastReconciledStatus != status {
+			continue
+		}
+		s.LastReconciled = now
+		s.LastReconciledDuration = metav1.Duration{Duration: took}
+		s.TotalReconciliations++
+		s.Metadata = metadata
+		rest := append((*h)[:i:i], (*h)[i+1:]...)
+		*h = append(History{s}, rest...)
+		return
+	}
+	*h = append(History{{
+		Digest:                 digest,
+		FirstReconciled:        now,
+		LastReconciled:         now,
+		LastReconciledDuration: metav1.Duration{Duration: took},
+		LastReconciledStatus:   status,
+		TotalReconciliations:   1,
+		Metadata:               metadata,
+	}}, *h...)
+	if len(*h) > MaxHistorySize {
+		*h = (*h)[:MaxHistorySize]
+	}
 }

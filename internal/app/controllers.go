@@ -12,6 +12,7 @@ type controller struct {
 // Names follow Flux's components without the "-controller" suffix.
 var registry = []controller{
 	{name: "source", setup: setupSource},
+	{name: "kustomize", setup: setupKustomize},
 }
 
 // AllControllers returns the names --controllers accepts.

@@ -45,6 +45,15 @@ type Options struct {
 	NoCrossNamespaceRefs  bool
 	DefaultServiceAccount string
 
+	// kustomize-controller.
+	ConcurrentSSA          int
+	NoRemoteBases          bool
+	HTTPRetry              int
+	OverrideManagers       []string
+	CustomApplyStageKinds  []string
+	InsecureKubeConfigExec bool
+	InsecureKubeConfigTLS  bool
+
 	StoragePath              string
 	StorageAddr              string
 	StorageAdvAddr           string
@@ -75,6 +84,8 @@ func DefaultOptions() Options {
 		KubeAPIBurst:              300,
 		WatchAllNamespaces:        true,
 		WatchConfigsLabelSelector: "reconcile.fluxcd.io/watch=Enabled",
+		ConcurrentSSA:             4,
+		HTTPRetry:                 9,
 		StoragePath:               envOr("STORAGE_PATH", "/data"),
 		StorageAddr:               ":9090",
 		ArtifactRetentionTTL:      time.Minute,
@@ -109,6 +120,13 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.Var(newFeatureGates(&o.FeatureGates), "feature-gates", "feature gates: A=true,B=false")
 	fs.BoolVar(&o.NoCrossNamespaceRefs, "no-cross-namespace-refs", o.NoCrossNamespaceRefs, "refuse references to objects in other namespaces")
 	fs.StringVar(&o.DefaultServiceAccount, "default-service-account", o.DefaultServiceAccount, "service account to impersonate when an object names none")
+	fs.IntVar(&o.ConcurrentSSA, "concurrent-ssa", o.ConcurrentSSA, "server-side apply requests a Kustomization runs at once")
+	fs.BoolVar(&o.NoRemoteBases, "no-remote-bases", o.NoRemoteBases, "refuse kustomize remote bases and URLs: builds read only the source artifact")
+	fs.IntVar(&o.HTTPRetry, "http-retry", o.HTTPRetry, "retries of a failed artifact download")
+	fs.StringSliceVar(&o.OverrideManagers, "override-manager", o.OverrideManagers, "field managers whose fields server-side apply takes over")
+	fs.StringSliceVar(&o.CustomApplyStageKinds, "custom-apply-stage-kinds", o.CustomApplyStageKinds, "kinds (Kind.group) applied in a stage of their own before the rest")
+	fs.BoolVar(&o.InsecureKubeConfigExec, "insecure-kubeconfig-exec", o.InsecureKubeConfigExec, "allow exec credential plugins in spec.kubeConfig")
+	fs.BoolVar(&o.InsecureKubeConfigTLS, "insecure-kubeconfig-tls", o.InsecureKubeConfigTLS, "allow kubeconfigs in spec.kubeConfig that skip TLS verification")
 	fs.StringVar(&o.StoragePath, "storage-path", o.StoragePath, "directory artifacts are stored in")
 	fs.StringVar(&o.StorageAddr, "storage-addr", o.StorageAddr, "address the artifact file server binds to")
 	fs.StringVar(&o.StorageAdvAddr, "storage-adv-addr", o.StorageAdvAddr, "host:port written into artifact URLs (default: the storage address on this host)")

@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -132,13 +133,25 @@ func (e *Env) WaitHandled(t testing.TB, obj Reconciled) {
 // message.
 func (e *Env) AssertEvent(t testing.TB, obj client.Object, reason, message string) {
 	t.Helper()
+	e.assertEvent(t, obj, reason, message, func(m string) bool { return m == message })
+}
+
+// AssertEventPrefix is AssertEvent for messages that start with prefix, for
+// messages that carry durations.
+func (e *Env) AssertEventPrefix(t testing.TB, obj client.Object, reason, prefix string) {
+	t.Helper()
+	e.assertEvent(t, obj, reason, prefix+"…", func(m string) bool { return strings.HasPrefix(m, prefix) })
+}
+
+func (e *Env) assertEvent(t testing.TB, obj client.Object, reason, message string, match func(string) bool) {
+	t.Helper()
 	Eventually(t, DefaultTimeout, func(ctx context.Context) (bool, string) {
 		var list corev1.EventList
 		if err := e.Client.List(ctx, &list, client.InNamespace(obj.GetNamespace())); err != nil {
 			return false, err.Error()
 		}
 		for _, ev := range list.Items {
-			if ev.InvolvedObject.Name == obj.GetName() && ev.Reason == reason && ev.Message == message {
+			if ev.InvolvedObject.Name == obj.GetName() && ev.Reason == reason && match(ev.Message) {
 				return true, ""
 			}
 		}

@@ -33,10 +33,13 @@ type Waiting struct {
 func (e *Waiting) Error() string { return e.Err.Error() }
 func (e *Waiting) Unwrap() error { return e.Err }
 
-// Generic is a failure to retry with backoff.
+// Generic is a failure to retry: with backoff, or after RetryAfter when set
+// (Kustomization's spec.retryInterval).
 type Generic struct {
 	Err    error
 	Reason string
+	// RetryAfter, when positive, replaces the backoff with a fixed delay.
+	RetryAfter time.Duration
 }
 
 func (e *Generic) Error() string { return e.Err.Error() }
@@ -69,4 +72,13 @@ func AsWaiting(err error) (*Waiting, bool) {
 	var w *Waiting
 	ok := errors.As(err, &w)
 	return w, ok
+}
+
+// RetryAfter returns the fixed retry delay a Generic error asks for, or 0.
+func RetryAfter(err error) time.Duration {
+	var g *Generic
+	if errors.As(err, &g) {
+		return g.RetryAfter
+	}
+	return 0
 }

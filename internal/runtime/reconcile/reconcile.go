@@ -87,7 +87,8 @@ func Run[T Object](ctx context.Context, d Driver, req ctrl.Request, obj T, h Hoo
 
 // Result turns a phase error into the queue's reaction: success requeues
 // after the interval (with jitter), a stall waits for a spec change, a wait
-// requeues after its delay, anything else retries with backoff.
+// requeues after its delay, a failure with a fixed retry delay requeues after
+// it, anything else retries with backoff.
 func Result(interval time.Duration, jitter float64, err error) (ctrl.Result, error) {
 	if err == nil {
 		return ctrl.Result{RequeueAfter: Jitter(interval, jitter)}, nil
@@ -97,6 +98,9 @@ func Result(interval time.Duration, jitter float64, err error) (ctrl.Result, err
 	}
 	if w, ok := errs.AsWaiting(err); ok {
 		return ctrl.Result{RequeueAfter: w.RequeueAfter}, nil
+	}
+	if d := errs.RetryAfter(err); d > 0 {
+		return ctrl.Result{RequeueAfter: d}, nil
 	}
 	return ctrl.Result{}, err
 }

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
@@ -20,20 +21,33 @@ type SetupOptions struct {
 	MaxRetryDelay           time.Duration
 }
 
+// Watch is a further source of reconcile requests: changes to objects of
+// some kind, mapped by Handler to the objects to reconcile.
+type Watch struct {
+	Object     client.Object
+	Handler    handler.EventHandler
+	Predicates []predicate.Predicate
+}
+
 // Setup registers r for kind obj. Only spec changes (generation) and
 // reconcile requests (annotations) trigger a reconcile; the controller's own
-// status writes do not.
-func Setup(mgr ctrl.Manager, obj client.Object, r crreconcile.Reconciler, opts SetupOptions) error {
+// status writes do not. watches add other triggers, such as a source's new
+// artifact or a dependency becoming ready.
+func Setup(mgr ctrl.Manager, obj client.Object, r crreconcile.Reconciler, opts SetupOptions, watches ...Watch) error {
 	if opts.MinRetryDelay == 0 {
 		opts.MinRetryDelay = 750 * time.Millisecond
 	}
 	if opts.MaxRetryDelay == 0 {
 		opts.MaxRetryDelay = 15 * time.Minute
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		For(obj, builder.WithPredicates(
 			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}),
-		)).
+		))
+	for _, w := range watches {
+		b = b.Watches(w.Object, w.Handler, builder.WithPredicates(w.Predicates...))
+	}
+	return b.
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: max(opts.MaxConcurrentReconciles, 1),
 			RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[crreconcile.Request](

@@ -31,6 +31,8 @@ type Commit struct {
 	// Files maps slash-separated paths to contents. They are laid over the
 	// branch's current tree: files not named here stay as they were.
 	Files map[string]string
+	// Delete lists slash-separated paths removed in this commit.
+	Delete []string
 	// Message is the commit message; "commit" when empty.
 	Message string
 	// Tag, when set, is an annotated tag pushed along with the commit.
@@ -94,6 +96,11 @@ func push(r Remote, c Commit) (string, error) {
 	for path, content := range c.Files {
 		if err := util.WriteFile(wt.Filesystem, path, []byte(content), 0o644); err != nil {
 			return "", fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	for _, path := range c.Delete {
+		if _, err := wt.Remove(path); err != nil {
+			return "", fmt.Errorf("remove %s: %w", path, err)
 		}
 	}
 	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {

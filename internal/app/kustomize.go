@@ -1,0 +1,84 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/weir-gitops/weir/internal/artifact"
+	"github.com/weir-gitops/weir/internal/controller/kustomization"
+	"github.com/weir-gitops/weir/internal/runtime/events"
+	"github.com/weir-gitops/weir/internal/runtime/reconcile"
+)
+
+// kustomizeConcurrency is Flux's kustomize-controller --concurrent default.
+const kustomizeConcurrency = 4
+
+func setupKustomize(ctx context.Context, deps *Deps) error {
+	opts, mgr := deps.Options, deps.Manager
+	stages, err := parseGroupKinds(opts.CustomApplyStageKinds)
+	if err != nil {
+		return err
+	}
+	gates := opts.FeatureGates
+	concurrency := opts.Concurrent
+	if concurrency == 0 {
+		concurrency = kustomizeConcurrency
+	}
+	r := &kustomization.Reconciler{
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Clients: &kustomization.ClientFactory{
+			Config: mgr.GetConfig(), Mapper: mgr.GetRESTMapper(), Scheme: mgr.GetScheme(), Reader: mgr.GetAPIReader(),
+			DefaultServiceAccount:  opts.DefaultServiceAccount,
+			InsecureKubeConfigExec: opts.InsecureKubeConfigExec,
+			InsecureKubeConfigTLS:  opts.InsecureKubeConfigTLS,
+		},
+		Events: events.NewRecorder(mgr.GetEventRecorderFor(kustomization.ControllerName), mgr.GetScheme(),
+			kustomization.ControllerName, os.Getenv("POD_NAME"), opts.EventsAddr),
+		Metrics: deps.Metrics,
+		Fetcher: &artifact.Fetcher{Retries: opts.HTTPRetry},
+		Options: kustomization.Options{
+			RequeueDependency:          opts.RequeueDependency,
+			NoCrossNamespaceRefs:       opts.NoCrossNamespaceRefs,
+			NoRemoteBases:              opts.NoRemoteBases,
+			ConcurrentSSA:              opts.ConcurrentSSA,
+			Jitter:                     opts.IntervalJitter,
+			OverrideManagers:           opts.OverrideManagers,
+			CustomStageKinds:           stages,
+			AllowExternalArtifact:      gates["ExternalArtifact"],
+			AdditiveCELDependencyCheck: gates["AdditiveCELDependencyCheck"],
+			AllowUndefinedVariables:    gateOff(gates, "StrictPostBuildSubstitutions"),
+			DisableFailFast:            gates["DisableFailFastBehavior"],
+		},
+	}
+	return r.SetupWithManager(ctx, mgr, reconcile.SetupOptions{
+		MaxConcurrentReconciles: concurrency,
+		MinRetryDelay:           opts.MinRetryDelay,
+		MaxRetryDelay:           opts.MaxRetryDelay,
+	})
+}
+
+// gateOff reports whether a gate that defaults to on was turned off.
+func gateOff(gates map[string]bool, name string) bool {
+	on, set := gates[name]
+	return set && !on
+}
+
+// parseGroupKinds reads --custom-apply-stage-kinds values: "Kind.group" or
+// "Kind" for the core group.
+func parseGroupKinds(values []string) ([]schema.GroupKind, error) {
+	var out []schema.GroupKind
+	for _, v := range values {
+		kind, group, _ := strings.Cut(strings.TrimSpace(v), ".")
+		if kind == "" {
+			return nil, fmt.Errorf("--custom-apply-stage-kinds: %q is not Kind.group", v)
+		}
+		out = append(out, schema.GroupKind{Group: group, Kind: kind})
+	}
+	return out, nil
+}
+

@@ -1,0 +1,59 @@
+package kustomization
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/runtime/conditions"
+	"github.com/weir-gitops/weir/internal/runtime/errs"
+)
+
+// recordEvents tells people what happened, with Flux's messages: the change
+// set of the apply and of the prune ("Deployment/apps/podinfo configured"),
+// a passed health check when it had not passed before, the end of a
+// successful reconcile, or the failure.
+func (r *Reconciler) recordEvents(ctx context.Context, obj *kustomizev1.Kustomization, out *outcome, err error, took time.Duration) {
+	if r.Events == nil || out == nil {
+		return
+	}
+	md := map[string]string{}
+	if out.revision != "" {
+		md["revision"] = out.revision
+	}
+	if out.originRevision != "" {
+		md["originRevision"] = out.originRevision
+	}
+	if out.applied != nil {
+		if changes := out.applied.Changes(); changes != "" {
+			r.Events.Normal(ctx, obj, meta.ProgressingReason, md, "%s", changes)
+		}
+	}
+	if out.pruned != nil {
+		if changes := out.pruned.Changes(); changes != "" {
+			r.Events.Normal(ctx, obj, meta.ProgressingReason, md, "%s", changes)
+		}
+	}
+	if err != nil {
+		reason := errs.Reason(err, meta.ReconciliationFailedReason)
+		if w, ok := errs.AsWaiting(err); ok && !errors.Is(err, errDependencyCycle) {
+			if reason == meta.DependencyNotReadyReason {
+				r.Events.Normal(ctx, obj, reason, md, "Dependencies do not meet ready condition, retrying in %s", w.RequeueAfter)
+			}
+			return
+		}
+		r.Events.Warning(ctx, obj, reason, md, "%s", err)
+		return
+	}
+	if out.healthChecked && (!out.wasHealthy || out.applied.Changes() != "") {
+		r.Events.Normal(ctx, obj, meta.ProgressingReason, md, "Health check passed in %s", out.healthTook)
+	}
+	done := map[string]string{"commit_status": "update"}
+	for k, v := range md {
+		done[k] = v
+	}
+	r.Events.Normal(ctx, obj, conditions.Get(obj, meta.ReadyCondition).Reason, done,
+		"Reconciliation finished in %s, next run in %s", took.Round(time.Millisecond), obj.Spec.Interval.Duration)
+}

@@ -1,0 +1,86 @@
+package kustomization
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/runtime/errs"
+	"github.com/weir-gitops/weir/internal/ssa"
+)
+
+// healthChecks are a Kustomization's compiled spec.healthCheckExprs.
+type healthChecks struct{}
+
+// compileHealthChecks compiles spec.healthCheckExprs; an expression that
+// does not compile stalls the Kustomization until its spec changes.
+func (r *Reconciler) compileHealthChecks(obj *kustomizev1.Kustomization) (*healthChecks, error) {
+	if len(obj.Spec.HealthCheckExprs) == 0 {
+		return nil, nil
+	}
+	return nil, &errs.Stalling{
+		Err:    fmt.Errorf("spec.healthCheckExprs are not evaluated by this build of weir"),
+		Reason: meta.InvalidCELExpressionReason,
+	}
+}
+
+// evalReadyExpr evaluates a dependsOn readyExpr.
+func (r *Reconciler) evalReadyExpr(_ context.Context, _ string, _, _ *kustomizev1.Kustomization) (bool, error) {
+	return false, &errs.Stalling{
+		Err:    fmt.Errorf("dependsOn readyExpr is not evaluated by this build of weir"),
+		Reason: meta.InvalidCELExpressionReason,
+	}
+}
+
+// checkHealth waits for what spec.wait or spec.healthChecks name, up to
+// spec.timeout, and records the time it took.
+func (r *Reconciler) checkHealth(ctx context.Context, obj *kustomizev1.Kustomization, mgr *ssa.Manager,
+	_ *healthChecks, cs *ssa.ChangeSet, out *outcome) error {
+	var objects []ssa.ObjMetadata
+	switch {
+	case obj.Spec.Wait:
+		objects = cs.Objects()
+	case len(obj.Spec.HealthChecks) > 0:
+		for _, ref := range obj.Spec.HealthChecks {
+			gv, err := schema.ParseGroupVersion(ref.APIVersion)
+			if err != nil {
+				return &errs.Stalling{Err: fmt.Errorf("invalid health check apiVersion %q: %w", ref.APIVersion, err), Reason: meta.HealthCheckFailedReason}
+			}
+			objects = append(objects, ssa.ObjMetadata{
+				Namespace: ref.Namespace, Name: ref.Name,
+				GroupKind: schema.GroupKind{Group: gv.Group, Kind: ref.Kind},
+			})
+		}
+	}
+	// A Kustomization never waits for itself.
+	self := ssa.ObjMetadata{Namespace: obj.Namespace, Name: obj.Name,
+		GroupKind: schema.GroupKind{Group: kustomizev1.GroupVersion.Group, Kind: kustomizev1.KustomizationKind}}
+	toCheck := objects[:0:0]
+	for _, o := range objects {
+		if o != self {
+			toCheck = append(toCheck, o)
+		}
+	}
+	if len(toCheck) == 0 {
+		return nil
+	}
+	start := time.Now()
+	timeout := obj.GetTimeout()
+	if deadline, ok := ctx.Deadline(); ok {
+		timeout = min(timeout, time.Until(deadline))
+	}
+	if err := mgr.Wait(ctx, toCheck, timeout); err != nil {
+		return r.retry(obj, meta.HealthCheckFailedReason, err)
+	}
+	out.healthChecked, out.healthTook = true, time.Since(start)
+	return nil
+}
+
+func isHealthy(obj *kustomizev1.Kustomization) bool {
+	return apimeta.IsStatusConditionTrue(obj.Status.Conditions, meta.HealthyCondition)
+}

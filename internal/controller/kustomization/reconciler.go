@@ -1,0 +1,319 @@
+package kustomization
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/artifact"
+	"github.com/weir-gitops/weir/internal/inventory"
+	"github.com/weir-gitops/weir/internal/kustomize"
+	"github.com/weir-gitops/weir/internal/runtime/errs"
+	"github.com/weir-gitops/weir/internal/runtime/events"
+	"github.com/weir-gitops/weir/internal/runtime/metrics"
+	"github.com/weir-gitops/weir/internal/runtime/reconcile"
+	"github.com/weir-gitops/weir/internal/ssa"
+)
+
+// ControllerName is the field manager and event source, as in Flux.
+const ControllerName = "kustomize-controller"
+
+// Reconciler reconciles Kustomization objects.
+type Reconciler struct {
+	// Client is the manager's (cached) client: Kustomizations and sources.
+	Client client.Client
+	// APIReader reads uncached: dependencies (fresh status), ConfigMaps and
+	// Secrets (never held in a cluster-wide cache).
+	APIReader client.Reader
+	// Clients builds the clients that apply: the controller's own, one
+	// impersonating a service account, or one for a remote cluster.
+	Clients *ClientFactory
+	Events  *events.Recorder
+	Metrics *metrics.Recorder
+	// Fetcher downloads artifacts; a default Fetcher when nil.
+	Fetcher *artifact.Fetcher
+	Options Options
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// Options are the controller's flags and feature gates.
+type Options struct {
+	// RequeueDependency is --requeue-dependency: how soon a Kustomization
+	// waiting for a dependency or an artifact looks again, as a safety net
+	// behind the watches.
+	RequeueDependency time.Duration
+	// NoCrossNamespaceRefs is --no-cross-namespace-refs.
+	NoCrossNamespaceRefs bool
+	// NoRemoteBases is --no-remote-bases.
+	NoRemoteBases bool
+	// ConcurrentSSA is --concurrent-ssa.
+	ConcurrentSSA int
+	// Jitter is --interval-jitter-percentage.
+	Jitter float64
+	// OverrideManagers is --override-manager.
+	OverrideManagers []string
+	// CustomStageKinds is --custom-apply-stage-kinds.
+	CustomStageKinds []schema.GroupKind
+	// AllowExternalArtifact is the ExternalArtifact feature gate.
+	AllowExternalArtifact bool
+	// AdditiveCELDependencyCheck is the feature gate of that name: a
+	// readyExpr adds to the built-in dependency check instead of replacing
+	// it.
+	AdditiveCELDependencyCheck bool
+	// AllowUndefinedVariables turns strict substitution off
+	// (StrictPostBuildSubstitutions=false).
+	AllowUndefinedVariables bool
+	// DisableFailFast is the DisableFailFastBehavior feature gate.
+	DisableFailFast bool
+	// HealthPollInterval is how often health checks read the objects;
+	// ssa's default when zero.
+	HealthPollInterval time.Duration
+}
+
+func (r *Reconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *Reconciler) driver() reconcile.Driver {
+	return reconcile.Driver{Client: r.Client, Metrics: r.Metrics, Jitter: r.Options.Jitter, Now: r.Now}
+}
+
+// Reconcile runs the shared skeleton with this kind's phases.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	return reconcile.Run(ctx, r.driver(), req, &kustomizev1.Kustomization{}, reconcile.Hooks[*kustomizev1.Kustomization]{
+		Kind:      kustomizev1.KustomizationKind,
+		Suspended: func(obj *kustomizev1.Kustomization) bool { return obj.Spec.Suspend },
+		Finalize:  r.finalize,
+		Reconcile: func(ctx context.Context, obj *kustomizev1.Kustomization) error {
+			start := r.now()
+			out, err := r.reconcile(ctx, obj)
+			applyStatus(obj, out, err, r.now(), r.now().Sub(start))
+			r.recordEvents(ctx, obj, out, err, r.now().Sub(start))
+			return err
+		},
+	})
+}
+
+// outcome is what the phases observed; applyStatus turns it into status.
+type outcome struct {
+	// revision and originRevision of the source artifact, once resolved.
+	revision       string
+	originRevision string
+	// attempted is true once the artifact was fetched: the run counts as an
+	// attempt of revision.
+	attempted bool
+	// checksum of the build, for status.history; empty before the build.
+	checksum string
+	// applied is the apply's change set; pruned the prune's.
+	applied *ssa.ChangeSet
+	pruned  *ssa.ChangeSet
+	// inventory is the new inventory, set once the apply succeeded.
+	inventory *kustomizev1.ResourceInventory
+	// healthChecked is true when a health check ran and passed; healthTook
+	// is how long it took.
+	healthChecked bool
+	healthTook    time.Duration
+	// wasHealthy is the Healthy condition before this run.
+	wasHealthy bool
+	// cycle is the dependency cycle found, if any.
+	cycle []string
+}
+
+// reconcile runs the phases in order and stops at the first error.
+func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomization) (*outcome, error) {
+	out := &outcome{wasHealthy: isHealthy(obj)}
+	checks, err := r.compileHealthChecks(obj)
+	if err != nil {
+		return out, err
+	}
+	src, err := r.getSource(ctx, obj)
+	if err != nil {
+		return out, err
+	}
+	a := src.GetArtifact()
+	if a == nil {
+		return out, &errs.Waiting{
+			Err:          fmt.Errorf("Source artifact not found, retrying in %s", r.Options.RequeueDependency), //nolint:staticcheck // Flux's message
+			Reason:       meta.ArtifactFailedReason,
+			RequeueAfter: r.Options.RequeueDependency,
+		}
+	}
+	out.revision = a.Revision
+	out.originRevision = a.Metadata[originRevisionKey]
+
+	if len(obj.Spec.DependsOn) > 0 {
+		if err := r.checkDependencies(ctx, obj, src, out); err != nil {
+			return out, err
+		}
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, obj.GetTimeout())
+	defer cancel()
+	dir, err := os.MkdirTemp("", "kustomization-")
+	if err != nil {
+		return out, r.retry(obj, meta.ReconciliationFailedReason, fmt.Errorf("tmp dir error: %w", err))
+	}
+	defer os.RemoveAll(dir)
+	if err := r.fetch(ctx, obj, a, dir); err != nil {
+		return out, err
+	}
+	out.attempted = true
+
+	kube, err := r.Clients.For(ctx, obj)
+	if err != nil {
+		return out, r.retry(obj, meta.ReconciliationFailedReason, err)
+	}
+	objects, err := r.build(ctx, obj, dir, out)
+	if err != nil {
+		return out, err
+	}
+	return out, r.apply(ctx, obj, kube, objects, checks, out)
+}
+
+// fetch downloads and extracts the artifact into dir and checks spec.path.
+func (r *Reconciler) fetch(ctx context.Context, obj *kustomizev1.Kustomization, a *meta.Artifact, dir string) error {
+	fetcher := r.Fetcher
+	if fetcher == nil {
+		fetcher = &artifact.Fetcher{}
+	}
+	if err := fetcher.Fetch(ctx, a.URL, a.Digest, dir); err != nil {
+		if errors.Is(err, artifact.ErrArtifactNotFound) {
+			return &errs.Waiting{
+				Err:          fmt.Errorf("Source is not ready, artifact not found, retrying in %s", r.Options.RequeueDependency), //nolint:staticcheck // Flux's message
+				Reason:       meta.ArtifactFailedReason,
+				RequeueAfter: r.Options.RequeueDependency,
+			}
+		}
+		return r.retry(obj, meta.ArtifactFailedReason, err)
+	}
+	// An unsafe path (absolute, climbing out) is left to the build, which
+	// refuses it without touching the disk.
+	if rel := filepath.FromSlash(trimDotSlash(obj.Spec.Path)); filepath.IsLocal(rel) {
+		if _, err := os.Stat(filepath.Join(dir, rel)); err != nil {
+			return r.retry(obj, meta.ArtifactFailedReason, fmt.Errorf("kustomization path not found: %w", relativeTo(err, dir)))
+		}
+	}
+	return nil
+}
+
+// build renders the objects to apply; see internal/kustomize.
+func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, dir string, out *outcome) ([]*unstructured.Unstructured, error) {
+	opts := kustomize.FromSpec(dir, &obj.Spec)
+	opts.NoRemoteBases = r.Options.NoRemoteBases
+	if opts.PostBuild != nil {
+		vars, err := r.variables(ctx, obj)
+		if err != nil {
+			return nil, r.retry(obj, meta.BuildFailedReason, err)
+		}
+		opts.PostBuild.Vars = vars
+		opts.PostBuild.Options.AllowUndefined = r.Options.AllowUndefinedVariables
+	}
+	if err := r.configureDecryption(ctx, obj, &opts); err != nil {
+		return nil, r.retry(obj, meta.BuildFailedReason, err)
+	}
+	res, err := kustomize.Build(ctx, opts)
+	if err != nil {
+		return nil, r.retry(obj, meta.BuildFailedReason, relativeTo(err, dir))
+	}
+	out.checksum = res.Checksum
+	return res.Objects, nil
+}
+
+// apply applies, records the inventory, prunes and checks health.
+func (r *Reconciler) apply(ctx context.Context, obj *kustomizev1.Kustomization, kube client.Client,
+	objects []*unstructured.Unstructured, checks *healthChecks, out *outcome) error {
+	mgr := ssa.NewManager(kube, ssa.Options{Concurrency: r.Options.ConcurrentSSA, PollInterval: r.Options.HealthPollInterval})
+	owner := &ssa.Owner{Name: obj.Name, Namespace: obj.Namespace}
+	cs, err := mgr.Apply(ctx, objects, ssa.ApplyOptions{
+		FieldManager:     ControllerName,
+		Force:            obj.Spec.Force,
+		Owner:            owner,
+		CustomStageKinds: r.Options.CustomStageKinds,
+		OverrideManagers: r.Options.OverrideManagers,
+	})
+	out.applied = cs
+	if err != nil {
+		if cs != nil {
+			if changes := cs.Changes(); changes != "" {
+				err = fmt.Errorf("%w\n%s", err, changes)
+			}
+		}
+		return r.retry(obj, meta.ReconciliationFailedReason, err)
+	}
+	inv := inventory.New(cs)
+	out.inventory = &inv
+
+	if obj.Spec.Prune {
+		old := kustomizev1.ResourceInventory{}
+		if obj.Status.Inventory != nil {
+			old = *obj.Status.Inventory
+		}
+		stale, err := inventory.Diff(old, inv, cs.Skipped()...)
+		if err != nil {
+			return r.retry(obj, meta.PruneFailedReason, err)
+		}
+		if len(stale) > 0 {
+			pruned, err := mgr.Prune(ctx, stale, ssa.PruneOptions{Owner: owner})
+			out.pruned = pruned
+			if err != nil {
+				return r.retry(obj, meta.PruneFailedReason, err)
+			}
+		}
+	}
+	return r.checkHealth(ctx, obj, mgr, checks, cs, out)
+}
+
+// retry wraps a phase failure: Ready=False with reason, retried after
+// spec.retryInterval as Flux does.
+func (r *Reconciler) retry(obj *kustomizev1.Kustomization, reason string, err error) error {
+	return &errs.Generic{Err: err, Reason: reason, RetryAfter: obj.GetRetryInterval()}
+}
+
+// originRevisionKey is the artifact metadata key holding the revision an
+// OCI artifact was built from.
+const originRevisionKey = "org.opencontainers.image.revision"
+
+func trimDotSlash(p string) string {
+	for len(p) >= 2 && p[:2] == "./" {
+		p = p[2:]
+	}
+	if p == "" {
+		return "."
+	}
+	return p
+}
+
+// relativeTo rewrites the temporary directory out of an error message, so
+// messages name paths as the user wrote them and stay the same from one run
+// to the next. The original error stays reachable with errors.Is/As.
+func relativeTo(err error, dir string) error {
+	msg := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
+	msg = strings.ReplaceAll(msg, dir, ".")
+	if msg == err.Error() {
+		return err
+	}
+	return &rewordedError{msg: msg, err: err}
+}
+
+type rewordedError struct {
+	msg string
+	err error
+}
+
+func (e *rewordedError) Error() string { return e.msg }
+func (e *rewordedError) Unwrap() error { return e.err }

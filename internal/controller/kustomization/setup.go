@@ -1,0 +1,169 @@
+package kustomization
+
+import (
+	"context"
+	"fmt"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	"github.com/weir-gitops/weir/api/meta"
+	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/runtime/reconcile"
+)
+
+// Index keys on Kustomizations.
+const (
+	// sourceIndex holds "<Kind>/<namespace>/<name>" of spec.sourceRef.
+	sourceIndex = ".spec.sourceRef"
+	// dependsOnIndex holds "<namespace>/<name>" of each spec.dependsOn.
+	dependsOnIndex = ".spec.dependsOn"
+)
+
+// SetupOptions tunes the controller's work queue.
+type SetupOptions = reconcile.SetupOptions
+
+// SetupWithManager registers the reconciler, the indexes it looks
+// dependents up with, and the watches that make a Kustomization follow its
+// source and its dependencies at once.
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts SetupOptions) error {
+	idx := mgr.GetFieldIndexer()
+	if err := idx.IndexField(ctx, &kustomizev1.Kustomization{}, sourceIndex, func(o client.Object) []string {
+		k := o.(*kustomizev1.Kustomization)
+		return []string{k.Spec.SourceRef.Kind + "/" + sourceKey(k).String()}
+	}); err != nil {
+		return fmt.Errorf("indexing Kustomizations by source: %w", err)
+	}
+	if err := idx.IndexField(ctx, &kustomizev1.Kustomization{}, dependsOnIndex, func(o client.Object) []string {
+		k := o.(*kustomizev1.Kustomization)
+		keys := make([]string, 0, len(k.Spec.DependsOn))
+		for _, ref := range k.Spec.DependsOn {
+			keys = append(keys, dependencyKey(k, ref).String())
+		}
+		return keys
+	}); err != nil {
+		return fmt.Errorf("indexing Kustomizations by dependency: %w", err)
+	}
+
+	watches := []reconcile.Watch{{
+		Object:     &kustomizev1.Kustomization{},
+		Handler:    handler.EnqueueRequestsFromMapFunc(r.dependents),
+		Predicates: []predicate.Predicate{dependencyChanged{}},
+	}}
+	sources := []Source{&sourcev1.GitRepository{}, &sourcev1.OCIRepository{}, &sourcev1.Bucket{}}
+	if r.Options.AllowExternalArtifact {
+		sources = append(sources, &sourcev1.ExternalArtifact{})
+	}
+	for _, src := range sources {
+		kind := kindOf(src)
+		watches = append(watches, reconcile.Watch{
+			Object:     src,
+			Handler:    handler.EnqueueRequestsFromMapFunc(r.builtFrom(kind)),
+			Predicates: []predicate.Predicate{artifactChanged{}},
+		})
+	}
+	return reconcile.Setup(mgr, &kustomizev1.Kustomization{}, r, opts, watches...)
+}
+
+func kindOf(src Source) string {
+	switch src.(type) {
+	case *sourcev1.GitRepository:
+		return sourcev1.GitRepositoryKind
+	case *sourcev1.OCIRepository:
+		return sourcev1.OCIRepositoryKind
+	case *sourcev1.Bucket:
+		return sourcev1.BucketKind
+	default:
+		return sourcev1.ExternalArtifactKind
+	}
+}
+
+// dependents maps a Kustomization to the Kustomizations whose dependsOn
+// names it.
+func (r *Reconciler) dependents(ctx context.Context, o client.Object) []crreconcile.Request {
+	key := types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}.String()
+	return r.lookup(ctx, dependsOnIndex, key)
+}
+
+// builtFrom maps a source of kind to the Kustomizations built from it.
+func (r *Reconciler) builtFrom(kind string) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []crreconcile.Request {
+		key := kind + "/" + types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}.String()
+		return r.lookup(ctx, sourceIndex, key)
+	}
+}
+
+func (r *Reconciler) lookup(ctx context.Context, index, key string) []crreconcile.Request {
+	var list kustomizev1.KustomizationList
+	if err := r.Client.List(ctx, &list, client.MatchingFields{index: key}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing Kustomizations", "index", index, "key", key)
+		return nil
+	}
+	reqs := make([]crreconcile.Request, 0, len(list.Items))
+	for _, k := range list.Items {
+		reqs = append(reqs, crreconcile.Request{NamespacedName: types.NamespacedName{Namespace: k.Namespace, Name: k.Name}})
+	}
+	return reqs
+}
+
+// dependencyChanged passes the Kustomization events a dependent cares
+// about: creation, deletion, and a status change of readiness or applied
+// revision.
+type dependencyChanged struct{ predicate.Funcs }
+
+func (dependencyChanged) Create(event.CreateEvent) bool   { return true }
+func (dependencyChanged) Delete(event.DeleteEvent) bool   { return true }
+func (dependencyChanged) Generic(event.GenericEvent) bool { return false }
+func (dependencyChanged) Update(e event.UpdateEvent) bool {
+	older, ok1 := e.ObjectOld.(*kustomizev1.Kustomization)
+	newer, ok2 := e.ObjectNew.(*kustomizev1.Kustomization)
+	if !ok1 || !ok2 {
+		return false
+	}
+	return readinessOf(older) != readinessOf(newer)
+}
+
+// readiness is what a dependent's check reads from a dependency.
+type readiness struct {
+	generation, observed int64
+	ready                string
+	revision             string
+}
+
+func readinessOf(k *kustomizev1.Kustomization) readiness {
+	r := readiness{generation: k.Generation, observed: k.Status.ObservedGeneration, revision: k.Status.LastAppliedRevision}
+	if c := apimeta.FindStatusCondition(k.Status.Conditions, meta.ReadyCondition); c != nil {
+		r.ready = string(c.Status)
+	}
+	return r
+}
+
+// artifactChanged passes source events that bring a new artifact.
+type artifactChanged struct{ predicate.Funcs }
+
+func (artifactChanged) Create(event.CreateEvent) bool   { return true }
+func (artifactChanged) Delete(event.DeleteEvent) bool   { return false }
+func (artifactChanged) Generic(event.GenericEvent) bool { return false }
+func (artifactChanged) Update(e event.UpdateEvent) bool {
+	older, ok1 := e.ObjectOld.(Source)
+	newer, ok2 := e.ObjectNew.(Source)
+	if !ok1 || !ok2 {
+		return false
+	}
+	a, b := older.GetArtifact(), newer.GetArtifact()
+	switch {
+	case b == nil:
+		return false
+	case a == nil:
+		return true
+	default:
+		return a.Digest != b.Digest || a.Revision != b.Revision
+	}
+}
