@@ -41,9 +41,9 @@ type ClientFactory struct {
 	InsecureKubeConfigExec bool
 	InsecureKubeConfigTLS  bool
 
-	mu     sync.Mutex
-	local  map[string]client.Client // by impersonated user ("" for none)
-	httpc  *http.Client
+	mu    sync.Mutex
+	local map[string]client.Client // by impersonated user ("" for none)
+	httpc *http.Client
 }
 
 // For returns the client to apply obj's objects with.

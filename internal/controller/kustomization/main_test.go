@@ -58,7 +58,7 @@ func newReconciler(mgr ctrl.Manager, opts Options) *Reconciler {
 		Clients: &ClientFactory{
 			Config: mgr.GetConfig(), Mapper: mgr.GetRESTMapper(), Scheme: mgr.GetScheme(), Reader: mgr.GetAPIReader(),
 		},
-		Events: events.NewRecorder(mgr.GetEventRecorderFor(ControllerName), mgr.GetScheme(), ControllerName, "test", ""),
+		Events:  events.NewRecorder(mgr.GetEventRecorderFor(ControllerName), mgr.GetScheme(), ControllerName, "test", ""),
 		Fetcher: &artifact.Fetcher{Retries: 1},
 		Options: opts,
 	}
@@ -79,16 +79,20 @@ func newFixture(t *testing.T, files map[string]string) (*fixture, string) {
 	f := &fixture{t: t, env: env, ns: env.Namespace(t), srv: gitserver.New(t, gitserver.Options{})}
 	f.srv.InitRepo(t, "fleet.git")
 	sha := f.srv.Commit(t, "fleet.git", gitserver.Commit{Files: files, Message: "first"})
-	f.repo = &sourcev1.GitRepository{
-		ObjectMeta: metav1.ObjectMeta{Name: "fleet", Namespace: f.ns},
-		Spec: sourcev1.GitRepositorySpec{
-			URL: f.srv.HTTPURL("fleet.git"), Reference: &sourcev1.GitRepositoryRef{Branch: "main"},
-			Interval: metav1.Duration{Duration: time.Hour},
-		},
-	}
+	f.repo = newGitRepository(f.ns, f.srv.HTTPURL("fleet.git"))
 	env.Create(t, f.repo)
 	f.waitSource("main@sha1:" + sha)
 	return f, sha
+}
+
+func newGitRepository(ns, url string) *sourcev1.GitRepository {
+	return &sourcev1.GitRepository{
+		ObjectMeta: metav1.ObjectMeta{Name: "fleet", Namespace: ns},
+		Spec: sourcev1.GitRepositorySpec{
+			URL: url, Reference: &sourcev1.GitRepositoryRef{Branch: "main"},
+			Interval: metav1.Duration{Duration: time.Hour},
+		},
+	}
 }
 
 // push commits to the repository and makes the GitRepository fetch it.
@@ -197,3 +201,5 @@ func inventoryIDs(k *kustomizev1.Kustomization) []string {
 	}
 	return ids
 }
+
+func clientKey(ns, name string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: name} }
