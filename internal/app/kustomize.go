@@ -81,4 +81,3 @@ func parseGroupKinds(values []string) ([]schema.GroupKind, error) {
 	}
 	return out, nil
 }
-

@@ -40,7 +40,7 @@ subjects:
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "tenant", Namespace: f.ns}},
 		&rbacv1.Role{
 			ObjectMeta: metav1.ObjectMeta{Name: "configmaps", Namespace: f.ns},
-			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"*"}}},
+			Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"*"}}},
 		},
 		&rbacv1.RoleBinding{
 			ObjectMeta: metav1.ObjectMeta{Name: "tenant-configmaps", Namespace: f.ns},
