@@ -15,30 +15,77 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// Wait polls objects every PollInterval until each is Current by kstatus
-// rules (sigs.k8s.io/cli-utils kstatus: the rules of `kubectl wait`, the
-// flux CLI and Flux's health checks), or until timeout. A Namespace must
-// also be Active. On timeout the error names every object still not
-// Current, with its status and kstatus's reason, as Flux does:
+// StatusFunc computes the status of an object read from the cluster. An
+// error makes the status Unknown with the error as its message: the wait
+// goes on. health.Checks.Status is one; KStatus is the default.
+type StatusFunc func(ctx context.Context, obj *unstructured.Unstructured) (*status.Result, error)
+
+// KStatus is the default StatusFunc: kstatus's rules (sigs.k8s.io/cli-utils,
+// the rules of `kubectl wait`, the flux CLI and Flux's health checks).
+func KStatus(_ context.Context, obj *unstructured.Unstructured) (*status.Result, error) {
+	return status.Compute(obj)
+}
+
+// WaitOptions configures WaitFor.
+type WaitOptions struct {
+	// Timeout bounds the wait; zero or less leaves it to ctx.
+	Timeout time.Duration
+	// Interval is how often objects are read; zero means the Manager's
+	// PollInterval. Flux's health checks poll every 5s.
+	Interval time.Duration
+	// FailFast stops the wait as soon as an object is Failed, as Flux's
+	// kustomize-controller does unless its DisableFailFastBehavior feature
+	// gate is set.
+	FailFast bool
+	// Status computes each object's status; nil means KStatus.
+	Status StatusFunc
+}
+
+// Wait polls objects until each is Current by kstatus rules, or until
+// timeout; it is WaitFor with only a timeout.
+func (m *Manager) Wait(ctx context.Context, objects []ObjMetadata, timeout time.Duration) error {
+	return m.WaitFor(ctx, objects, WaitOptions{Timeout: timeout})
+}
+
+// WaitFor polls objects until the status function says each is Current.
+// A Namespace must also be Active, whatever the status function says. On
+// timeout the error names every object still not Current, with its last
+// status and message, in Flux's format:
 //
 //	timeout waiting for: [Deployment/default/podinfo status: 'InProgress': Deployment does not have minimum availability.]
-func (m *Manager) Wait(ctx context.Context, objects []ObjMetadata, timeout time.Duration) error {
+//
+// With FailFast, the wait ends as soon as a poll finds an object Failed,
+// and the error names the Failed objects, again in Flux's format:
+//
+//	failed early due to stalled resources: [Widget/default/w status: 'Failed': quota exceeded]
+//
+// When ctx ends first, the error wraps ctx's error.
+func (m *Manager) WaitFor(ctx context.Context, objects []ObjMetadata, opts WaitOptions) error {
 	pending := slices.Clone(objects)
 	slices.SortFunc(pending, compareObjects)
 	pending = slices.Compact(pending)
 	if len(pending) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	if opts.Status == nil {
+		opts.Status = KStatus
+	}
+	if opts.Interval <= 0 {
+		opts.Interval = m.pollInterval
+	}
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
+		defer cancel()
+	}
 	last := make(map[ObjMetadata]*status.Result, len(pending))
 	for {
 		results := make([]*status.Result, len(pending))
 		_ = forEach(ctx, len(pending), m.concurrency, func(ctx context.Context, i int) error {
-			results[i] = m.status(ctx, pending[i])
+			results[i] = m.status(ctx, pending[i], opts.Status)
 			return nil
 		})
-		var next []ObjMetadata
+		var next, failed []ObjMetadata
 		for i, id := range pending {
 			res := results[i]
 			if res != nil && res.Status == status.CurrentStatus {
@@ -48,23 +95,38 @@ func (m *Manager) Wait(ctx context.Context, objects []ObjMetadata, timeout time.
 			// A poll cut short by the deadline says nothing new.
 			if res != nil && ctx.Err() == nil {
 				last[id] = res
+				if res.Status == status.FailedStatus {
+					failed = append(failed, id)
+				}
 			}
 		}
 		pending = next
 		if len(pending) == 0 {
 			return nil
 		}
+		if opts.FailFast && len(failed) > 0 {
+			return fmt.Errorf("failed early due to stalled resources: [%s]", describe(failed, last))
+		}
 		select {
 		case <-ctx.Done():
 			return waitError(ctx, pending, last)
-		case <-time.After(m.pollInterval):
+		case <-time.After(opts.Interval):
 		}
 	}
 }
 
 func waitError(ctx context.Context, pending []ObjMetadata, last map[ObjMetadata]*status.Result) error {
-	reasons := make([]string, len(pending))
-	for i, id := range pending {
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("waiting for [%s]: %w", describe(pending, last), ctx.Err())
+	}
+	return fmt.Errorf("timeout waiting for: [%s]", describe(pending, last))
+}
+
+// describe lists objects with their last status and message, or says that
+// it is unknown.
+func describe(ids []ObjMetadata, last map[ObjMetadata]*status.Result) string {
+	reasons := make([]string, len(ids))
+	for i, id := range ids {
 		res := last[id]
 		if res == nil {
 			reasons[i] = fmt.Sprintf("can't determine status for %s", id)
@@ -75,16 +137,14 @@ func waitError(ctx context.Context, pending []ObjMetadata, last map[ObjMetadata]
 			reasons[i] += ": " + res.Message
 		}
 	}
-	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("waiting for [%s]: %w", strings.Join(reasons, ", "), ctx.Err())
-	}
-	return fmt.Errorf("timeout waiting for: [%s]", strings.Join(reasons, ", "))
+	return strings.Join(reasons, ", ")
 }
 
-// status reads one object and computes its kstatus. A failure to read it
-// is an Unknown status whose message says why, so that it ends up in the
-// timeout message.
-func (m *Manager) status(ctx context.Context, id ObjMetadata) *status.Result {
+// status reads one object and computes its status with fn. A failure to
+// read it, or an error from fn, is an Unknown status whose message says
+// why, so that it ends up in the timeout message; nil means the poll was
+// cut short by ctx.
+func (m *Manager) status(ctx context.Context, id ObjMetadata, fn StatusFunc) *status.Result {
 	obj, err := m.get(ctx, id)
 	switch {
 	case apierrors.IsNotFound(err) || isNoMatch(err):
@@ -92,9 +152,14 @@ func (m *Manager) status(ctx context.Context, id ObjMetadata) *status.Result {
 	case err != nil:
 		return &status.Result{Status: status.UnknownStatus, Message: err.Error()}
 	}
-	res, err := status.Compute(obj)
-	if err != nil {
+	res, err := fn(ctx, obj)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil
+	case err != nil:
 		return &status.Result{Status: status.UnknownStatus, Message: err.Error()}
+	case res == nil:
+		return &status.Result{Status: status.UnknownStatus, Message: "no status computed"}
 	}
 	if res.Status == status.CurrentStatus && id.GroupKind == (schema.GroupKind{Kind: "Namespace"}) {
 		if phase, _, _ := unstructured.NestedString(obj.Object, "status", "phase"); phase != "Active" {

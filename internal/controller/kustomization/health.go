@@ -6,41 +6,58 @@ import (
 	"time"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/health"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 	"github.com/weir-gitops/weir/internal/ssa"
 )
 
-// healthChecks are a Kustomization's compiled spec.healthCheckExprs.
-type healthChecks struct{}
+// healthChecks are a Kustomization's compiled spec.healthCheckExprs: CEL
+// for the kinds they name, kstatus for every other kind.
+type healthChecks = health.Checks
 
 // compileHealthChecks compiles spec.healthCheckExprs; an expression that
 // does not compile stalls the Kustomization until its spec changes.
 func (r *Reconciler) compileHealthChecks(obj *kustomizev1.Kustomization) (*healthChecks, error) {
-	if len(obj.Spec.HealthCheckExprs) == 0 {
-		return nil, nil
+	checks, err := health.Compile(obj.Spec.HealthCheckExprs)
+	if err != nil {
+		return nil, &errs.Stalling{Err: err, Reason: meta.InvalidCELExpressionReason}
 	}
-	return nil, &errs.Stalling{
-		Err:    fmt.Errorf("spec.healthCheckExprs are not evaluated by this build of weir"),
-		Reason: meta.InvalidCELExpressionReason,
-	}
+	return checks, nil
 }
 
-// evalReadyExpr evaluates a dependsOn readyExpr.
-func (r *Reconciler) evalReadyExpr(_ context.Context, _ string, _, _ *kustomizev1.Kustomization) (bool, error) {
-	return false, &errs.Stalling{
-		Err:    fmt.Errorf("dependsOn readyExpr is not evaluated by this build of weir"),
-		Reason: meta.InvalidCELExpressionReason,
+// evalReadyExpr evaluates a dependsOn readyExpr with the dependency as dep
+// and obj as self. An expression that does not compile stalls obj; one that
+// fails to evaluate (a field the dependency does not have yet) waits.
+func (r *Reconciler) evalReadyExpr(ctx context.Context, expr string, obj, dep *kustomizev1.Kustomization) (bool, error) {
+	key := dep.Namespace + "/" + dep.Name
+	ready, err := health.CompileReadyExpr(expr)
+	if err != nil {
+		return false, &errs.Stalling{Err: fmt.Errorf("dependency '%s': %w", key, err), Reason: meta.InvalidCELExpressionReason}
 	}
+	self, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return false, fmt.Errorf("converting the Kustomization for readyExpr: %w", err)
+	}
+	depMap, err := runtime.DefaultUnstructuredConverter.ToUnstructured(dep)
+	if err != nil {
+		return false, fmt.Errorf("converting dependency '%s' for readyExpr: %w", key, err)
+	}
+	ok, err := ready.Evaluate(ctx, depMap, self)
+	if err != nil {
+		return false, r.waitForDependency(fmt.Errorf("dependency '%s': %w", key, err))
+	}
+	return ok, nil
 }
 
 // checkHealth waits for what spec.wait or spec.healthChecks name, up to
 // spec.timeout, and records the time it took.
 func (r *Reconciler) checkHealth(ctx context.Context, obj *kustomizev1.Kustomization, mgr *ssa.Manager,
-	_ *healthChecks, cs *ssa.ChangeSet, out *outcome) error {
+	checks *healthChecks, cs *ssa.ChangeSet, out *outcome) error {
 	var objects []ssa.ObjMetadata
 	switch {
 	case obj.Spec.Wait:
@@ -74,7 +91,12 @@ func (r *Reconciler) checkHealth(ctx context.Context, obj *kustomizev1.Kustomiza
 	if deadline, ok := ctx.Deadline(); ok {
 		timeout = min(timeout, time.Until(deadline))
 	}
-	if err := mgr.Wait(ctx, toCheck, timeout); err != nil {
+	if err := mgr.WaitFor(ctx, toCheck, ssa.WaitOptions{
+		Timeout:  timeout,
+		Interval: r.Options.HealthPollInterval,
+		FailFast: !r.Options.DisableFailFast,
+		Status:   checks.Status,
+	}); err != nil {
 		return r.retry(obj, meta.HealthCheckFailedReason, err)
 	}
 	out.healthChecked, out.healthTook = true, time.Since(start)

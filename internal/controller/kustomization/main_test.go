@@ -144,8 +144,14 @@ func (f *fixture) waitApplied(k *kustomizev1.Kustomization, revision string) {
 // failure, so the generic testenv wait does not apply.
 func (f *fixture) waitFailed(k *kustomizev1.Kustomization, revision, reason string) *metav1.Condition {
 	f.t.Helper()
+	return f.waitFailedWithin(k, revision, reason, testenv.DefaultTimeout)
+}
+
+// waitFailedWithin is waitFailed with a timeout of its own.
+func (f *fixture) waitFailedWithin(k *kustomizev1.Kustomization, revision, reason string, timeout time.Duration) *metav1.Condition {
+	f.t.Helper()
 	var ready *metav1.Condition
-	testenv.Eventually(f.t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+	testenv.Eventually(f.t, timeout, func(ctx context.Context) (bool, string) {
 		if err := f.env.Client.Get(ctx, client.ObjectKeyFromObject(k), k); err != nil {
 			return false, err.Error()
 		}

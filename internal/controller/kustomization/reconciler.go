@@ -281,6 +281,9 @@ func (r *Reconciler) apply(ctx context.Context, obj *kustomizev1.Kustomization, 
 // retry wraps a phase failure: Ready=False with reason, retried after
 // spec.retryInterval as Flux does.
 func (r *Reconciler) retry(obj *kustomizev1.Kustomization, reason string, err error) error {
+	if errs.IsStalling(err) {
+		return err // the spec cannot work: no retry
+	}
 	return &errs.Generic{Err: err, Reason: reason, RetryAfter: obj.GetRetryInterval()}
 }
 
