@@ -146,6 +146,14 @@ func TestPrunesWhatLeftGitAndKeepsPruneDisabled(t *testing.T) {
 		t.Errorf("inventory = %v, want %v", got, want)
 	}
 	f.env.AssertEvent(t, k, meta.ProgressingReason, "ConfigMap/"+f.ns+"/b deleted")
+
+	// A path that legitimately builds to nothing prunes everything.
+	sha = f.push(gitserver.Commit{Files: map[string]string{"app/README.md": "nothing to deploy\n"},
+		Delete: []string{"app/a.yaml"}, Message: "empty the app"})
+	f.waitApplied(k, "main@sha1:"+sha)
+	if !f.absent("a") || len(inventoryIDs(k)) != 0 {
+		t.Errorf("after an empty build: a absent %v, inventory %v", f.absent("a"), inventoryIDs(k))
+	}
 }
 
 func TestDriftIsCorrected(t *testing.T) {
