@@ -58,6 +58,14 @@ type BuildOptions struct {
 	// PostBuild, when set, runs variable substitution on the built objects;
 	// leave it nil when the Kustomization has no spec.postBuild.
 	PostBuild *PostBuild
+
+	// Decryptor, when set, decrypts SOPS content (spec.decryption):
+	// secretGenerator and patch files before kustomize reads them, objects
+	// after the build. Leave it nil (not a typed nil) when the
+	// Kustomization has no spec.decryption: Build then fails with
+	// ErrDecryptionRequired on any SOPS content it meets, and with a
+	// Decryptor it fails with ErrStillEncrypted on ciphertext left over.
+	Decryptor Decryptor
 }
 
 // PostBuild carries the variables of spec.postBuild, already merged by the
@@ -90,7 +98,9 @@ type Result struct {
 //
 // Errors name paths relative to Root. Those wrapping ErrUnsafePath,
 // ErrRemoteDisallowed, ErrHelmUnsupported, ErrPluginsDisabled and
-// ErrVariableNotSet cannot succeed on retry with the same source.
+// ErrVariableNotSet cannot succeed on retry with the same source. Those
+// wrapping ErrDecryptionRequired, ErrStillEncrypted or the Decryptor's own
+// errors can, once the Kustomization or its key Secret changes.
 func Build(ctx context.Context, opts BuildOptions) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -119,8 +129,12 @@ func Build(ctx context.Context, opts BuildOptions) (*Result, error) {
 		return nil, firstOf(cfs.firstViolation(), relativize(err, cfs.root))
 	}
 	cfs.setOverlay(rk.file, rk.data)
-	if err := inspect(cfs, dir, !opts.NoRemoteBases); err != nil {
+	sources, err := inspect(cfs, dir, !opts.NoRemoteBases)
+	if err != nil {
 		return nil, relativize(err, cfs.root)
+	}
+	if err := decryptSources(cfs, sources, opts.Decryptor); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -137,12 +151,20 @@ func Build(ctx context.Context, opts BuildOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Decryptor != nil {
+		if err := decryptObjects(objects, opts.Decryptor); err != nil {
+			return nil, err
+		}
+	}
 
 	if pb := opts.PostBuild; pb != nil {
 		objects, err = Substitute(objects, pb.Vars, pb.Options)
 		if err != nil {
 			return nil, err
 		}
+	}
+	if err := refuseEncrypted(objects, opts.Decryptor != nil); err != nil {
+		return nil, err
 	}
 	sum, err := Checksum(objects)
 	if err != nil {

@@ -29,20 +29,26 @@
 //     kustomization listing no resources gets buildMetadata
 //     [originAnnotations] so kustomize does not call it empty.
 //  4. Inspect every local kustomization the build will load (see Remote
-//     references) and refuse Helm chart inflation.
-//  5. Run kustomize (krusty) on the confined filesystem with plugins
+//     references) and refuse Helm chart inflation. The walk also lists the
+//     files kustomize-controller decrypts before building: secretGenerator
+//     files and envs, and patch files (see Decryption).
+//  5. Decrypt those files that are SOPS documents, in memory (with no
+//     Decryptor, an encrypted one fails the build).
+//  6. Run kustomize (krusty) on the confined filesystem with plugins
 //     disabled: builtin generators and transformers only, no exec or
 //     container KRM functions, no Helm. Loads are not restricted to the
 //     kustomization's own directory (Flux's LoadRestrictionsNone); the
 //     source root is the boundary instead. Output order is kustomize's
 //     input order, unsorted, as in Flux.
-//  6. Refuse any object without apiVersion, kind or name.
-//  7. Substitute variables, when BuildOptions.PostBuild is set.
-//  8. Take the checksum, then apply spec.commonMetadata to the objects.
+//  7. Refuse any object without apiVersion, kind or name.
+//  8. Decrypt the objects, when BuildOptions.Decryptor is set: this is
+//     where kustomize-controller decrypts, before substitution.
+//  9. Substitute variables, when BuildOptions.PostBuild is set.
+//  10. Refuse any object still holding SOPS content (see Decryption).
+//  11. Take the checksum, then apply spec.commonMetadata to the objects.
 //     Flux applies commonMetadata at apply time, after it has computed the
 //     digest and after substitution, so neither sees it; weir keeps that
-//     order. (Decryption, when it arrives, goes between 6 and 7, where Flux
-//     decrypts.)
+//     order.
 //
 // # Generated kustomization
 //
@@ -84,6 +90,34 @@
 // clone from the local disk, outside the root. With remote bases allowed
 // (Flux's default), kustomize's clones under the temporary directory are
 // readable, and nothing else outside the root is.
+//
+// # Decryption
+//
+// SOPS itself lives in internal/decrypt; Build sees it through the small
+// Decryptor interface of this package, so the dependency points from
+// decrypt to kustomize, never back. With a Decryptor, the build decrypts
+// what kustomize-controller decrypts: secretGenerator files and envs and
+// patch files of the local kustomizations, read once before kustomize runs
+// and served to it from memory (Flux rewrites them on disk; nothing is
+// written here), then every built object that is a whole SOPS document or a
+// Secret holding SOPS documents as values. Objects annotated
+// kustomize.toolkit.fluxcd.io/decrypt: disabled are left alone.
+// configMapGenerator sources are never decrypted, as in Flux.
+//
+// weir adds one rule Flux does not have: ciphertext is never passed on.
+// Without a Decryptor, a SOPS-encrypted source file fails the build with
+// ErrDecryptionRequired naming the file, and so does any object holding
+// SOPS content (a sops stanza, a Secret value that is a SOPS document, or
+// an ENC[AES256_GCM,...] value), with Flux's wording ("<Kind>/<ns>/<name>
+// is SOPS encrypted, configuring decryption is required for this secret to
+// be reconciled"); Flux refuses only v1 Secrets with a sops stanza, at
+// apply time, and applies a Secret generated from an encrypted env file
+// with its ciphertext. With a Decryptor, ciphertext left over (a ConfigMap
+// generated from an encrypted file, say) fails with ErrStillEncrypted. The
+// decrypt: disabled annotation is the way out for objects meant to reach
+// the cluster encrypted, except v1 Secrets with a sops stanza, which Flux
+// never applies either. Decryption errors name the file or object
+// ("decryption failed for 'Secret/ns/name': ...") and carry no plaintext.
 //
 // # Concurrency
 //

@@ -78,3 +78,57 @@ func relativize(err error, root string) error {
 	}
 	return &buildError{msg: clean, err: err}
 }
+
+// Sentinels of decryption (see decryption.go). Unlike those above, they can
+// clear without a new source revision: the Kustomization's decryption
+// settings or its key Secret may change.
+var (
+	// ErrDecryptionRequired marks SOPS-encrypted content in a build that
+	// has no Decryptor: an object or a secretGenerator or patch file.
+	ErrDecryptionRequired = errors.New("SOPS decryption is required")
+	// ErrStillEncrypted marks SOPS ciphertext left in the output of a build
+	// that has a Decryptor: content decryption does not cover, such as a
+	// ConfigMap generated from an encrypted file.
+	ErrStillEncrypted = errors.New("SOPS-encrypted content left after decryption")
+)
+
+// EncryptedError names SOPS-encrypted content Build refused to pass on,
+// by name only. It wraps ErrDecryptionRequired, or ErrStillEncrypted when
+// decryption was configured.
+type EncryptedError struct {
+	// Object is the Kind/namespace/name of the object, when an object is
+	// at fault.
+	Object string
+	// File is the file, relative to the source root, when a file is at
+	// fault, and Field the kustomization field that names it, in the
+	// kustomization file Kustomization.
+	File, Field, Kustomization string
+	// DecryptionConfigured is set when the build had a Decryptor.
+	DecryptionConfigured bool
+
+	secret bool // a v1 Secret, named as Flux names it
+}
+
+func (e *EncryptedError) Error() string {
+	switch {
+	case e.DecryptionConfigured:
+		return fmt.Sprintf("%s holds SOPS-encrypted content that decryption does not cover "+
+			"(only Secrets, whole SOPS documents and secretGenerator and patch files are decrypted); "+
+			"refusing to apply ciphertext", e.Object)
+	case e.File != "":
+		return fmt.Sprintf("%s is SOPS encrypted, configuring decryption is required for this file to be read "+
+			"(%s entry in %s)", e.File, e.Field, e.Kustomization)
+	case e.secret:
+		// kustomize-controller's wording, so alerts and searches match.
+		return fmt.Sprintf("%s is SOPS encrypted, configuring decryption is required for this secret to be reconciled", e.Object)
+	default:
+		return fmt.Sprintf("%s is SOPS encrypted, configuring decryption is required for this object to be reconciled", e.Object)
+	}
+}
+
+func (e *EncryptedError) Unwrap() error {
+	if e.DecryptionConfigured {
+		return ErrStillEncrypted
+	}
+	return ErrDecryptionRequired
+}

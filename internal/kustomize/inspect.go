@@ -28,16 +28,28 @@ type inspector struct {
 	allowRemote bool
 	rf          *resource.Factory
 	seen        map[string]bool
+
+	// sources are the files kustomize-controller decrypts before the
+	// build (secretGenerator files and envs, patch files), in walk order,
+	// each once.
+	sources     []decryptSource
+	seenSources map[string]bool
 }
 
-func inspect(cfs *confinedFS, dir string, allowRemote bool) error {
+// inspect judges the local kustomizations below dir and returns the files
+// to decrypt before the build.
+func inspect(cfs *confinedFS, dir string, allowRemote bool) ([]decryptSource, error) {
 	in := &inspector{
 		cfs:         cfs,
 		allowRemote: allowRemote,
 		rf:          provider.NewDefaultDepProvider().GetResourceFactory(),
 		seen:        map[string]bool{},
+		seenSources: map[string]bool{},
 	}
-	return in.kustomizationDir(dir)
+	if err := in.kustomizationDir(dir); err != nil {
+		return nil, err
+	}
+	return in.sources, nil
 }
 
 // isRemoteFile reports whether kustomize would fetch s over HTTP when
@@ -138,7 +150,57 @@ func (in *inspector) loadedFiles(dir, rel string, k *kustypes.Kustomization) err
 			return err
 		}
 	}
+	in.collectSources(dir, rel, k)
 	return nil
+}
+
+// collectSources records the files kustomize-controller decrypts before
+// the build, with the format it decrypts them in: a secretGenerator file
+// takes the format of its key (the file name when no key is given), an env
+// file that of its name with dotenv as the default, a patch that of its
+// name. configMapGenerator sources are not decrypted, as in Flux: secret
+// data does not belong in a ConfigMap.
+func (in *inspector) collectSources(dir, rel string, k *kustypes.Kustomization) {
+	for _, g := range k.SecretGenerator {
+		for _, f := range g.FileSources {
+			key, p := f, f
+			if i := strings.Index(f, "="); i >= 0 {
+				key, p = f[:i], f[i+1:]
+			}
+			in.addSource(dir, rel, "secretGenerator.files", p, sourceFormat(key))
+		}
+		envs := g.EnvSources
+		if g.EnvSource != "" {
+			envs = append(envs[:len(envs):len(envs)], g.EnvSource)
+		}
+		for _, e := range envs {
+			format := sourceFormat(e)
+			if format == sopsFormatBinary {
+				format = sopsFormatDotenv
+			}
+			in.addSource(dir, rel, "secretGenerator.envs", e, format)
+		}
+	}
+	for _, p := range k.Patches {
+		in.addSource(dir, rel, "patches", p.Path, sourceFormat(p.Path))
+	}
+}
+
+func (in *inspector) addSource(dir, rel, field, p, format string) {
+	if p == "" || isRemoteFile(p) || filepath.IsAbs(p) {
+		return
+	}
+	real, err := in.cfs.resolve(filepath.Join(dir, p))
+	if err != nil || in.seenSources[real] {
+		return
+	}
+	if info, err := os.Stat(real); err != nil || !info.Mode().IsRegular() {
+		return
+	}
+	in.seenSources[real] = true
+	in.sources = append(in.sources, decryptSource{
+		real: real, rel: in.cfs.rel(real), field: field, kustomization: rel, format: format,
+	})
 }
 
 // ref is a kustomization field and one path it names.

@@ -30,7 +30,11 @@ func (e *EncryptedContent) Empty() bool { return len(e.Objects) == 0 && len(e.Fi
 const sopsCiphertext = "ENC[AES256_GCM,"
 
 // FindSOPSEncrypted reports built objects and read source files that hold
-// SOPS-encrypted content, so the caller can refuse to apply ciphertext.
+// SOPS-encrypted content. Build already refuses ciphertext in its output
+// (see Decryption in doc.go) with the same object test; this is for
+// callers that want the whole list, such as a CLI explaining a build. After
+// a build with a Decryptor, files still read as encrypted: they are
+// decrypted in memory, never on disk.
 //
 // An object is reported when it carries a top-level sops stanza, when a
 // value of data, stringData or binaryData is itself a SOPS document (Secret

@@ -76,6 +76,11 @@ func TestLayering(t *testing.T) {
 			forbidden: []string{"github.com/fluxcd/"},
 		},
 		{
+			name:      "the binaries carry no test servers",
+			pattern:   "./cmd/... ./examples/... ./internal/gitserve/...",
+			forbidden: []string{module + "/internal/testenv"},
+		},
+		{
 			name:      "domain packages stay below the CLI",
 			pattern:   "./internal/controlplane/... ./internal/install/... ./internal/scheme/...",
 			forbidden: []string{module + "/internal/cli", module + "/cmd/"},

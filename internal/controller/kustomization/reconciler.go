@@ -228,7 +228,12 @@ func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, 
 	}
 	res, err := kustomize.Build(ctx, opts)
 	if err != nil {
-		return nil, r.retry(obj, meta.BuildFailedReason, relativeTo(err, dir))
+		reason := meta.BuildFailedReason
+		if errors.Is(err, kustomize.ErrDecryptionRequired) {
+			// Flux finds this at apply time and reports it so.
+			reason = meta.ReconciliationFailedReason
+		}
+		return nil, r.retry(obj, reason, relativeTo(err, dir))
 	}
 	out.checksum = res.Checksum
 	return res.Objects, nil

@@ -1,0 +1,93 @@
+// Package decrypt owns SOPS decryption for Kustomizations (Flux's
+// spec.decryption with provider sops): turning the keys of the decryption
+// Secret into a Decryptor, and decrypting the documents, files and objects a
+// build meets with it. It talks to no cluster: the caller reads the Secret
+// named by spec.decryption.secretRef and hands New its data.
+//
+// # Keys
+//
+// New reads the Secret's data the way kustomize-controller does, by key
+// name: a key ending in .agekey holds age identities (one per line; blank
+// lines and lines starting with # are skipped), a key ending in .asc holds
+// one or more ASCII-armored OpenPGP private keys. sops.vault-token,
+// sops.aws-kms, sops.azure-kv and sops.gcp-kms are recognized and ignored for
+// now: weir does not reach any KMS, so a document encrypted only to a cloud
+// key fails with ErrNoMatchingKey naming that key type as unsupported. Every
+// other key is ignored, as in Flux. Passphrase-protected PGP keys are
+// refused (Flux cannot use them either: its gpg runs without a pinentry).
+//
+// # Only these keys
+//
+// SOPS's own key sources look for keys wherever a workstation keeps them:
+// SOPS_AGE_KEY, SOPS_AGE_KEY_FILE, SOPS_AGE_KEY_CMD (which runs a command),
+// ~/.config/sops/age/keys.txt, ~/.ssh/id_ed25519, GNUPGHOME and the gpg
+// binary. A controller must use the Kustomization's keys and nothing else,
+// or one tenant's Kustomization could decrypt with the controller's own
+// keys. So SOPS is never asked to decrypt a data key itself: every document
+// is decrypted through a local client to keyServer, this package's
+// implementation of SOPS's keyservice.KeyServiceServer, which holds the
+// parsed keys in memory and answers age and PGP requests only. PGP is done
+// in process with github.com/ProtonMail/go-crypto (the library SOPS itself
+// uses); no gpg binary, no GnuPG home, nothing written to disk. SOPS's pgp
+// package cannot do this: its in-process path reads a legacy secring.gpg
+// file and otherwise runs gpg.
+//
+// Two process-wide effects come with SOPS. Importing it runs its audit
+// package's init, which reads /etc/sops/audit.yaml if the file exists (and
+// would connect to the databases it names); controller images do not ship
+// one, and nothing here can prevent it. And SOPS logs to stderr through its
+// own loggers, which this package silences at init (log.go).
+//
+// # What is decrypted
+//
+// As in kustomize-controller (internal/decryptor), three places:
+//
+//   - DecryptObject, an object with a top-level sops stanza holding a mac: the
+//     whole object is decrypted as JSON and returned without the stanza. Any
+//     kind qualifies, as in Flux.
+//   - DecryptObject, a Secret whose data (base64) or stringData values are
+//     SOPS documents, recognized by the marker Flux uses for each format
+//     (sops_mac=ENC[ for dotenv, [sops] for INI, mac: ENC[ for YAML, "mac":
+//     "ENC[ for JSON and binary); each is decrypted and emitted in the format
+//     its key's extension names (FormatForPath). Flux only looks at data;
+//     stringData is weir's addition.
+//   - DecryptFile, files kustomize's secretGenerator reads (files and envs)
+//     and patch files, before kustomize reads them. internal/kustomize calls
+//     it through its Decryptor interface, which *Decryptor satisfies.
+//
+// # Integrity
+//
+// Every SOPS value is AES-GCM encrypted with its key path as additional
+// data, so an altered or moved ciphertext never decrypts. The document MAC
+// (over all values, in order) is verified for files and Secret values, which
+// reach the decryptor byte for byte as SOPS wrote them, and a mismatch fails
+// with ErrMACMismatch. It is not verified for whole objects: kustomize has
+// re-rendered them (sorted keys, added namespace, labels, prefixes), which
+// changes the MAC input, so the check would fail on every real build; Flux
+// skips it for the same reason (its checkSopsMac is off). The cost is that
+// unencrypted fields of a whole-object document are not authenticated, and
+// those are the fields kustomize legitimately rewrites.
+//
+// # Errors
+//
+// Errors never carry plaintext or key material. SOPS's own messages can
+// quote a value (a dotenv line, a value that failed to decrypt), so they are
+// replaced by this package's own wording; what remains is the cause (no
+// matching key, with the recipients and fingerprints the document names;
+// MAC mismatch; not a SOPS document) for the caller to prefix with the file
+// or object. All decryption errors wrap ErrDecryptionFailed; errors from New
+// wrap ErrInvalidKey and name the Secret data key at fault.
+//
+// Flux reports decryption failures as part of the build: Ready=False with
+// reason BuildFailed ("decryption failed for '<name>': ..."). weir does the
+// same; ErrDecryptionFailed lets the controller tell them apart in logs and
+// events, and is not terminal (the Secret may be fixed without a new source
+// revision).
+//
+// # Encryption
+//
+// EncryptYAML encrypts a manifest to age recipients the way
+// `sops --encrypt --encrypted-regex '^(data|stringData)$'` does. It exists
+// for tests and for producing example repositories; the controller never
+// encrypts.
+package decrypt
