@@ -66,6 +66,11 @@ type BuildOptions struct {
 	// ErrDecryptionRequired on any SOPS content it meets, and with a
 	// Decryptor it fails with ErrStillEncrypted on ciphertext left over.
 	Decryptor Decryptor
+
+	// AllowEncrypted, with no Decryptor, lets SOPS content through as it is
+	// instead of failing: for rendering offline (`weir build --dry-run`),
+	// never for applying.
+	AllowEncrypted bool
 }
 
 // PostBuild carries the variables of spec.postBuild, already merged by the
@@ -133,7 +138,7 @@ func Build(ctx context.Context, opts BuildOptions) (*Result, error) {
 	if err != nil {
 		return nil, relativize(err, cfs.root)
 	}
-	if err := decryptSources(cfs, sources, opts.Decryptor); err != nil {
+	if err := decryptSources(cfs, sources, opts.Decryptor, opts.AllowEncrypted); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -163,8 +168,10 @@ func Build(ctx context.Context, opts BuildOptions) (*Result, error) {
 			return nil, err
 		}
 	}
-	if err := refuseEncrypted(objects, opts.Decryptor != nil); err != nil {
-		return nil, err
+	if !opts.AllowEncrypted || opts.Decryptor != nil {
+		if err := refuseEncrypted(objects, opts.Decryptor != nil); err != nil {
+			return nil, err
+		}
 	}
 	sum, err := Checksum(objects)
 	if err != nil {

@@ -68,7 +68,7 @@ func sourceFormat(p string) string {
 // written to disk. Without a Decryptor an encrypted source fails the build:
 // kustomize would copy its ciphertext into a Secret, where nothing marks it
 // as encrypted any more.
-func decryptSources(cfs *confinedFS, sources []decryptSource, dec Decryptor) error {
+func decryptSources(cfs *confinedFS, sources []decryptSource, dec Decryptor, allowEncrypted bool) error {
 	for _, s := range sources {
 		data, err := cfs.ReadFile(s.real)
 		if err != nil {
@@ -78,6 +78,9 @@ func decryptSources(cfs *confinedFS, sources []decryptSource, dec Decryptor) err
 			continue
 		}
 		if dec == nil {
+			if allowEncrypted {
+				continue
+			}
 			return &EncryptedError{File: s.rel, Field: s.field, Kustomization: s.kustomization}
 		}
 		plain, err := dec.DecryptFile(s.rel, s.format, data)

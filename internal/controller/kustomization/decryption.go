@@ -16,7 +16,7 @@ import (
 // spec.decryption.secretRef, read uncached. Without spec.decryption the
 // build refuses any SOPS content (kustomize.ErrDecryptionRequired): nothing
 // is ever applied encrypted.
-func (r *Reconciler) configureDecryption(ctx context.Context, obj *kustomizev1.Kustomization, opts *kustomize.BuildOptions) error {
+func configureDecryption(ctx context.Context, reader client.Reader, obj *kustomizev1.Kustomization, opts *kustomize.BuildOptions) error {
 	spec := obj.Spec.Decryption
 	if spec == nil {
 		return nil
@@ -28,7 +28,7 @@ func (r *Reconciler) configureDecryption(ctx context.Context, obj *kustomizev1.K
 	if ref := spec.SecretRef; ref != nil {
 		key := client.ObjectKey{Namespace: obj.Namespace, Name: ref.Name}
 		var secret corev1.Secret
-		if err := r.APIReader.Get(ctx, key, &secret); err != nil {
+		if err := reader.Get(ctx, key, &secret); err != nil {
 			return fmt.Errorf("cannot get %s decryption Secret '%s': %w", spec.Provider, key, err)
 		}
 		keys = secret.Data

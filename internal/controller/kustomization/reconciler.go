@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -211,22 +212,13 @@ func (r *Reconciler) fetch(ctx context.Context, obj *kustomizev1.Kustomization, 
 	return nil
 }
 
-// build renders the objects to apply; see internal/kustomize.
+// build renders the objects to apply with Render, reading ConfigMaps and
+// Secrets uncached.
 func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, dir string, out *outcome) ([]*unstructured.Unstructured, error) {
-	opts := kustomize.FromSpec(dir, &obj.Spec)
-	opts.NoRemoteBases = r.Options.NoRemoteBases
-	if opts.PostBuild != nil {
-		vars, err := r.variables(ctx, obj)
-		if err != nil {
-			return nil, r.retry(obj, meta.BuildFailedReason, err)
-		}
-		opts.PostBuild.Vars = vars
-		opts.PostBuild.Options.AllowUndefined = r.Options.AllowUndefinedVariables
-	}
-	if err := r.configureDecryption(ctx, obj, &opts); err != nil {
-		return nil, r.retry(obj, meta.BuildFailedReason, err)
-	}
-	res, err := kustomize.Build(ctx, opts)
+	res, err := Render(ctx, r.APIReader, obj, dir, RenderOptions{
+		NoRemoteBases:           r.Options.NoRemoteBases,
+		AllowUndefinedVariables: r.Options.AllowUndefinedVariables,
+	})
 	if err != nil {
 		reason := meta.BuildFailedReason
 		if errors.Is(err, kustomize.ErrDecryptionRequired) {
@@ -237,6 +229,47 @@ func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, 
 	}
 	out.checksum = res.Checksum
 	return res.Objects, nil
+}
+
+// RenderOptions are the controller settings that shape a build.
+type RenderOptions struct {
+	// NoRemoteBases is --no-remote-bases.
+	NoRemoteBases bool
+	// AllowUndefinedVariables turns strict substitution off.
+	AllowUndefinedVariables bool
+	// Offline reads nothing from the cluster: substituteFrom objects are
+	// skipped (spec.postBuild.substitute still applies) and SOPS content
+	// is left encrypted rather than refused. For `weir build --dry-run`.
+	Offline bool
+}
+
+// Render builds obj's manifests from the source tree at root exactly as the
+// controller does: spec fields merged into the kustomization, variables from
+// spec.postBuild (substituteFrom read through reader), SOPS decryption with
+// the keys of spec.decryption.secretRef. The controller and `weir build` /
+// `weir diff` share it, so the CLI shows what the cluster would get.
+func Render(ctx context.Context, reader client.Reader, obj *kustomizev1.Kustomization, root string, opts RenderOptions) (*kustomize.Result, error) {
+	build := kustomize.FromSpec(root, &obj.Spec)
+	build.NoRemoteBases = opts.NoRemoteBases
+	if build.PostBuild != nil {
+		vars := map[string]string{}
+		if opts.Offline {
+			maps.Copy(vars, obj.Spec.PostBuild.Substitute)
+		} else {
+			var err error
+			if vars, err = variables(ctx, reader, obj); err != nil {
+				return nil, err
+			}
+		}
+		build.PostBuild.Vars = vars
+		build.PostBuild.Options.AllowUndefined = opts.AllowUndefinedVariables
+	}
+	if opts.Offline {
+		build.AllowEncrypted = true
+	} else if err := configureDecryption(ctx, reader, obj, &build); err != nil {
+		return nil, err
+	}
+	return kustomize.Build(ctx, build)
 }
 
 // apply applies, records the inventory, prunes and checks health.

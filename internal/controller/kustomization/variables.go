@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 )
@@ -16,12 +17,12 @@ import (
 // entry in order (a later one overrides an earlier one), then
 // spec.postBuild.substitute over all of them. ConfigMaps and Secrets are
 // read uncached. A missing object fails unless the entry is optional.
-func (r *Reconciler) variables(ctx context.Context, obj *kustomizev1.Kustomization) (map[string]string, error) {
+func variables(ctx context.Context, reader client.Reader, obj *kustomizev1.Kustomization) (map[string]string, error) {
 	pb := obj.Spec.PostBuild
 	vars := map[string]string{}
 	for _, ref := range pb.SubstituteFrom {
 		key := types.NamespacedName{Namespace: obj.Namespace, Name: ref.Name}
-		data, err := r.readVariables(ctx, ref.Kind, key)
+		data, err := readVariables(ctx, reader, ref.Kind, key)
 		if err != nil {
 			if apierrors.IsNotFound(err) && ref.Optional {
 				continue
@@ -34,17 +35,17 @@ func (r *Reconciler) variables(ctx context.Context, obj *kustomizev1.Kustomizati
 	return vars, nil
 }
 
-func (r *Reconciler) readVariables(ctx context.Context, kind string, key types.NamespacedName) (map[string]string, error) {
+func readVariables(ctx context.Context, reader client.Reader, kind string, key types.NamespacedName) (map[string]string, error) {
 	switch kind {
 	case kustomizev1.SubstituteFromConfigMap:
 		var cm corev1.ConfigMap
-		if err := r.APIReader.Get(ctx, key, &cm); err != nil {
+		if err := reader.Get(ctx, key, &cm); err != nil {
 			return nil, err
 		}
 		return cm.Data, nil
 	case kustomizev1.SubstituteFromSecret:
 		var s corev1.Secret
-		if err := r.APIReader.Get(ctx, key, &s); err != nil {
+		if err := reader.Get(ctx, key, &s); err != nil {
 			return nil, err
 		}
 		vars := make(map[string]string, len(s.Data)+len(s.StringData))

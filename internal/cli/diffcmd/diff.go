@@ -1,0 +1,242 @@
+// Package diffcmd implements `weir diff kustomization NAME --path DIR`: it
+// renders the local directory as `weir build` does, server-side dry-runs
+// every object against the cluster as the controller would apply it (field
+// manager kustomize-controller, owner labels), and prints what would be
+// created, changed (a unified diff of the object) or pruned. Unlike flux, it
+// works before the Kustomization exists: everything is then "created".
+//
+// Exit codes: 0 no change, 1 changes, 2 or more an error.
+package diffcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/pmezard/go-difflib/difflib"
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	"github.com/weir-gitops/weir/internal/cli/buildcmd"
+	"github.com/weir-gitops/weir/internal/cli/clideps"
+	"github.com/weir-gitops/weir/internal/cli/output"
+	"github.com/weir-gitops/weir/internal/controller/kustomization"
+	"github.com/weir-gitops/weir/internal/inventory"
+	"github.com/weir-gitops/weir/internal/ssa"
+)
+
+// NewCommand returns `weir diff`.
+func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "diff",
+		Short: "Show what applying a local directory would change in the cluster",
+	}
+	opts := buildcmd.Options{}
+	ks := &cobra.Command{
+		Use:     "kustomization NAME --path DIR",
+		Aliases: []string{"ks"},
+		Short:   "Diff a Kustomization built from a local directory against the cluster",
+		Long: `diff builds the local directory given by --path as the controller would, runs
+a server-side dry-run of every object against the cluster, and prints the
+objects that would be created, changed (with a diff) or deleted by pruning.
+The Kustomization need not exist yet (use --kustomization-file).
+
+Exit status: 0 no differences, 1 differences found, 2 or more an error.`,
+		Example: `  # Preview a change before pushing it
+  weir diff kustomization apps --path ./apps/dev`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			ctx, cancel := context.WithTimeout(c.Context(), deps.Timeout)
+			defer cancel()
+			changed, err := run(ctx, streams.Out, deps, args[0], opts)
+			if err != nil {
+				return &output.ExitError{Code: 2, Err: err}
+			}
+			if changed {
+				return &output.ExitError{Code: 1}
+			}
+			return nil
+		},
+	}
+	opts.AddFlags(ks)
+	cmd.AddCommand(ks)
+	return cmd
+}
+
+// run prints the changes and reports whether there are any.
+func run(ctx context.Context, w io.Writer, deps *clideps.Deps, name string, opts buildcmd.Options) (bool, error) {
+	c, err := deps.Client()
+	if err != nil {
+		return false, err
+	}
+	if opts.KustomizationFile == "" {
+		// Render reads the Kustomization itself; a missing one is an error
+		// there. With a file it need not exist.
+		if err := c.Get(ctx, client.ObjectKey{Namespace: deps.Namespace(), Name: name}, &kustomizev1.Kustomization{}); err != nil {
+			return false, fmt.Errorf("Kustomization %s/%s: %w", deps.Namespace(), name, err) //nolint:staticcheck // the kind leads
+		}
+	}
+	objects, obj, err := buildcmd.Render(ctx, deps, name, opts)
+	if err != nil {
+		return false, err
+	}
+	owner := ssa.Owner{Name: obj.Name, Namespace: obj.Namespace}
+	changed := false
+	built := map[ssa.ObjMetadata]bool{}
+	for _, o := range objects {
+		o = o.DeepCopy()
+		labels := o.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		for k, v := range owner.Labels() {
+			labels[k] = v
+		}
+		o.SetLabels(labels)
+		id := ssa.ObjMetadataOf(o)
+		built[id] = true
+		change, err := diffObject(ctx, c, o)
+		if err != nil {
+			return changed, fmt.Errorf("%s: %w", id, err)
+		}
+		switch {
+		case change.created:
+			fmt.Fprintf(w, "► %s created\n", id)
+		case change.diff != "":
+			fmt.Fprintf(w, "► %s drifted\n%s\n", id, change.diff)
+		default:
+			continue
+		}
+		changed = true
+	}
+	pruned, err := prunes(ctx, c, name, deps.Namespace(), built)
+	if err != nil {
+		return changed, err
+	}
+	for _, id := range pruned {
+		fmt.Fprintf(w, "► %s deleted\n", id)
+		changed = true
+	}
+	return changed, nil
+}
+
+type change struct {
+	created bool
+	diff    string
+}
+
+// diffObject dry-runs the apply of o and compares the result with what the
+// cluster holds.
+func diffObject(ctx context.Context, c client.Client, o *unstructured.Unstructured) (change, error) {
+	live := &unstructured.Unstructured{}
+	live.SetGroupVersionKind(o.GroupVersionKind())
+	err := c.Get(ctx, client.ObjectKeyFromObject(o), live)
+	switch {
+	case apierrors.IsNotFound(err):
+		live = nil
+	case apimeta.IsNoMatchError(err):
+		return change{created: true}, nil // its CRD is part of the same build
+	case err != nil:
+		return change{}, err
+	}
+	merged := o.DeepCopy()
+	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(merged),
+		client.ForceOwnership, client.FieldOwner(kustomization.ControllerName), client.DryRunAll); err != nil {
+		if live == nil && apierrors.IsNotFound(err) {
+			return change{created: true}, nil // its namespace is part of the same build
+		}
+		return change{}, fmt.Errorf("dry-run failed: %w", err)
+	}
+	if live == nil {
+		return change{created: true}, nil
+	}
+	before, after := comparable(live), comparable(merged)
+	maskSecrets(before, after)
+	a, err := yaml.Marshal(before.Object)
+	if err != nil {
+		return change{}, err
+	}
+	b, err := yaml.Marshal(after.Object)
+	if err != nil {
+		return change{}, err
+	}
+	if string(a) == string(b) {
+		return change{}, nil
+	}
+	id := ssa.ObjMetadataOf(o).String()
+	diff, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: difflib.SplitLines(string(a)), B: difflib.SplitLines(string(b)),
+		FromFile: id + " (cluster)", ToFile: id + " (local)", Context: 3,
+	})
+	return change{diff: strings.TrimRight(diff, "\n")}, err
+}
+
+// comparable drops what the server changes on every write and status, which
+// no apply sets.
+func comparable(o *unstructured.Unstructured) *unstructured.Unstructured {
+	c := o.DeepCopy()
+	for _, f := range []string{"managedFields", "resourceVersion", "generation", "uid", "creationTimestamp"} {
+		unstructured.RemoveNestedField(c.Object, "metadata", f)
+	}
+	delete(c.Object, "status")
+	return c
+}
+
+// maskSecrets hides Secret values, keeping visible whether each changed.
+func maskSecrets(before, after *unstructured.Unstructured) {
+	if before.GetKind() != "Secret" || before.GetAPIVersion() != "v1" {
+		return
+	}
+	for _, field := range []string{"data", "stringData"} {
+		b, _ := before.Object[field].(map[string]any)
+		a, _ := after.Object[field].(map[string]any)
+		for k, v := range b {
+			if av, ok := a[k]; ok && av == v {
+				b[k], a[k] = "*****", "*****"
+				continue
+			}
+			b[k] = "***** (before)"
+		}
+		for k, v := range a {
+			if v != "*****" {
+				a[k] = "***** (after)"
+			}
+		}
+	}
+}
+
+// prunes lists the objects the Kustomization's inventory holds that the
+// build does not: the controller would delete them (spec.prune).
+func prunes(ctx context.Context, c client.Client, name, namespace string, built map[ssa.ObjMetadata]bool) ([]string, error) {
+	var k kustomizev1.Kustomization
+	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &k); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	if !k.Spec.Prune || k.Status.Inventory == nil {
+		return nil, nil
+	}
+	ids, err := inventory.List(*k.Status.Inventory)
+	if err != nil {
+		return nil, errors.Join(errors.New("reading the inventory"), err)
+	}
+	var out []string
+	for _, id := range ids {
+		if !built[id] {
+			out = append(out, id.String())
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
