@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -11,17 +12,34 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/klog/v2"
 
+	"github.com/weir-gitops/weir/internal/cli/buildcmd"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
+	"github.com/weir-gitops/weir/internal/cli/completioncmd"
+	"github.com/weir-gitops/weir/internal/cli/deletecmd"
 	"github.com/weir-gitops/weir/internal/cli/dev"
+	"github.com/weir-gitops/weir/internal/cli/diffcmd"
+	"github.com/weir-gitops/weir/internal/cli/envsubstcmd"
+	"github.com/weir-gitops/weir/internal/cli/eventscmd"
+	"github.com/weir-gitops/weir/internal/cli/exportcmd"
+	"github.com/weir-gitops/weir/internal/cli/getcmd"
+	"github.com/weir-gitops/weir/internal/cli/reconcilecmd"
+	"github.com/weir-gitops/weir/internal/cli/resumecmd"
+	"github.com/weir-gitops/weir/internal/cli/suspendcmd"
+	"github.com/weir-gitops/weir/internal/cli/treecmd"
 	"github.com/weir-gitops/weir/internal/cli/versioncmd"
 )
 
 // DefaultNamespace is where weir (like Flux) lives unless told otherwise.
 const DefaultNamespace = "flux-system"
 
+// Option adjusts the dependencies of the commands before they run; tests
+// use it to fix the clock and shorten polling.
+type Option func(*clideps.Deps)
+
 // NewRootCommand returns the weir command with every verb attached.
-func NewRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
+func NewRootCommand(streams genericiooptions.IOStreams, opts ...Option) *cobra.Command {
 	kube := genericclioptions.NewConfigFlags(true)
 	ns := DefaultNamespace
 	if env := os.Getenv("FLUX_SYSTEM_NAMESPACE"); env != "" {
@@ -29,6 +47,9 @@ func NewRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	}
 	kube.Namespace = &ns
 	deps := &clideps.Deps{Kube: kube}
+	for _, o := range opts {
+		o(deps)
+	}
 
 	root := &cobra.Command{
 		Use:           "weir",
@@ -36,16 +57,36 @@ func NewRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
 		Long:          "weir is a GitOps toolkit that serves Flux's APIs: the same resources, the same CLI habits.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// weir has its own `completion` verb, with flux's subcommands.
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
+	// kubectl's --server has the shorthand -s, which `delete` needs for
+	// --silent (as in the flux CLI): --server is added without it.
+	server := ""
+	kube.APIServer = nil
 	kube.AddFlags(root.PersistentFlags())
+	kube.APIServer = &server
+	root.PersistentFlags().StringVar(kube.APIServer, "server", "", "the address and port of the Kubernetes API server")
 	root.PersistentFlags().DurationVar(&deps.Timeout, "timeout", deps.DefaultTimeout(), "timeout for this operation")
 	root.PersistentFlags().BoolVar(&deps.Verbose, "verbose", false, "print generated objects")
 
 	root.AddCommand(
+		buildcmd.NewCommand(streams, deps),
+		completioncmd.NewCommand(streams, deps),
+		deletecmd.NewCommand(streams, deps),
 		dev.NewCommand(streams, deps),
+		diffcmd.NewCommand(streams, deps),
+		envsubstcmd.NewCommand(streams, deps),
+		eventscmd.NewCommand(streams, deps),
+		exportcmd.NewCommand(streams, deps),
+		getcmd.NewCommand(streams, deps),
+		reconcilecmd.NewCommand(streams, deps),
+		resumecmd.NewCommand(streams, deps),
+		suspendcmd.NewCommand(streams, deps),
+		treecmd.NewCommand(streams, deps),
 		versioncmd.NewCommand(streams, deps),
 	)
 	return root
@@ -56,7 +97,18 @@ func NewRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
 func Execute(streams genericiooptions.IOStreams, args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	root := NewRootCommand(streams)
+	// client-go logs through klog, for instance when Ctrl-C cuts a watch
+	// short; a person reading weir's output has no use for those lines.
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
+	return ExecuteContext(ctx, streams, args)
+}
+
+// ExecuteContext runs weir with args until ctx ends and returns the exit
+// code: 0 on success, the code an error carries (ExitCode() int), else 1.
+// Errors are printed on stderr after ✗.
+func ExecuteContext(ctx context.Context, streams genericiooptions.IOStreams, args []string, opts ...Option) int {
+	root := NewRootCommand(streams, opts...)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
