@@ -15,8 +15,8 @@ export WEIR_CONTROLPLANE_BIN := $(CONTROLPLANE_BIN)
 ##@ Run
 
 .PHONY: run
-run: controlplane build ## Start a local control plane with weir's CRDs and controllers; Ctrl-C stops it.
-	$(BIN)/weir dev
+run: controlplane build ## Run weir's whole job locally: control plane, controllers, example fleet synced; Ctrl-C stops it.
+	@$(BIN)/weir dev
 
 ##@ Test
 
@@ -59,12 +59,14 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint with .golangci.yml.
 
 .PHONY: build
 build: ## Build the weir CLI and weir-controller into bin/.
-	go build -o $(BIN)/weir ./cmd/weir
-	go build -o $(BIN)/weir-controller ./cmd/weir-controller
+	@echo "► building bin/weir (the first time Go compiles every dependency: a few minutes on 2 cores; seconds after)"
+	@go build -o $(BIN)/weir ./cmd/weir
+	@echo "► building bin/weir-controller"
+	@go build -o $(BIN)/weir-controller ./cmd/weir-controller
 
 .PHONY: controlplane
 controlplane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok into bin/controlplane (cached).
-	OUT=$(CONTROLPLANE_BIN) tools/controlplane/build.sh
+	@OUT=$(CONTROLPLANE_BIN) tools/controlplane/build.sh
 
 $(CONTROLLER_GEN):
 	GOBIN=$(BIN) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS)

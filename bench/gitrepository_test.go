@@ -45,11 +45,11 @@ func startControllers(ctx context.Context, env *testenv.Env) error {
 		return err
 	}
 	opts := app.DefaultOptions()
-	opts.Controllers = []string{"source"}
+	opts.Controllers = []string{"source", "kustomize"}
 	opts.MetricsAddr, opts.HealthAddr, opts.LogLevel = "0", "0", "error"
 	opts.StoragePath, opts.StorageAddr, opts.StorageAdvAddr = dir, addr, addr
 	go func() {
-		if err := app.Run(ctx, env.Config, opts); err != nil {
+		if err := app.Run(ctx, countingConfig(env.Config), opts); err != nil {
 			fmt.Fprintf(os.Stderr, "controllers: %v\n", err)
 		}
 		os.RemoveAll(dir)

@@ -13,6 +13,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -93,6 +94,7 @@ func newManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 		RetryPeriod:                   &opts.RetryPeriod,
 		LeaderElectionReleaseOnCancel: true,
 		Client:                        client.Options{Cache: &client.CacheOptions{Unstructured: false}},
+		Controller:                    config.Controller{SkipNameValidation: &opts.SkipNameValidation},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating manager: %w", err)

@@ -64,6 +64,10 @@ type Options struct {
 	// LogOutput receives the logs instead of stderr (weir dev writes them to
 	// a file); not a flag.
 	LogOutput io.Writer
+	// SkipNameValidation lets the controllers start again in a process where
+	// they ran before: controller-runtime refuses a controller name it has
+	// seen, process-wide. weir dev's tests run it twice; not a flag.
+	SkipNameValidation bool
 }
 
 // DefaultOptions returns Flux's defaults.

@@ -364,24 +364,31 @@ func (cp *ControlPlane) KubeconfigPath() string { return cp.kubeconfig }
 // APIServerURL is the https:// address of the API server.
 func (cp *ControlPlane) APIServerURL() string { return cp.apiURL }
 
-// RESTConfig returns admin credentials for the API server.
+// RESTConfig returns admin credentials for the API server. They are given
+// as data, not file names: client-go caches TLS transports process-wide by
+// file name, so a second control plane started in the same directory (weir
+// dev run twice in one process) would be dialled with the first one's CA.
 func (cp *ControlPlane) RESTConfig() *rest.Config {
-	return &rest.Config{
-		Host: cp.apiURL,
-		TLSClientConfig: rest.TLSClientConfig{
-			CAFile:   cp.pki.CAFile,
-			CertFile: cp.pki.AdminCert,
-			KeyFile:  cp.pki.AdminKey,
-		},
-		QPS:   200,
-		Burst: 400,
+	tls := rest.TLSClientConfig{CAFile: cp.pki.CAFile, CertFile: cp.pki.AdminCert, KeyFile: cp.pki.AdminKey}
+	ca, errCA := os.ReadFile(cp.pki.CAFile)
+	cert, errCert := os.ReadFile(cp.pki.AdminCert)
+	key, errKey := os.ReadFile(cp.pki.AdminKey)
+	if errCA == nil && errCert == nil && errKey == nil {
+		tls = rest.TLSClientConfig{CAData: ca, CertData: cert, KeyData: key}
 	}
+	return &rest.Config{Host: cp.apiURL, TLSClientConfig: tls, QPS: 200, Burst: 400}
 }
 
+// writeKubeconfig writes the admin kubeconfig with the credentials inline,
+// for the reason RESTConfig gives, and so that it can be copied elsewhere.
 func (cp *ControlPlane) writeKubeconfig() error {
+	rc := cp.RESTConfig()
+	if len(rc.CAData) == 0 {
+		return fmt.Errorf("writing kubeconfig: cannot read the admin credentials in %s", cp.dir)
+	}
 	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["weir-local"] = &clientcmdapi.Cluster{Server: cp.apiURL, CertificateAuthority: cp.pki.CAFile}
-	cfg.AuthInfos["weir-admin"] = &clientcmdapi.AuthInfo{ClientCertificate: cp.pki.AdminCert, ClientKey: cp.pki.AdminKey}
+	cfg.Clusters["weir-local"] = &clientcmdapi.Cluster{Server: cp.apiURL, CertificateAuthorityData: rc.CAData}
+	cfg.AuthInfos["weir-admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: rc.CertData, ClientKeyData: rc.KeyData}
 	cfg.Contexts["weir-local"] = &clientcmdapi.Context{Cluster: "weir-local", AuthInfo: "weir-admin", Namespace: "default"}
 	cfg.CurrentContext = "weir-local"
 	cp.kubeconfig = filepath.Join(cp.dir, "kubeconfig")

@@ -94,6 +94,9 @@ type Result struct {
 	// Files are the source files the build read, relative to Root with
 	// forward slashes, sorted. FindSOPSEncrypted inspects them.
 	Files []string
+	// Remote reports that the build loaded remote bases or URLs: its
+	// output can change while the source tree stays the same.
+	Remote bool
 }
 
 // Build renders a Kustomization's manifests as kustomize-controller does.
@@ -134,7 +137,7 @@ func Build(ctx context.Context, opts BuildOptions) (*Result, error) {
 		return nil, firstOf(cfs.firstViolation(), relativize(err, cfs.root))
 	}
 	cfs.setOverlay(rk.file, rk.data)
-	sources, err := inspect(cfs, dir, !opts.NoRemoteBases)
+	sources, remote, err := inspect(cfs, dir, !opts.NoRemoteBases)
 	if err != nil {
 		return nil, relativize(err, cfs.root)
 	}
@@ -180,7 +183,7 @@ func Build(ctx context.Context, opts BuildOptions) (*Result, error) {
 	if cm := opts.CommonMetadata; cm != nil {
 		objects = withCommonMetadata(objects, cm.Labels, cm.Annotations)
 	}
-	return &Result{Objects: objects, Checksum: sum, Files: cfs.readFiles()}, nil
+	return &Result{Objects: objects, Checksum: sum, Files: cfs.readFiles(), Remote: remote}, nil
 }
 
 func firstOf(errs ...error) error {

@@ -34,11 +34,15 @@ type inspector struct {
 	// each once.
 	sources     []decryptSource
 	seenSources map[string]bool
+
+	// remote is set when a remote reference was allowed through: the
+	// build then depends on more than the source tree.
+	usedRemote bool
 }
 
 // inspect judges the local kustomizations below dir and returns the files
 // to decrypt before the build.
-func inspect(cfs *confinedFS, dir string, allowRemote bool) ([]decryptSource, error) {
+func inspect(cfs *confinedFS, dir string, allowRemote bool) ([]decryptSource, bool, error) {
 	in := &inspector{
 		cfs:         cfs,
 		allowRemote: allowRemote,
@@ -47,9 +51,9 @@ func inspect(cfs *confinedFS, dir string, allowRemote bool) ([]decryptSource, er
 		seenSources: map[string]bool{},
 	}
 	if err := in.kustomizationDir(dir); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return in.sources, nil
+	return in.sources, in.usedRemote, nil
 }
 
 // isRemoteFile reports whether kustomize would fetch s over HTTP when
@@ -64,6 +68,7 @@ func (in *inspector) remote(file, field, ref string) error {
 		return &UnsafePathError{Path: ref, Reason: fmt.Sprintf("file:// references in %s (%s) read outside the source root", file, field)}
 	}
 	if in.allowRemote {
+		in.usedRemote = true
 		return nil
 	}
 	return &RemoteError{URL: ref, File: file, Field: field}

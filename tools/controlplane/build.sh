@@ -12,6 +12,24 @@ kube_version="v1.34.3"
 
 step() { printf '► %s\n' "$*"; }
 
+# in_dir_quietly runs "$@" in directory $2 and says every 30 seconds that
+# building $1 is still going, so that no minute of a first build passes in
+# silence.
+in_dir_quietly() {
+	local what="$1" dir="$2" waited=0 pid
+	shift 2
+	(cd "$dir" && "$@") &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		waited=$((waited + 1))
+		if ((waited % 30 == 0)); then
+			printf '◎ still building %s (%ds)\n' "$what" "$waited"
+		fi
+	done
+	wait "$pid"
+}
+
 # kwok's Stage objects: the "fast" set (nodes Ready at once, pods Ready
 # without the create/init delays) plus node leases. Cheap, so always copied.
 copy_kwok_stages() {
@@ -32,7 +50,7 @@ key="$( (echo "$kube_version"; cat "$here"/*/go.mod "$here"/*/go.sum \
 mkdir -p "$out"
 if [[ -f "$out/.key" && "$(cat "$out/.key")" == "$key" ]]; then
 	copy_kwok_stages
-	echo "control plane binaries up to date in $out"
+	echo "✔ control plane binaries up to date in $out"
 	exit 0
 fi
 rm -f "$out/.key"
@@ -40,7 +58,7 @@ export CGO_ENABLED=0
 
 start=$SECONDS
 step "building etcd"
-(cd "$here/etcd" && go build -trimpath -ldflags "-s -w" -o "$out/etcd" .)
+in_dir_quietly etcd "$here/etcd" go build -trimpath -ldflags "-s -w" -o "$out/etcd" .
 
 step "building kube-apiserver, kube-controller-manager, kube-scheduler $kube_version (about 3 minutes the first time)"
 major="${kube_version#v}"; major="${major%%.*}"
@@ -51,11 +69,12 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 	ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
 done
 for bin in kube-apiserver kube-controller-manager kube-scheduler; do
-	(cd "$here/kube" && go build -trimpath -ldflags "$ldflags" -o "$out/$bin" "./cmd/$bin")
+	step "building $bin ($((SECONDS - start))s so far)"
+	in_dir_quietly "$bin" "$here/kube" go build -trimpath -ldflags "$ldflags" -o "$out/$bin" "./cmd/$bin"
 done
 
 step "building kwok"
-(cd "$here/kwok" && go build -trimpath -ldflags "-s -w" -o "$out/kwok" sigs.k8s.io/kwok/cmd/kwok)
+in_dir_quietly kwok "$here/kwok" go build -trimpath -ldflags "-s -w" -o "$out/kwok" sigs.k8s.io/kwok/cmd/kwok
 copy_kwok_stages
 
 echo "$key" >"$out/.key"

@@ -1,7 +1,7 @@
 // Package clideps holds what every weir command needs from the root: the
-// kubectl-style connection flags, the timeout, and constructors for clients.
-// Commands receive a *Deps instead of reading globals, so tests can give
-// them a kubeconfig of their own.
+// kubectl-style connection flags, the timeout, the clock, and constructors
+// for clients. Commands receive a *Deps instead of reading globals, so tests
+// can give them a kubeconfig and a clock of their own.
 package clideps
 
 import (
@@ -14,11 +14,21 @@ import (
 	"github.com/weir-gitops/weir/internal/scheme"
 )
 
+// DefaultPollInterval is how often commands that wait re-read an object, as
+// the flux CLI's hidden --poll-interval default.
+const DefaultPollInterval = 2 * time.Second
+
 // Deps is shared by every command.
 type Deps struct {
 	Kube    *genericclioptions.ConfigFlags
 	Timeout time.Duration
 	Verbose bool
+	// Now is the clock: reconcile request tokens and ages shown in tables
+	// are read from it, so golden files stay stable. Nil means time.Now.
+	Now func() time.Time
+	// PollInterval is how often waiting commands re-read an object. Zero
+	// means DefaultPollInterval.
+	PollInterval time.Duration
 }
 
 // DefaultTimeout is the --timeout default, as in the flux CLI.
@@ -32,17 +42,39 @@ func (d *Deps) Namespace() string {
 	return "flux-system"
 }
 
-// Client returns a client for the cluster the flags select.
-func (d *Deps) Client() (client.Client, error) {
+// Clock returns the current time from Now, or the wall clock.
+func (d *Deps) Clock() time.Time {
+	if d.Now != nil {
+		return d.Now()
+	}
+	return time.Now()
+}
+
+// Poll returns the interval between two reads of an awaited object.
+func (d *Deps) Poll() time.Duration {
+	if d.PollInterval > 0 {
+		return d.PollInterval
+	}
+	return DefaultPollInterval
+}
+
+// Client returns a client for the cluster the flags select. It can watch,
+// for `get --watch` and `events --watch`.
+func (d *Deps) Client() (client.WithWatch, error) {
 	cfg, err := d.Kube.ToRESTConfig()
 	if err != nil {
 		return nil, fmt.Errorf("loading kubeconfig: %w", err)
+	}
+	// The flux CLI's --kube-api-qps and --kube-api-burst defaults: waiting
+	// commands poll, and client-go's own defaults (5, 10) would throttle them.
+	if cfg.QPS == 0 {
+		cfg.QPS, cfg.Burst = 50, 300
 	}
 	s, err := scheme.New()
 	if err != nil {
 		return nil, err
 	}
-	c, err := client.New(cfg, client.Options{Scheme: s})
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: s})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %w", cfg.Host, err)
 	}

@@ -1,11 +1,17 @@
-// Package dev implements `weir dev`: a local control plane (etcd,
-// kube-apiserver, kube-controller-manager, kube-scheduler and a kwok node) on
-// 127.0.0.1 with weir's CRDs installed, kept up until Ctrl-C, or torn down
-// at once with --once. Everything it starts is stopped by PID on the way out.
+// Package dev implements `weir dev`: weir's whole job, locally. It starts a
+// control plane (etcd, kube-apiserver, kube-controller-manager,
+// kube-scheduler and a kwok node) on 127.0.0.1, installs weir's CRDs, runs
+// weir's controllers in this process, serves the bundled example fleet
+// (package examples) from a Git server on 127.0.0.1, bootstraps flux-system
+// to sync it, and reports each Kustomization until all are Ready. Then it
+// stays up until Ctrl-C, following pushes to the example repository, or
+// with --once stops at once. Everything it starts is stopped by PID on the
+// way out.
 package dev
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -30,44 +36,75 @@ import (
 
 // Options are the flags of `weir dev`.
 type Options struct {
-	// Dir holds the control plane's state, logs and kubeconfig. It is
-	// emptied at start: every run begins with a fresh cluster.
+	// Dir holds the control plane's state, logs and kubeconfig, the served
+	// example repository and its working clone. It is emptied at start:
+	// every run begins with a fresh cluster.
 	Dir string
 	// BinDir holds the control plane binaries.
 	BinDir string
-	// Once stops everything as soon as the environment is ready.
+	// Once stops everything as soon as the example has converged.
 	Once bool
 	// Controllers are the weir controllers to run in this process
-	// (--controllers syntax); none when empty.
+	// (--controllers syntax); none when empty, and then nothing is synced.
 	Controllers []string
+	// Timeout bounds the wait for the example to converge, first and after
+	// each push (default 5m).
+	Timeout time.Duration
+	// OnReady, when set, is called once the example has converged, before
+	// weir dev waits for Ctrl-C (or, with Once, stops). An error ends the run.
+	OnReady func(ctx context.Context, res *Result) error
 }
 
 // Result says what a run started, for the caller and for tests.
 type Result struct {
 	Kubeconfig string
 	PIDs       map[string]int
-	Ready      time.Duration
+	// Ready is the time from start to control plane, CRDs and controllers up.
+	Ready time.Duration
+	// Converged is the time from start to every Kustomization Ready.
+	Converged time.Duration
+	// RepoURL is the example repository's clone URL on 127.0.0.1; Clone is
+	// the working clone under Dir.
+	RepoURL, Clone string
+	// Revision is the revision the example converged at: main@sha1:<sha>.
+	Revision string
 }
 
 // NewCommand returns `weir dev`.
-func NewCommand(streams genericiooptions.IOStreams, _ *clideps.Deps) *cobra.Command {
+func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.Command {
 	opts := Options{}
 	cmd := &cobra.Command{
 		Use:   "dev",
-		Short: "Run weir locally: a real control plane on 127.0.0.1 with weir's CRDs",
+		Short: "Run weir's whole job locally: a control plane, the controllers and an example fleet",
 		Long: `dev starts etcd, kube-apiserver, kube-controller-manager, kube-scheduler and a
 kwok node (pods become Ready without containers) on 127.0.0.1, installs weir's
-CRDs, prints a kubeconfig path for kubectl and weir, and stays up until Ctrl-C.`,
+CRDs, runs weir's controllers, serves the bundled example fleet from a Git
+server on 127.0.0.1 and syncs it into the cluster through a flux-system
+GitRepository and Kustomization. It prints each Kustomization as it becomes
+Ready, then the tree of what was applied, and stays up until Ctrl-C, rolling
+out every push to the example repository. With --once it stops as soon as
+everything is Ready (for CI).
+
+The kubeconfig it prints works with kubectl and weir. Progress goes to
+stderr, the tree to stdout.`,
+		Example: `  # Everything, until Ctrl-C
+  weir dev
+
+  # In CI: exit 0 once every Kustomization is Ready, non-zero otherwise
+  weir dev --once --timeout=10m`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := Run(cmd.Context(), opts, streams.ErrOut)
+			if deps != nil {
+				opts.Timeout = deps.Timeout
+			}
+			_, err := Run(cmd.Context(), opts, streams)
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&opts.Dir, "dir", defaultDir(), "directory for the control plane's state, logs and kubeconfig (emptied at start)")
+	cmd.Flags().StringVar(&opts.Dir, "dir", defaultDir(), "directory for the control plane's state, logs, kubeconfig and example repository (emptied at start)")
 	cmd.Flags().StringVar(&opts.BinDir, "controlplane-bin", "", "directory with the control plane binaries (default: $WEIR_CONTROLPLANE_BIN or bin/controlplane of the weir checkout)")
-	cmd.Flags().BoolVar(&opts.Once, "once", false, "stop everything as soon as the environment is ready (for CI)")
-	cmd.Flags().StringSliceVar(&opts.Controllers, "controllers", []string{"*"}, "weir controllers to run in this process (weir-controller's --controllers syntax; empty for none)")
+	cmd.Flags().BoolVar(&opts.Once, "once", false, "stop everything as soon as the example has converged (for CI)")
+	cmd.Flags().StringSliceVar(&opts.Controllers, "controllers", []string{"*"}, "weir controllers to run in this process (weir-controller's --controllers syntax)")
 	return cmd
 }
 
@@ -78,11 +115,16 @@ func defaultDir() string {
 	return filepath.Join(os.TempDir(), "weir-dev")
 }
 
-// Run starts the environment, reports progress to out, and returns when ctx
-// is cancelled (Ctrl-C) or, with Once, as soon as everything is ready. It
-// stops every process it started before returning.
-func Run(ctx context.Context, opts Options, out io.Writer) (*Result, error) {
+// Run starts the environment, syncs the example, reports progress on
+// streams.ErrOut and the tree on streams.Out, and returns when ctx is
+// cancelled (Ctrl-C) or, with Once, as soon as the example has converged.
+// It stops every process it started before returning.
+func Run(ctx context.Context, opts Options, streams genericiooptions.IOStreams) (*Result, error) {
 	start := time.Now()
+	if opts.Timeout <= 0 {
+		opts.Timeout = 5 * time.Minute
+	}
+	out := &lockedWriter{w: streams.ErrOut}
 	if err := os.RemoveAll(opts.Dir); err != nil {
 		return nil, fmt.Errorf("cleaning %s: %w", opts.Dir, err)
 	}
@@ -112,29 +154,140 @@ func Run(ctx context.Context, opts Options, out io.Writer) (*Result, error) {
 		return res, err
 	}
 	fmt.Fprintf(out, "✔ CRDs established in %s\n", since(start))
-	if len(opts.Controllers) > 0 {
-		stopControllers, err := startControllers(ctx, cp, opts, out)
-		if err != nil {
-			return res, err
-		}
-		defer stopControllers()
+	if len(opts.Controllers) == 0 {
+		return res, fmt.Errorf("weir dev needs weir's controllers to sync the example: --controllers is empty")
 	}
+	// If the controllers stop on their own, everything that waits for them
+	// ends with their error rather than at its timeout.
+	ctx, fail := context.WithCancelCause(ctx)
+	defer fail(nil)
+	stopControllers, err := startControllers(ctx, fail, cp, opts, out)
+	if err != nil {
+		return res, err
+	}
+	defer stopControllers()
 	res.Ready = time.Since(start)
-	fmt.Fprintf(out, "✔ ready in %s\n", since(start))
+	fmt.Fprintf(out, "✔ cluster ready in %s\n", since(start))
 	fmt.Fprintf(out, "  kubeconfig: %s\n", res.Kubeconfig)
-	fmt.Fprintf(out, "  try:        export KUBECONFIG=%s; kubectl get crds -l app.kubernetes.io/part-of=flux\n", res.Kubeconfig)
-	if opts.Once {
-		return res, nil
+
+	return res, syncExample(ctx, c, opts, res, out, streams.Out, start)
+}
+
+// syncExample serves the example repository, bootstraps flux-system, waits
+// for convergence and, unless Once, follows pushes until ctx ends.
+func syncExample(ctx context.Context, c client.Client, opts Options, res *Result, out, data io.Writer, start time.Time) error {
+	fmt.Fprintln(out, "► serving the example fleet repository on 127.0.0.1")
+	pushes := make(chan struct{}, 1)
+	f, err := publishFleet(opts.Dir, func() {
+		select {
+		case pushes <- struct{}{}:
+		default: // one pending notice covers every push before it is handled
+		}
+	})
+	if err != nil {
+		return err
 	}
+	defer f.Close()
+	if res.Revision, err = f.Head(); err != nil {
+		return err
+	}
+	res.RepoURL, res.Clone = f.URL(), f.clone
+	fmt.Fprintf(out, "✔ example repository at %s (%s), working clone in %s\n", res.RepoURL, res.Revision, res.Clone)
+
+	fmt.Fprintf(out, "► creating namespace %s, Secret %s (DEMO ONLY age key), GitRepository and Kustomization %s (path %s)\n",
+		namespace, ageSecret, syncName, syncPath)
+	syncStart := time.Now()
+	if err := bootstrap(ctx, c, res.RepoURL); err != nil {
+		return err
+	}
+	p := newProgress(c, out)
+	waitCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	err = p.waitConverged(waitCtx, res.Revision, syncStart)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("the example did not converge: %w", err)
+	}
+	res.Converged = time.Since(start)
+	synced := time.Since(syncStart)
+	fmt.Fprintf(out, "✔ every Kustomization is Ready at %s\n", res.Revision)
+	fmt.Fprintf(out, "► weir tree kustomization %s\n", syncName)
+	if err := printTree(ctx, res.Kubeconfig, data, out); err != nil {
+		return fmt.Errorf("weir tree kustomization %s: %w", syncName, err)
+	}
+	fmt.Fprintf(out, "✔ example synced in %s; %s since weir dev started\n", roundDuration(synced), roundDuration(res.Converged))
+	if opts.OnReady != nil {
+		if err := opts.OnReady(ctx, res); err != nil {
+			return err
+		}
+	}
+	if opts.Once {
+		return nil
+	}
+	printHint(out, res)
+	return followPushes(ctx, c, f, p, pushes, res.Revision, opts.Timeout)
+}
+
+// printHint tells how to look at the cluster and how to roll out a change.
+func printHint(out io.Writer, res *Result) {
+	fmt.Fprintf(out, "  kubectl:    export KUBECONFIG=%s; kubectl -n apps get deployments,pods\n", res.Kubeconfig)
+	fmt.Fprintf(out, "  try a push: cd %s && echo '  replicas: \"3\"' >> clusters/dev/cluster-vars.yaml && git commit -qam 'dev: three replicas' && git push -q\n", res.Clone)
+	fmt.Fprintf(out, "              (or clone %s anywhere); weir dev fetches on every push and shows the rollout\n", res.RepoURL)
 	fmt.Fprintln(out, "◎ running; press Ctrl-C to stop")
-	<-ctx.Done()
-	return res, nil
+}
+
+// followPushes prints every change of the sync's objects until ctx ends.
+// On each push it asks the GitRepository to fetch at once and, when the
+// pushed revision has rolled out everywhere, says how long that took.
+func followPushes(ctx context.Context, c client.Client, f *fleet, p *progress, pushes <-chan struct{}, current string, timeout time.Duration) error {
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	var pending string // the pushed revision not yet rolled out
+	var pushed time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			if cause := context.Cause(ctx); !errors.Is(cause, context.Canceled) {
+				return cause
+			}
+			return nil
+		case <-pushes:
+			rev, err := f.Head()
+			if err != nil {
+				p.say("✗ reading the pushed revision: %v", err)
+				continue
+			}
+			if rev == current || rev == pending {
+				continue // the first push, or one that did not move main
+			}
+			pending, pushed, current = rev, time.Now(), rev
+			p.say("► push received: %s; asking GitRepository/%s to fetch", rev, syncName)
+			if err := requestFetch(ctx, c); err != nil {
+				p.say("✗ asking GitRepository/%s to fetch: %v", syncName, err)
+			}
+		case <-tick.C:
+			s, err := p.poll(ctx)
+			if err != nil || pending == "" {
+				continue
+			}
+			ok, waiting := s.converged(pending)
+			switch {
+			case ok:
+				p.say("✔ %s rolled out in %s after the push", pending, since(pushed))
+				pending = ""
+			case time.Since(pushed) > timeout:
+				p.say("✗ %s not rolled out after %s: waiting for %s", pending, timeout, strings.Join(waiting, ", "))
+				pending = ""
+			default:
+				p.waitingNote(waiting, pushed)
+			}
+		}
+	}
 }
 
 // startControllers runs weir's controllers in this process against the
 // local control plane, logging to <dir>/weir-controller.log, with the
 // artifact server on a free 127.0.0.1 port. The returned func stops them.
-func startControllers(ctx context.Context, cp *controlplane.ControlPlane, opts Options, out io.Writer) (func(), error) {
+func startControllers(ctx context.Context, fail context.CancelCauseFunc, cp *controlplane.ControlPlane, opts Options, out io.Writer) (func(), error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("finding a port for the artifact server: %w", err)
@@ -151,6 +304,8 @@ func startControllers(ctx context.Context, cp *controlplane.ControlPlane, opts O
 	appOpts.StoragePath = filepath.Join(opts.Dir, "storage")
 	appOpts.StorageAddr, appOpts.StorageAdvAddr = addr, addr
 	appOpts.LogOutput = logFile
+	// Run may be called again in the same process (weir dev's tests do).
+	appOpts.SkipNameValidation = true
 	selected, err := appOpts.Selected()
 	if err != nil {
 		logFile.Close()
@@ -158,7 +313,14 @@ func startControllers(ctx context.Context, cp *controlplane.ControlPlane, opts O
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- app.Run(runCtx, cp.RESTConfig(), appOpts) }()
+	go func() {
+		err := app.Run(runCtx, cp.RESTConfig(), appOpts)
+		if runCtx.Err() == nil {
+			fail(fmt.Errorf("weir's controllers stopped (logs in %s): %w", logFile.Name(), err))
+			err = nil // reported through fail
+		}
+		done <- err
+	}()
 	fmt.Fprintf(out, "✔ controllers running: %s (artifacts at http://%s, logs in %s)\n",
 		strings.Join(selected, ", "), addr, logFile.Name())
 	return func() {

@@ -3,39 +3,330 @@ package dev
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/examples"
+	"github.com/weir-gitops/weir/internal/cli/clideps"
+	"github.com/weir-gitops/weir/internal/runtime/conditions"
+	"github.com/weir-gitops/weir/internal/scheme"
+	"github.com/weir-gitops/weir/internal/testenv/gitserver"
 )
 
-// TestRunOnce runs `weir dev --once` twice in a row in the same directory
-// and checks that each run reports readiness and leaves no process behind.
+// demoToken is the plaintext of apps/dev/podinfo-token.sops.yaml, as
+// examples/internal/gen encrypts it.
+const demoToken = "weir-dev-demo-token"
+
+// The example's Kustomizations, and its workloads.
+var (
+	wantKustomizations = []string{"flux-system", "infrastructure", "apps"}
+	workloads          = []client.ObjectKey{{Namespace: "apps", Name: "podinfo"}}
+)
+
+// TestRunOnce runs `weir dev --once` twice in a row from a clean directory:
+// first through Run, checking the cluster before it is torn down (every
+// Kustomization Ready at the served repository's HEAD, the Secret
+// decrypted, the Deployments Available), then through the cobra command
+// as a user runs it. Each run must print the tree and leave no process
+// behind.
 func TestRunOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane")
 	}
-	dir := t.TempDir()
-	for run := 1; run <= 2; run++ {
-		var out bytes.Buffer
-		res, err := Run(context.Background(), Options{Dir: dir, Once: true, Controllers: []string{"*"}}, &out)
-		if err != nil {
-			t.Fatalf("run %d: %v\n%s", run, err, out.String())
+	dir := filepath.Join(t.TempDir(), "dev")
+
+	var stdout, stderr bytes.Buffer
+	checked := false
+	opts := Options{Dir: dir, Once: true, Controllers: []string{"*"}, Timeout: 3 * time.Minute,
+		OnReady: func(ctx context.Context, res *Result) error {
+			checked = true
+			checkConverged(ctx, t, res)
+			return nil
+		}}
+	res, err := Run(context.Background(), opts, genericiooptions.IOStreams{Out: &stdout, ErrOut: &stderr})
+	t.Logf("run 1, stderr:\n%s\nstdout:\n%s", stderr.String(), stdout.String())
+	if err != nil {
+		t.Fatalf("run 1: %v", err)
+	}
+	if !checked {
+		t.Fatal("run 1: OnReady was not called")
+	}
+	t.Logf("run 1: cluster ready in %s, example converged %s after start", res.Ready, res.Converged)
+	checkOutput(t, stdout.String(), stderr.String(), res.Revision)
+	if len(res.PIDs) != 5 {
+		t.Errorf("run 1: started %d processes, want 5: %v", len(res.PIDs), res.PIDs)
+	}
+	assertStopped(t, res.PIDs)
+
+	stdout.Reset()
+	stderr.Reset()
+	cmd := NewCommand(genericiooptions.IOStreams{Out: &stdout, ErrOut: &stderr}, &clideps.Deps{Timeout: 3 * time.Minute})
+	cmd.SetArgs([]string{"--once", "--dir", dir})
+	err = cmd.ExecuteContext(context.Background())
+	t.Logf("run 2, stderr:\n%s\nstdout:\n%s", stderr.String(), stdout.String())
+	if err != nil {
+		t.Fatalf("run 2: weir dev --once: %v", err)
+	}
+	m := regexp.MustCompile(`Ready at (main@sha1:[0-9a-f]{40})`).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatal("run 2: no revision reported")
+	}
+	checkOutput(t, stdout.String(), stderr.String(), m[1])
+	pids := map[string]int{}
+	for _, m := range regexp.MustCompile(`([a-z-]+) \(pid (\d+)\)`).FindAllStringSubmatch(stderr.String(), -1) {
+		pids[m[1]], _ = strconv.Atoi(m[2])
+	}
+	if len(pids) != 5 {
+		t.Errorf("run 2: reported %d processes stopped, want 5: %v", len(pids), pids)
+	}
+	assertStopped(t, pids)
+}
+
+// checkOutput checks the progress lines and the tree of a converged run.
+func checkOutput(t *testing.T, stdout, stderr, revision string) {
+	t.Helper()
+	for _, want := range []string{"✔ control plane ready", "✔ CRDs established", "✔ controllers running: source, kustomize",
+		"kubeconfig: ", "✔ example repository at http://127.0.0.1:", "◎ apps: waiting for dependency 'flux-system/infrastructure'",
+		"✔ apps: ", "✔ infrastructure: ", "✔ every Kustomization is Ready at " + revision,
+		"✔ example synced in", "✔ stopped every process weir dev started"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q", want)
 		}
-		for _, want := range []string{"✔ control plane ready", "✔ CRDs established", "✔ controllers running: source",
-			"✔ ready in", "kubeconfig: " + res.Kubeconfig, "✔ stopped"} {
-			if !strings.Contains(out.String(), want) {
-				t.Errorf("run %d: output lacks %q:\n%s", run, want, out.String())
-			}
+	}
+	for _, want := range []string{"Kustomization/flux-system/flux-system\n", "── Kustomization/flux-system/apps\n",
+		"── Deployment/apps/podinfo\n", "── Secret/apps/podinfo-token\n", "── Namespace/apps\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("tree lacks %q", want)
 		}
-		if len(res.PIDs) != 5 {
-			t.Errorf("run %d: started %d processes, want 5: %v", run, len(res.PIDs), res.PIDs)
+	}
+}
+
+// TestRunFollowsPushes keeps weir dev running, pushes a commit to the
+// example repository, measures the time until it has rolled out, then
+// cancels the context as Ctrl-C does.
+func TestRunFollowsPushes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane")
+	}
+	ready := make(chan *Result, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout bytes.Buffer
+	stderr := &syncBuffer{}
+	type outcome struct {
+		res *Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		opts := Options{Dir: filepath.Join(t.TempDir(), "dev"), Controllers: []string{"*"}, Timeout: 3 * time.Minute,
+			OnReady: func(_ context.Context, res *Result) error { ready <- res; return nil }}
+		res, err := Run(ctx, opts, genericiooptions.IOStreams{Out: &stdout, ErrOut: stderr})
+		done <- outcome{res, err}
+	}()
+	var res *Result
+	select {
+	case res = <-ready:
+	case o := <-done:
+		t.Fatalf("weir dev returned before converging: %v\n%s", o.err, stderr.String())
+	}
+	c := clientFor(t, res.Kubeconfig)
+
+	pushed := time.Now()
+	sha := gitserver.Push(t, gitserver.Remote{URL: res.RepoURL}, gitserver.Commit{
+		Message: "dev: three replicas",
+		Files: map[string]string{"clusters/dev/cluster-vars.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cluster-vars
+  namespace: flux-system
+data:
+  cluster_name: dev
+  cluster_region: local
+  replicas: "3"
+`},
+	})
+	revision := "main@sha1:" + sha
+	waitFor(t, 2*time.Minute, func(ctx context.Context) (bool, string) {
+		if ok, state := kustomizationsReady(ctx, c, revision); !ok {
+			return false, state
 		}
-		for name, pid := range res.PIDs {
-			if alive(pid) {
-				t.Errorf("run %d: %s (pid %d) still running after weir dev returned", run, name, pid)
-			}
+		return deploymentAvailable(ctx, c, workloads[0], 3)
+	})
+	rollout := time.Since(pushed)
+	t.Logf("push to rollout of %s: %s", revision, rollout.Round(time.Millisecond))
+	if rollout > time.Minute {
+		t.Errorf("push to rollout took %s, want under a minute", rollout)
+	}
+	waitFor(t, 10*time.Second, func(context.Context) (bool, string) {
+		return strings.Contains(stderr.String(), "✔ "+revision+" rolled out in"), "weir dev has not reported the rollout"
+	})
+
+	cancel()
+	o := <-done
+	t.Logf("stderr:\n%s", stderr.String())
+	if o.err != nil {
+		t.Fatalf("weir dev: %v", o.err)
+	}
+	for _, want := range []string{"◎ running; press Ctrl-C to stop", "try a push: cd " + res.Clone,
+		"► push received: " + revision, "✔ " + revision + " rolled out in", "✔ stopped every process weir dev started"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q", want)
+		}
+	}
+	assertStopped(t, o.res.PIDs)
+}
+
+// syncBuffer is a bytes.Buffer that Run writes to while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// checkConverged asserts what a converged run leaves in the cluster.
+func checkConverged(ctx context.Context, t *testing.T, res *Result) {
+	t.Helper()
+	head, err := exec.Command("git", "-C", res.Clone, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatalf("reading HEAD of %s: %v", res.Clone, err)
+	}
+	revision := "main@sha1:" + strings.TrimSpace(string(head))
+	if res.Revision != revision {
+		t.Errorf("converged at %s, HEAD is %s", res.Revision, revision)
+	}
+	c := clientFor(t, res.Kubeconfig)
+	if ok, state := kustomizationsReady(ctx, c, revision); !ok {
+		t.Errorf("Kustomizations: %s", state)
+	}
+	for _, w := range workloads {
+		if ok, state := deploymentAvailable(ctx, c, w, 2); !ok {
+			t.Errorf("%s", state)
+		}
+	}
+	if _, err := fs.Stat(examples.Fleet(), "apps/dev/podinfo-token.sops.yaml"); err != nil {
+		t.Logf("the example has no encrypted Secret: %v", err)
+		return
+	}
+	var secret corev1.Secret
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "podinfo-token"}, &secret); err != nil {
+		t.Fatalf("decrypted Secret: %v", err)
+	}
+	if got := string(secret.Data["token"]); got != demoToken {
+		t.Errorf("Secret apps/podinfo-token: token = %q, want %q", got, demoToken)
+	}
+}
+
+// kustomizationsReady reports whether the example's Kustomizations are all
+// Ready, at their generation, having applied revision.
+func kustomizationsReady(ctx context.Context, c client.Client, revision string) (bool, string) {
+	var notReady []string
+	for _, name := range wantKustomizations {
+		var k kustomizev1.Kustomization
+		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &k); err != nil {
+			notReady = append(notReady, fmt.Sprintf("%s: %v", name, err))
+			continue
+		}
+		ready := conditions.Get(&k, meta.ReadyCondition)
+		if ready == nil || ready.Status != metav1.ConditionTrue || ready.ObservedGeneration != k.Generation ||
+			k.Status.LastAppliedRevision != revision {
+			notReady = append(notReady, fmt.Sprintf("%s: applied %q, Ready %v", name, k.Status.LastAppliedRevision, ready))
+		}
+	}
+	return len(notReady) == 0, strings.Join(notReady, "; ")
+}
+
+// deploymentAvailable reports whether the Deployment is Available with
+// replicas ready and up to date.
+func deploymentAvailable(ctx context.Context, c client.Client, key client.ObjectKey, replicas int32) (bool, string) {
+	var d appsv1.Deployment
+	if err := c.Get(ctx, key, &d); err != nil {
+		return false, err.Error()
+	}
+	available := false
+	for _, cond := range d.Status.Conditions {
+		if cond.Type == appsv1.DeploymentAvailable && cond.Status == corev1.ConditionTrue {
+			available = true
+		}
+	}
+	ok := available && d.Spec.Replicas != nil && *d.Spec.Replicas == replicas &&
+		d.Status.ObservedGeneration == d.Generation && d.Status.AvailableReplicas == replicas &&
+		d.Status.UpdatedReplicas == replicas
+	return ok, fmt.Sprintf("Deployment %s: available=%v, %d/%d replicas available", key, available, d.Status.AvailableReplicas, replicas)
+}
+
+func clientFor(t *testing.T, kubeconfig string) client.Client {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := scheme.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func waitFor(t *testing.T, timeout time.Duration, check func(context.Context) (bool, string)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var last string
+	for {
+		ok, state := check(ctx)
+		if ok {
+			return
+		}
+		last = state
+		select {
+		case <-ctx.Done():
+			t.Fatalf("not done after %s: %s", timeout, last)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// assertStopped fails if a process the run started is still alive.
+func assertStopped(t *testing.T, pids map[string]int) {
+	t.Helper()
+	for name, pid := range pids {
+		if alive(pid) {
+			t.Errorf("%s (pid %d) still running after weir dev returned", name, pid)
 		}
 	}
 }

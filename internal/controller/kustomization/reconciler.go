@@ -8,10 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -47,6 +49,9 @@ type Reconciler struct {
 	Options Options
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+
+	cacheOnce sync.Once
+	cache     *buildCache
 }
 
 // Options are the controller's flags and feature gates.
@@ -81,6 +86,9 @@ type Options struct {
 	// HealthPollInterval is how often health checks read the objects;
 	// ssa's default when zero.
 	HealthPollInterval time.Duration
+	// BuildCacheObjects bounds the build cache (DefaultBuildCacheObjects
+	// when zero); negative turns it off.
+	BuildCacheObjects int
 }
 
 func (r *Reconciler) now() time.Time {
@@ -165,25 +173,68 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomizati
 
 	ctx, cancel := context.WithTimeout(ctx, obj.GetTimeout())
 	defer cancel()
-	dir, err := os.MkdirTemp("", "kustomization-")
-	if err != nil {
-		return out, r.retry(obj, meta.ReconciliationFailedReason, fmt.Errorf("tmp dir error: %w", err))
-	}
-	defer os.RemoveAll(dir)
-	if err := r.fetch(ctx, obj, a, dir); err != nil {
-		return out, err
-	}
-	out.attempted = true
-
 	kube, err := r.Clients.For(ctx, obj)
 	if err != nil {
 		return out, r.retry(obj, meta.ReconciliationFailedReason, err)
 	}
-	objects, err := r.build(ctx, obj, dir, out)
+	objects, err := r.fetchAndBuild(ctx, obj, a, out)
 	if err != nil {
 		return out, err
 	}
 	return out, r.apply(ctx, obj, kube, objects, checks, out)
+}
+
+// fetchAndBuild returns the objects to apply: from the build cache when
+// nothing the build reads has changed, else by downloading the artifact
+// and building it.
+func (r *Reconciler) fetchAndBuild(ctx context.Context, obj *kustomizev1.Kustomization, a *meta.Artifact, out *outcome) ([]*unstructured.Unstructured, error) {
+	r.cacheOnce.Do(func() { r.cache = newBuildCache(r.Options.BuildCacheObjects) })
+	name := types.NamespacedName{Namespace: obj.Namespace, Name: obj.Name}
+	opts := r.renderOptions()
+	key := ""
+	if obj.Spec.Decryption == nil {
+		var vars map[string]string
+		if obj.Spec.PostBuild != nil {
+			v, err := variables(ctx, r.APIReader, obj)
+			if err != nil {
+				return nil, r.retry(obj, meta.BuildFailedReason, err)
+			}
+			vars = v
+		}
+		var err error
+		if key, err = buildKey(a.Digest, &obj.Spec, vars, opts); err != nil {
+			return nil, r.retry(obj, meta.BuildFailedReason, err)
+		}
+		if res, ok := r.cache.get(name, key); ok {
+			out.attempted, out.checksum = true, res.Checksum
+			return res.Objects, nil
+		}
+	}
+
+	dir, err := os.MkdirTemp("", "kustomization-")
+	if err != nil {
+		return nil, r.retry(obj, meta.ReconciliationFailedReason, fmt.Errorf("tmp dir error: %w", err))
+	}
+	defer os.RemoveAll(dir)
+	if err := r.fetch(ctx, obj, a, dir); err != nil {
+		return nil, err
+	}
+	out.attempted = true
+	res, err := r.build(ctx, obj, dir, out)
+	if err != nil {
+		return nil, err
+	}
+	if key != "" {
+		r.cache.put(name, key, res)
+	}
+	return res.Objects, nil
+}
+
+func (r *Reconciler) renderOptions() RenderOptions {
+	return RenderOptions{
+		NoRemoteBases:           r.Options.NoRemoteBases,
+		AllowUndefinedVariables: r.Options.AllowUndefinedVariables,
+	}
 }
 
 // fetch downloads and extracts the artifact into dir and checks spec.path.
@@ -214,11 +265,8 @@ func (r *Reconciler) fetch(ctx context.Context, obj *kustomizev1.Kustomization, 
 
 // build renders the objects to apply with Render, reading ConfigMaps and
 // Secrets uncached.
-func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, dir string, out *outcome) ([]*unstructured.Unstructured, error) {
-	res, err := Render(ctx, r.APIReader, obj, dir, RenderOptions{
-		NoRemoteBases:           r.Options.NoRemoteBases,
-		AllowUndefinedVariables: r.Options.AllowUndefinedVariables,
-	})
+func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, dir string, out *outcome) (*kustomize.Result, error) {
+	res, err := Render(ctx, r.APIReader, obj, dir, r.renderOptions())
 	if err != nil {
 		reason := meta.BuildFailedReason
 		if errors.Is(err, kustomize.ErrDecryptionRequired) {
@@ -228,7 +276,7 @@ func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, 
 		return nil, r.retry(obj, reason, relativeTo(err, dir))
 	}
 	out.checksum = res.Checksum
-	return res.Objects, nil
+	return res, nil
 }
 
 // RenderOptions are the controller settings that shape a build.

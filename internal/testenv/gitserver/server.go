@@ -5,13 +5,9 @@ import (
 	"cmp"
 	"crypto/subtle"
 	"encoding/pem"
-	"fmt"
-	"io"
 	"log"
 	"net/http"
-	"net/http/cgi"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -20,6 +16,8 @@ import (
 
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/weir-gitops/weir/internal/gitserve"
 )
 
 // realm is the name the HTTP server gives in its authentication challenges.
@@ -135,21 +133,18 @@ func (s *Server) Remote(repo string) Remote {
 	return r
 }
 
-// httpHandler checks credentials, then hands the request to git http-backend.
-// REMOTE_USER is always set: http-backend refuses pushes from anonymous users.
+// httpHandler checks credentials, then hands the request to git http-backend
+// (internal/gitserve). REMOTE_USER is always set: http-backend refuses pushes
+// from anonymous users.
 func (s *Server) httpHandler(t testing.TB) http.Handler {
-	logs := testLogWriter{t}
-	backend := &cgi.Handler{
-		Path: s.git,
-		Args: []string{"http-backend"},
-		Dir:  s.root,
-		Env: append(gitEnv(s.home),
-			"GIT_PROJECT_ROOT="+s.root,
-			"GIT_HTTP_EXPORT_ALL=1",
-			"REMOTE_USER="+cmp.Or(s.opts.Username, realm),
-		),
-		Stderr: logs,
-		Logger: log.New(logs, "git http-backend: ", 0),
+	backend, err := gitserve.Handler(gitserve.Options{
+		Root:       s.root,
+		Home:       s.home,
+		RemoteUser: cmp.Or(s.opts.Username, realm),
+		Log:        testLogWriter{t},
+	})
+	if err != nil {
+		t.Fatalf("git http-backend: %v", err)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.authorized(r) {
@@ -164,18 +159,6 @@ func (s *Server) httpHandler(t testing.TB) http.Handler {
 		}
 		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-upload-pack") {
 			s.uploadPacks.Add(1)
-		}
-		// Go's CGI host refuses chunked bodies, which the git CLI sends for
-		// large pushes; buffering gives the backend a Content-Length instead.
-		if r.ContentLength < 0 {
-			body, err := io.ReadAll(r.Body)
-			if err != nil {
-				http.Error(w, fmt.Sprintf("read request body: %v", err), http.StatusBadRequest)
-				return
-			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			r.ContentLength = int64(len(body))
-			r.TransferEncoding = nil
 		}
 		backend.ServeHTTP(w, r)
 	})
@@ -199,14 +182,7 @@ func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []by
 
 // gitEnv is the environment of every git process the server runs: no global
 // or system config, and a HOME of its own.
-func gitEnv(home string) []string {
-	return []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + home,
-		"GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_CONFIG_NOSYSTEM=1",
-	}
-}
+func gitEnv(home string) []string { return gitserve.Env(home) }
 
 // testLogWriter sends what git prints to the test log, shown on failure or -v.
 type testLogWriter struct{ t testing.TB }

@@ -1,0 +1,91 @@
+package dev
+
+import (
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	"github.com/weir-gitops/weir/api/meta"
+	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+)
+
+const rev = "main@sha1:1111111111111111111111111111111111111111"
+
+func kustomization(name string, generation int64, applied string, ready *metav1.Condition) kustomizev1.Kustomization {
+	k := kustomizev1.Kustomization{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Generation: generation}}
+	k.Spec.SourceRef = kustomizev1.CrossNamespaceSourceReference{Kind: sourcev1.GitRepositoryKind, Name: syncName}
+	k.Status.LastAppliedRevision = applied
+	if ready != nil {
+		k.Status.Conditions = []metav1.Condition{*ready}
+	}
+	return k
+}
+
+func readyCond(status metav1.ConditionStatus, generation int64, reason, message string) *metav1.Condition {
+	return &metav1.Condition{Type: meta.ReadyCondition, Status: status, ObservedGeneration: generation, Reason: reason, Message: message}
+}
+
+func TestState(t *testing.T) {
+	tests := []struct {
+		name string
+		k    kustomizev1.Kustomization
+		want string
+	}{
+		{"not reconciled yet", kustomization("apps", 1, "", nil), "◎ waiting to be reconciled"},
+		{"ready", kustomization("apps", 1, rev, readyCond(metav1.ConditionTrue, 1, meta.ReconciliationSucceededReason, "Applied revision: "+rev)),
+			"✔ Applied revision: " + rev},
+		{"ready at an older generation", kustomization("apps", 2, rev, readyCond(metav1.ConditionTrue, 1, meta.ReconciliationSucceededReason, "Applied revision: "+rev)),
+			"◎ ReconciliationSucceeded: Applied revision: " + rev},
+		{"dependency", kustomization("apps", 1, "", readyCond(metav1.ConditionFalse, 1, meta.DependencyNotReadyReason, "dependency 'flux-system/infrastructure' is not ready")),
+			"◎ waiting for dependency 'flux-system/infrastructure' (not ready)"},
+		{"dependency behind", kustomization("apps", 1, "", readyCond(metav1.ConditionFalse, 1, meta.DependencyNotReadyReason, "dependency 'flux-system/infrastructure' revision is not up to date")),
+			"◎ waiting for dependency 'flux-system/infrastructure' (revision is not up to date)"},
+		{"failed", kustomization("apps", 1, "", readyCond(metav1.ConditionFalse, 1, "BuildFailed", "kustomize build failed")),
+			"✗ BuildFailed: kustomize build failed"},
+		{"progressing", kustomization("apps", 1, "", readyCond(metav1.ConditionUnknown, 1, meta.ProgressingReason, "Reconciliation in progress")),
+			"◎ Progressing: Reconciliation in progress"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			symbol, text := state(&tt.k, tt.k.Generation)
+			if got := symbol + " " + text; got != tt.want {
+				t.Errorf("state = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestConverged(t *testing.T) {
+	source := &sourcev1.GitRepository{ObjectMeta: metav1.ObjectMeta{Name: syncName, Namespace: namespace, Generation: 1}}
+	source.Status.Artifact = &meta.Artifact{Revision: rev}
+	source.Status.Conditions = []metav1.Condition{*readyCond(metav1.ConditionTrue, 1, meta.SucceededReason, "stored")}
+	ok := func(name string) kustomizev1.Kustomization {
+		return kustomization(name, 1, rev, readyCond(metav1.ConditionTrue, 1, meta.ReconciliationSucceededReason, "Applied"))
+	}
+	behind := kustomization("apps", 1, "main@sha1:0000000000000000000000000000000000000000",
+		readyCond(metav1.ConditionTrue, 1, meta.ReconciliationSucceededReason, "Applied"))
+	other := ok("elsewhere")
+	other.Spec.SourceRef.Name = "another-repo"
+	other.Status.LastAppliedRevision = ""
+
+	tests := []struct {
+		name    string
+		ks      []kustomizev1.Kustomization
+		waiting string
+	}{
+		{"all ready", []kustomizev1.Kustomization{ok(syncName), ok("infrastructure"), ok("apps")}, ""},
+		{"one behind", []kustomizev1.Kustomization{ok(syncName), ok("infrastructure"), behind}, "apps"},
+		{"no sync yet", nil, syncName},
+		{"other sources do not count", []kustomizev1.Kustomization{ok(syncName), other}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			done, waiting := (&snapshot{source: source, kustomizations: tt.ks}).converged(rev)
+			if got := strings.Join(waiting, ", "); got != tt.waiting || done != (tt.waiting == "") {
+				t.Errorf("converged = %v, waiting %q; want waiting %q", done, got, tt.waiting)
+			}
+		})
+	}
+}

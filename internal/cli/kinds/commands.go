@@ -1,0 +1,65 @@
+package kinds
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/weir-gitops/weir/internal/cli/clideps"
+)
+
+// Reconcilable lists the kinds that suspend, resume, reconcile, export and
+// delete act on, in help order.
+var Reconcilable = []Kind{GitRepository, OCIRepository, Bucket, HelmRepository, HelmChart, Kustomization, HelmRelease}
+
+// AddCommands attaches to parent one subcommand per kind of set, built by
+// build, laid out as the flux CLI does: sources below a `source` command
+// (`suspend source git NAME`), the others directly (`suspend kustomization
+// NAME`, alias ks). build gets the kind and returns a command without Use;
+// AddCommands names it, with args appended to Use for help.
+func AddCommands(parent *cobra.Command, set []Kind, args string, build func(Kind) *cobra.Command) {
+	var source *cobra.Command
+	for _, k := range set {
+		c := build(k)
+		c.Use = k.Use + " " + args
+		c.Aliases = k.Aliases
+		if !k.Source {
+			parent.AddCommand(c)
+			continue
+		}
+		if source == nil {
+			source = &cobra.Command{Use: "source", Short: parent.Short + ": sources"}
+			parent.AddCommand(source)
+		}
+		source.AddCommand(c)
+	}
+}
+
+// CompleteNames completes the names of the objects of kind k in the
+// namespace the flags select, for shell completion of [name] arguments.
+// Errors complete nothing.
+func CompleteNames(deps *clideps.Deps, k Kind) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		cl, err := deps.Client()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		ctx, cancel := context.WithTimeout(c.Context(), 5*time.Second)
+		defer cancel()
+		list := k.NewList()
+		if err := cl.List(ctx, list, client.InNamespace(deps.Namespace())); err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var names []cobra.Completion
+		for _, u := range list.Items {
+			if strings.HasPrefix(u.GetName(), prefix) && !slices.Contains(args, u.GetName()) {
+				names = append(names, u.GetName())
+			}
+		}
+		return names, cobra.ShellCompDirectiveNoFileComp
+	}
+}

@@ -1,0 +1,219 @@
+package kinds
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
+	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+)
+
+// Kind describes one Flux kind to the CLI.
+type Kind struct {
+	// Kind is the API kind, as in `kind: GitRepository`.
+	Kind         string
+	GroupVersion schema.GroupVersion
+	// Noun is the flux CLI's name for the kind in messages:
+	// "► suspending source git podinfo in flux-system namespace".
+	Noun string
+	// Use is the subcommand name (below `source` for sources): "git",
+	// "kustomization"; Aliases are its short forms ("ks").
+	Use     string
+	Aliases []string
+	// GetUse is the subcommand name under `get`, plural for non-sources:
+	// "kustomizations"; Use and Aliases are accepted there too.
+	GetUse string
+	// Source is true for the kinds under `source`.
+	Source bool
+
+	revision func(u *unstructured.Unstructured) string
+	verb     string // "fetched" or "applied", for SuccessMessage
+	static   func(u *unstructured.Unstructured) bool
+	origin   func(u *unstructured.Unstructured) string
+}
+
+// The kinds weir's CLI knows.
+var (
+	GitRepository = Kind{
+		Kind: sourcev1.GitRepositoryKind, GroupVersion: sourcev1.GroupVersion,
+		Noun: "source git", Use: "git", GetUse: "git", Source: true,
+		revision: artifactRevision, verb: "fetched", origin: specString("url"),
+	}
+	OCIRepository = Kind{
+		Kind: sourcev1.OCIRepositoryKind, GroupVersion: sourcev1.GroupVersion,
+		Noun: "source oci", Use: "oci", GetUse: "oci", Source: true,
+		revision: artifactRevision, verb: "fetched", origin: specString("url"),
+	}
+	Bucket = Kind{
+		Kind: sourcev1.BucketKind, GroupVersion: sourcev1.GroupVersion,
+		Noun: "source bucket", Use: "bucket", GetUse: "bucket", Source: true,
+		revision: artifactRevision, verb: "fetched", origin: bucketOrigin,
+	}
+	HelmRepository = Kind{
+		Kind: sourcev1.HelmRepositoryKind, GroupVersion: sourcev1.GroupVersion,
+		Noun: "source helm", Use: "helm", GetUse: "helm", Source: true,
+		revision: artifactRevision, verb: "fetched", origin: specString("url"),
+		// An OCI HelmRepository has no reconciler: the flux CLI treats it
+		// as static.
+		static: func(u *unstructured.Unstructured) bool {
+			t, _, _ := unstructured.NestedString(u.Object, "spec", "type")
+			return t == sourcev1.HelmRepositoryTypeOCI
+		},
+	}
+	HelmChart = Kind{
+		Kind: sourcev1.HelmChartKind, GroupVersion: sourcev1.GroupVersion,
+		Noun: "source chart", Use: "chart", GetUse: "chart", Source: true,
+		revision: artifactRevision, verb: "fetched", origin: refOrigin("spec", "sourceRef"),
+	}
+	Kustomization = Kind{
+		Kind: kustomizev1.KustomizationKind, GroupVersion: kustomizev1.GroupVersion,
+		Noun: "kustomization", Use: "kustomization", Aliases: []string{"ks"}, GetUse: "kustomizations",
+		revision: statusString("lastAppliedRevision"), verb: "applied", origin: refOrigin("spec", "sourceRef"),
+	}
+	HelmRelease = Kind{
+		Kind: helmv2.HelmReleaseKind, GroupVersion: helmv2.GroupVersion,
+		Noun: "helmrelease", Use: "helmrelease", Aliases: []string{"hr"}, GetUse: "helmreleases",
+		revision: helmReleaseRevision, verb: "applied", origin: helmReleaseOrigin,
+	}
+)
+
+// Sources lists the source kinds in the order `get sources all` prints them
+// (the flux CLI's order).
+var Sources = []Kind{OCIRepository, Bucket, GitRepository, HelmRepository, HelmChart}
+
+// All lists every kind in the order `get all` prints them.
+var All = append(append([]Kind{}, Sources...), HelmRelease, Kustomization)
+
+// ByKind finds a kind by its API kind name, ignoring case.
+func ByKind(kind string) (Kind, bool) {
+	for _, k := range All {
+		if strings.EqualFold(k.Kind, kind) {
+			return k, true
+		}
+	}
+	return Kind{}, false
+}
+
+// GVK is the group, version and kind.
+func (k Kind) GVK() schema.GroupVersionKind { return k.GroupVersion.WithKind(k.Kind) }
+
+// New returns an empty object of the kind, to Get into.
+func (k Kind) New() *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(k.GVK())
+	return u
+}
+
+// NewList returns an empty list of the kind, to List into.
+func (k Kind) NewList() *unstructured.UnstructuredList {
+	l := &unstructured.UnstructuredList{}
+	l.SetGroupVersionKind(k.GroupVersion.WithKind(k.Kind + "List"))
+	return l
+}
+
+// Revision is what the REVISION column shows for u, in full.
+func (k Kind) Revision(u *unstructured.Unstructured) string { return k.revision(u) }
+
+// SuccessMessage is what `reconcile` and `resume` print once u is ready:
+// "fetched revision main@sha1:…" for sources, "applied revision …" for the
+// others.
+func (k Kind) SuccessMessage(u *unstructured.Unstructured) string {
+	return fmt.Sprintf("%s revision %s", k.verb, k.Revision(u))
+}
+
+// Static reports whether u has no reconciler to wait for.
+func (k Kind) Static(u *unstructured.Unstructured) bool { return k.static != nil && k.static(u) }
+
+// Origin is where u takes its content from, for `get -o wide`: a URL for
+// most sources, Kind/namespace/name of the source for the others.
+func (k Kind) Origin(u *unstructured.Unstructured) string { return k.origin(u) }
+
+func artifactRevision(u *unstructured.Unstructured) string {
+	rev, _, _ := unstructured.NestedString(u.Object, "status", "artifact", "revision")
+	return rev
+}
+
+func statusString(field string) func(*unstructured.Unstructured) string {
+	return func(u *unstructured.Unstructured) string {
+		s, _, _ := unstructured.NestedString(u.Object, "status", field)
+		return s
+	}
+}
+
+func specString(field string) func(*unstructured.Unstructured) string {
+	return func(u *unstructured.Unstructured) string {
+		s, _, _ := unstructured.NestedString(u.Object, "spec", field)
+		return s
+	}
+}
+
+// helmReleaseRevision is the chart version of the newest release, or the
+// last attempted one before any release, as the flux CLI shows it.
+func helmReleaseRevision(u *unstructured.Unstructured) string {
+	history, _, _ := unstructured.NestedSlice(u.Object, "status", "history")
+	if len(history) > 0 {
+		if latest, ok := history[0].(map[string]any); ok {
+			if v, ok := latest["chartVersion"].(string); ok {
+				return v
+			}
+		}
+	}
+	return statusString("lastAttemptedRevision")(u)
+}
+
+func bucketOrigin(u *unstructured.Unstructured) string {
+	endpoint, _, _ := unstructured.NestedString(u.Object, "spec", "endpoint")
+	bucket, _, _ := unstructured.NestedString(u.Object, "spec", "bucketName")
+	return endpoint + "/" + bucket
+}
+
+// refOrigin formats a source reference at path as Kind/namespace/name, the
+// namespace defaulting to the object's.
+func refOrigin(path ...string) func(*unstructured.Unstructured) string {
+	return func(u *unstructured.Unstructured) string {
+		ref, ok, _ := unstructured.NestedStringMap(u.Object, path...)
+		if !ok {
+			return ""
+		}
+		ns := ref["namespace"]
+		if ns == "" {
+			ns = u.GetNamespace()
+		}
+		return ref["kind"] + "/" + ns + "/" + ref["name"]
+	}
+}
+
+func helmReleaseOrigin(u *unstructured.Unstructured) string {
+	if o := refOrigin("spec", "chartRef")(u); o != "" {
+		return o
+	}
+	return refOrigin("spec", "chart", "spec", "sourceRef")(u)
+}
+
+// SourceRef returns the kind, namespace and name of the source u (a
+// Kustomization) reads, for `reconcile kustomization --with-source`.
+func SourceRef(u *unstructured.Unstructured) (Kind, string, string, error) {
+	ref, ok, _ := unstructured.NestedStringMap(u.Object, "spec", "sourceRef")
+	if !ok {
+		return Kind{}, "", "", fmt.Errorf("%s %s/%s has no spec.sourceRef", u.GetKind(), u.GetNamespace(), u.GetName())
+	}
+	k, known := ByKind(ref["kind"])
+	if !known || !k.Source {
+		return Kind{}, "", "", fmt.Errorf("%s %s/%s: source kind %q is not supported", u.GetKind(), u.GetNamespace(), u.GetName(), ref["kind"])
+	}
+	ns := ref["namespace"]
+	if ns == "" {
+		ns = u.GetNamespace()
+	}
+	return k, ns, ref["name"], nil
+}
+
+// Suspended reports spec.suspend.
+func Suspended(u *unstructured.Unstructured) bool {
+	s, _, _ := unstructured.NestedBool(u.Object, "spec", "suspend")
+	return s
+}

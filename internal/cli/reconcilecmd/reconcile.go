@@ -1,0 +1,227 @@
+package reconcilecmd
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/cli/clideps"
+	"github.com/weir-gitops/weir/internal/cli/kinds"
+	"github.com/weir-gitops/weir/internal/cli/output"
+)
+
+// NewCommand returns `weir reconcile`.
+func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "reconcile",
+		Short: "Reconcile sources and resources",
+		Long:  "The reconcile sub-commands trigger a reconciliation of sources and resources.",
+	}
+	kinds.AddCommands(cmd, kinds.Reconcilable, "[name]", func(k kinds.Kind) *cobra.Command {
+		var o options
+		c := &cobra.Command{
+			ValidArgsFunction: kinds.CompleteNames(deps, k),
+			Short:             "Reconcile a " + k.Kind,
+			Long: fmt.Sprintf("The reconcile command triggers a reconciliation of a %s and waits for it to finish: "+
+				"it sets the %s annotation and waits until the controller reports having handled it.", k.Kind, meta.ReconcileRequestAnnotation),
+			Args: cobra.MaximumNArgs(1),
+			RunE: func(c *cobra.Command, args []string) error {
+				if len(args) == 0 {
+					return fmt.Errorf("%s name is required", k.Kind)
+				}
+				ctx, cancel := context.WithTimeout(c.Context(), deps.Timeout)
+				defer cancel()
+				r, err := newReconciler(streams, deps)
+				if err != nil {
+					return err
+				}
+				r.force, r.reset = o.force, o.reset
+				return r.run(ctx, k, deps.Namespace(), args[0], o.withSource)
+			},
+		}
+		switch k.Kind {
+		case kinds.Kustomization.Kind:
+			c.Flags().BoolVar(&o.withSource, "with-source", false, "reconcile the Kustomization's source first")
+		case kinds.HelmRelease.Kind:
+			c.Flags().BoolVar(&o.withSource, "with-source", false, "reconcile the HelmRelease's chart source (and HelmChart) first")
+			c.Flags().BoolVar(&o.force, "force", false, "force a one-off install or upgrade of the HelmRelease ("+meta.ForceRequestAnnotation+")")
+			c.Flags().BoolVar(&o.reset, "reset", false, "reset the HelmRelease's failure counters ("+meta.ResetRequestAnnotation+")")
+		}
+		return c
+	})
+	return cmd
+}
+
+type options struct {
+	withSource, force, reset bool
+}
+
+type reconciler struct {
+	// force and reset add the HelmRelease annotations of the same name,
+	// with the request's token, to the HelmRelease's request.
+	force, reset bool
+	client       client.Client
+	progress     output.Progress
+	poll         time.Duration
+}
+
+func newReconciler(streams genericiooptions.IOStreams, deps *clideps.Deps) (*reconciler, error) {
+	c, err := deps.Client()
+	if err != nil {
+		return nil, err
+	}
+	return &reconciler{client: c, progress: output.Progress{W: streams.ErrOut}, poll: deps.Poll()}, nil
+}
+
+func (r *reconciler) run(ctx context.Context, k kinds.Kind, ns, name string, withSource bool) error {
+	u, err := r.get(ctx, k, ns, name)
+	if err != nil {
+		return err
+	}
+	if withSource && !kinds.Suspended(u) {
+		sources, err := sourcesOf(k, u)
+		if err != nil {
+			return err
+		}
+		for _, s := range sources {
+			if err := r.reconcile(ctx, s.kind, s.ns, s.name, false); err != nil {
+				return err
+			}
+		}
+	}
+	return r.reconcile(ctx, k, ns, name, k.Kind == kinds.HelmRelease.Kind)
+}
+
+func (r *reconciler) get(ctx context.Context, k kinds.Kind, ns, name string) (*unstructured.Unstructured, error) {
+	u := k.New()
+	if err := r.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, u); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("%s %s not found in %s namespace", k.Kind, name, ns)
+		}
+		return nil, fmt.Errorf("reading %s %s in %s namespace: %w", k.Kind, name, ns, err)
+	}
+	return u, nil
+}
+
+type source struct {
+	kind     kinds.Kind
+	ns, name string
+}
+
+// sourcesOf lists what --with-source reconciles before u, in order: a
+// Kustomization's source; for a HelmRelease, the object its chartRef names,
+// or the source of its chart template and then the HelmChart the
+// controller makes from it (<namespace>-<name>, in the source's namespace),
+// as the flux CLI does.
+func sourcesOf(k kinds.Kind, u *unstructured.Unstructured) ([]source, error) {
+	if k.Kind != kinds.HelmRelease.Kind {
+		sk, sns, sname, err := kinds.SourceRef(u)
+		if err != nil {
+			return nil, err
+		}
+		return []source{{sk, sns, sname}}, nil
+	}
+	ref := func(path ...string) (source, bool, error) {
+		m, ok, _ := unstructured.NestedStringMap(u.Object, path...)
+		if !ok || m["name"] == "" {
+			return source{}, false, nil
+		}
+		sk, known := kinds.ByKind(m["kind"])
+		if !known || !sk.Source {
+			return source{}, false, fmt.Errorf("HelmRelease %s/%s: source kind %q is not supported", u.GetNamespace(), u.GetName(), m["kind"])
+		}
+		ns := m["namespace"]
+		if ns == "" {
+			ns = u.GetNamespace()
+		}
+		return source{sk, ns, m["name"]}, true, nil
+	}
+	if s, ok, err := ref("spec", "chartRef"); ok || err != nil {
+		return []source{s}, err
+	}
+	s, ok, err := ref("spec", "chart", "spec", "sourceRef")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("HelmRelease %s/%s has neither spec.chartRef nor spec.chart", u.GetNamespace(), u.GetName())
+	}
+	return []source{s, {kinds.HelmChart, s.ns, u.GetNamespace() + "-" + u.GetName()}}, nil
+}
+
+// reconcile requests and awaits one reconciliation of the object; helm
+// adds --force and --reset to the request.
+func (r *reconciler) reconcile(ctx context.Context, k kinds.Kind, ns, name string, helm bool) error {
+	u, err := r.get(ctx, k, ns, name)
+	if err != nil {
+		return err
+	}
+	if k.Static(u) {
+		r.progress.Successf("reconciliation not supported by the object")
+		return nil
+	}
+	if kinds.Suspended(u) {
+		return fmt.Errorf("resource is suspended: %s %s in %s namespace", k.Kind, name, ns)
+	}
+	r.progress.Actionf("annotating %s %s in %s namespace", k.Kind, name, ns)
+	// The token is the wall-clock time, as the flux CLI writes it: it must
+	// differ from any earlier request for the controller to see a change.
+	token := meta.NewReconcileRequestToken(time.Now())
+	patch := client.MergeFrom(u.DeepCopy())
+	ann := u.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[meta.ReconcileRequestAnnotation] = token
+	if helm && r.force {
+		ann[meta.ForceRequestAnnotation] = token
+	}
+	if helm && r.reset {
+		ann[meta.ResetRequestAnnotation] = token
+	}
+	u.SetAnnotations(ann)
+	if err := r.client.Patch(ctx, u, patch); err != nil {
+		return fmt.Errorf("annotating %s %s in %s namespace: %w", k.Kind, name, ns, err)
+	}
+	r.progress.Successf("%s annotated", k.Kind)
+
+	r.progress.Waitingf("waiting for %s reconciliation", k.Kind)
+	u, err = k.Poll(ctx, r.client, client.ObjectKeyFromObject(u), r.poll, func(u *unstructured.Unstructured) (bool, error) {
+		if !Handled(kinds.LastHandledReconcileAt(u), token) {
+			return false, nil
+		}
+		return kinds.Settled(u)
+	})
+	if err != nil {
+		return err
+	}
+	ready := kinds.Condition(u, meta.ReadyCondition)
+	if ready == nil {
+		return fmt.Errorf("status can't be determined: %s %s in %s namespace has no Ready condition", k.Kind, name, ns)
+	}
+	if ready.Status != metav1.ConditionTrue {
+		return fmt.Errorf("%s reconciliation failed: '%s'", k.Kind, ready.Message)
+	}
+	r.progress.Successf("%s", k.SuccessMessage(u))
+	return nil
+}
+
+// Handled reports whether the controller's status.lastHandledReconcileAt
+// shows it has acted on the request token: the same value, or a later
+// request (someone asked again meanwhile, and that run covers ours).
+func Handled(lastHandled, token string) bool {
+	if lastHandled == token {
+		return true
+	}
+	h, err1 := time.Parse(time.RFC3339Nano, lastHandled)
+	t, err2 := time.Parse(time.RFC3339Nano, token)
+	return err1 == nil && err2 == nil && h.After(t)
+}

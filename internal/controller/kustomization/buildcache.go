@@ -1,0 +1,125 @@
+package kustomization
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	"github.com/weir-gitops/weir/internal/kustomize"
+)
+
+// DefaultBuildCacheObjects bounds the objects the build cache holds, over
+// all Kustomizations.
+const DefaultBuildCacheObjects = 100_000
+
+// buildCache keeps the last build of each Kustomization, so that a
+// reconcile whose inputs have not changed — the periodic drift check, a
+// dependency that became ready, a reconcile request — skips the download
+// and kustomize, which for large trees costs seconds (kustomize's resource
+// map is quadratic in places). The key covers everything a build reads:
+// the artifact digest, the spec, the post-build variables and the options.
+// Builds that load remote bases are not cached (they can change while the
+// artifact does not), nor are builds with decryption (plaintext Secrets are
+// not kept in memory longer than a reconcile).
+type buildCache struct {
+	mu      sync.Mutex
+	budget  int
+	objects int
+	entries map[types.NamespacedName]cachedBuild
+	order   []types.NamespacedName // oldest first
+}
+
+type cachedBuild struct {
+	key    string
+	result *kustomize.Result
+}
+
+func newBuildCache(budget int) *buildCache {
+	if budget == 0 {
+		budget = DefaultBuildCacheObjects
+	}
+	return &buildCache{budget: budget, entries: map[types.NamespacedName]cachedBuild{}}
+}
+
+// get returns a copy of the cached build of name if it was made from key.
+func (c *buildCache) get(name types.NamespacedName, key string) (*kustomize.Result, bool) {
+	if c == nil || c.budget < 0 {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[name]
+	if !ok || e.key != key {
+		return nil, false
+	}
+	return copyResult(e.result), true
+}
+
+// put stores a copy of res as the build of name from key.
+func (c *buildCache) put(name types.NamespacedName, key string, res *kustomize.Result) {
+	if c == nil || c.budget < 0 || res.Remote || len(res.Objects) > c.budget {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.removeLocked(name)
+	c.entries[name] = cachedBuild{key: key, result: copyResult(res)}
+	c.order = append(c.order, name)
+	c.objects += len(res.Objects)
+	for c.objects > c.budget && len(c.order) > 0 {
+		c.removeLocked(c.order[0])
+	}
+}
+
+// forget drops the build of name (the Kustomization is gone).
+func (c *buildCache) forget(name types.NamespacedName) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.removeLocked(name)
+}
+
+func (c *buildCache) removeLocked(name types.NamespacedName) {
+	e, ok := c.entries[name]
+	if !ok {
+		return
+	}
+	c.objects -= len(e.result.Objects)
+	delete(c.entries, name)
+	if i := slices.Index(c.order, name); i >= 0 {
+		c.order = slices.Delete(c.order, i, i+1)
+	}
+}
+
+func copyResult(r *kustomize.Result) *kustomize.Result {
+	out := &kustomize.Result{Checksum: r.Checksum, Files: r.Files, Remote: r.Remote,
+		Objects: make([]*unstructured.Unstructured, len(r.Objects))}
+	for i, o := range r.Objects {
+		out.Objects[i] = o.DeepCopy()
+	}
+	return out
+}
+
+// buildKey hashes what a build of obj reads besides the tree: the artifact
+// digest, the spec, the variables and the options.
+func buildKey(digest string, spec *kustomizev1.KustomizationSpec, vars map[string]string, opts RenderOptions) (string, error) {
+	data, err := json.Marshal(struct {
+		Digest string
+		Spec   *kustomizev1.KustomizationSpec
+		Vars   map[string]string // json sorts map keys
+		Opts   RenderOptions
+	}{digest, spec, vars, opts})
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
+}

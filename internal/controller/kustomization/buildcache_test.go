@@ -1,0 +1,92 @@
+package kustomization
+
+import (
+	"fmt"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	"github.com/weir-gitops/weir/internal/kustomize"
+)
+
+func result(n int) *kustomize.Result {
+	r := &kustomize.Result{Checksum: fmt.Sprintf("sha256:%d", n)}
+	for i := range n {
+		o := &unstructured.Unstructured{}
+		o.SetAPIVersion("v1")
+		o.SetKind("ConfigMap")
+		o.SetName(fmt.Sprintf("cm-%d", i))
+		r.Objects = append(r.Objects, o)
+	}
+	return r
+}
+
+func TestBuildCache(t *testing.T) {
+	a, b, c := types.NamespacedName{Name: "a"}, types.NamespacedName{Name: "b"}, types.NamespacedName{Name: "c"}
+	cache := newBuildCache(10)
+
+	cache.put(a, "k1", result(4))
+	got, ok := cache.get(a, "k1")
+	if !ok || len(got.Objects) != 4 || got.Checksum != "sha256:4" {
+		t.Fatalf("get after put = %v, %v", got, ok)
+	}
+	got.Objects[0].SetName("mutated")
+	if again, _ := cache.get(a, "k1"); again.Objects[0].GetName() != "cm-0" {
+		t.Error("a caller's change reached the cache")
+	}
+	if _, ok := cache.get(a, "k2"); ok {
+		t.Error("a different key hit")
+	}
+
+	cache.put(b, "k1", result(4))
+	cache.put(c, "k1", result(4)) // 12 objects > 10: a, the oldest, goes
+	if _, ok := cache.get(a, "k1"); ok {
+		t.Error("the oldest entry survived the budget")
+	}
+	if _, ok := cache.get(c, "k1"); !ok {
+		t.Error("the newest entry was evicted")
+	}
+
+	remote := result(1)
+	remote.Remote = true
+	cache.put(a, "k1", remote)
+	if _, ok := cache.get(a, "k1"); ok {
+		t.Error("a build with remote bases was cached")
+	}
+	cache.forget(c)
+	if _, ok := cache.get(c, "k1"); ok {
+		t.Error("forget left the entry")
+	}
+	if off := newBuildCache(-1); func() bool { off.put(a, "k", result(1)); _, ok := off.get(a, "k"); return ok }() {
+		t.Error("a disabled cache kept a build")
+	}
+}
+
+func TestBuildKeyCoversInputs(t *testing.T) {
+	spec := &kustomizev1.KustomizationSpec{Path: "./app"}
+	base, _ := buildKey("sha256:1", spec, map[string]string{"a": "1", "b": "2"}, RenderOptions{})
+	same, _ := buildKey("sha256:1", spec, map[string]string{"b": "2", "a": "1"}, RenderOptions{})
+	if base != same {
+		t.Error("the key depends on map order")
+	}
+	for name, key := range map[string]func() (string, error){
+		"digest": func() (string, error) {
+			return buildKey("sha256:2", spec, map[string]string{"a": "1", "b": "2"}, RenderOptions{})
+		},
+		"spec": func() (string, error) {
+			return buildKey("sha256:1", &kustomizev1.KustomizationSpec{Path: "./other"}, map[string]string{"a": "1", "b": "2"}, RenderOptions{})
+		},
+		"vars": func() (string, error) {
+			return buildKey("sha256:1", spec, map[string]string{"a": "1", "b": "3"}, RenderOptions{})
+		},
+		"options": func() (string, error) {
+			return buildKey("sha256:1", spec, map[string]string{"a": "1", "b": "2"}, RenderOptions{NoRemoteBases: true})
+		},
+	} {
+		if k, _ := key(); k == base {
+			t.Errorf("a change of %s keeps the key", name)
+		}
+	}
+}
