@@ -31,7 +31,7 @@ func dependencyKey(obj *kustomizev1.Kustomization, ref meta.DependencyReference)
 // checkDependencies applies Flux's rules to every spec.dependsOn entry, in
 // order, and reports the first that is not ready. Dependencies are read
 // uncached so a status written a moment ago counts.
-func (r *Reconciler) checkDependencies(ctx context.Context, obj *kustomizev1.Kustomization, src Source, out *outcome) error {
+func (r *Reconciler) checkDependencies(ctx context.Context, obj *kustomizev1.Kustomization, src Source) error {
 	for _, ref := range obj.Spec.DependsOn {
 		key := dependencyKey(obj, ref)
 		var dep kustomizev1.Kustomization
@@ -52,7 +52,6 @@ func (r *Reconciler) checkDependencies(ctx context.Context, obj *kustomizev1.Kus
 		}
 		if err := dependencyReady(obj, &dep, src); err != nil {
 			if cycle := r.findCycle(ctx, obj); cycle != nil {
-				out.cycle = cycle
 				return r.waitForDependency(fmt.Errorf("%w: %s", errDependencyCycle, strings.Join(cycle, " -> ")))
 			}
 			return r.waitForDependency(err)

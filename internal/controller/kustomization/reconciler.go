@@ -139,8 +139,6 @@ type outcome struct {
 	healthTook    time.Duration
 	// wasHealthy is the Healthy condition before this run.
 	wasHealthy bool
-	// cycle is the dependency cycle found, if any.
-	cycle []string
 }
 
 // reconcile runs the phases in order and stops at the first error.
@@ -166,7 +164,7 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomizati
 	out.originRevision = a.Metadata[originRevisionKey]
 
 	if len(obj.Spec.DependsOn) > 0 {
-		if err := r.checkDependencies(ctx, obj, src, out); err != nil {
+		if err := r.checkDependencies(ctx, obj, src); err != nil {
 			return out, err
 		}
 	}

@@ -61,7 +61,7 @@ func TestApplyStatus(t *testing.T) {
 		},
 		{
 			name: "a cycle stalls",
-			out:  &outcome{revision: rev, cycle: []string{"ns/a", "ns/b", "ns/a"}},
+			out:  &outcome{revision: rev},
 			err: &errs.Waiting{Err: fmt.Errorf("%w: ns/a -> ns/b -> ns/a", errDependencyCycle),
 				Reason: meta.DependencyNotReadyReason},
 			ready: metav1.ConditionFalse, reason: meta.DependencyNotReadyReason, message: "dependency cycle: ns/a -> ns/b -> ns/a",
