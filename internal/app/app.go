@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"go.uber.org/zap/zapcore"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -81,6 +82,19 @@ func newManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 			return nil, fmt.Errorf("parsing --watch-label-selector: %w", err)
 		}
 		cacheOpts.DefaultLabelSelector = sel
+	}
+	if opts.WatchConfigsLabelSelector != "" {
+		sel, err := labels.Parse(opts.WatchConfigsLabelSelector)
+		if err != nil {
+			return nil, fmt.Errorf("parsing --watch-configs-label-selector: %w", err)
+		}
+		// Only the labelled ConfigMaps and Secrets are cached (for the
+		// watches that follow them); every other read of them goes to the
+		// API server, so credentials are not held cluster-wide.
+		cacheOpts.ByObject = map[client.Object]cache.ByObject{
+			&corev1.ConfigMap{}: {Label: sel},
+			&corev1.Secret{}:    {Label: sel},
+		}
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        s,

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/weir-gitops/weir/internal/artifact"
@@ -24,6 +25,12 @@ func setupKustomize(ctx context.Context, deps *Deps) error {
 		return err
 	}
 	gates := opts.FeatureGates
+	var configs labels.Selector
+	if opts.WatchConfigsLabelSelector != "" {
+		if configs, err = labels.Parse(opts.WatchConfigsLabelSelector); err != nil {
+			return fmt.Errorf("parsing --watch-configs-label-selector: %w", err)
+		}
+	}
 	concurrency := opts.Concurrent
 	if concurrency == 0 {
 		concurrency = kustomizeConcurrency
@@ -53,6 +60,7 @@ func setupKustomize(ctx context.Context, deps *Deps) error {
 			AdditiveCELDependencyCheck: gates["AdditiveCELDependencyCheck"],
 			AllowUndefinedVariables:    gateOff(gates, "StrictPostBuildSubstitutions"),
 			DisableFailFast:            gates["DisableFailFastBehavior"],
+			ConfigsSelector:            configsUnlessDisabled(configs, gates),
 		},
 	}
 	return r.SetupWithManager(ctx, mgr, reconcile.SetupOptions{
@@ -60,6 +68,15 @@ func setupKustomize(ctx context.Context, deps *Deps) error {
 		MinRetryDelay:           opts.MinRetryDelay,
 		MaxRetryDelay:           opts.MaxRetryDelay,
 	})
+}
+
+// configsUnlessDisabled is the config watch selector, unless the
+// DisableConfigWatchers gate turns the watches off.
+func configsUnlessDisabled(sel labels.Selector, gates map[string]bool) labels.Selector {
+	if gates["DisableConfigWatchers"] {
+		return nil
+	}
+	return sel
 }
 
 // gateOff reports whether a gate that defaults to on was turned off.

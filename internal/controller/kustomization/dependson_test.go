@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
@@ -189,4 +190,29 @@ func (f *fixture) watchFailures(names []string) func() []string {
 		}
 		return failures
 	}
+}
+
+// TestLabelledConfigMapChangeReconcilesAtOnce changes a substituteFrom
+// ConfigMap labelled reconcile.fluxcd.io/watch: Enabled: the Kustomization
+// (interval one hour) applies the new value without a reconcile request.
+func TestLabelledConfigMapChangeReconcilesAtOnce(t *testing.T) {
+	f, sha := newFixture(t, map[string]string{"app/cm.yaml": configMapYAML("greeting", "text", "hello ${name}")})
+	vars := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "vars", Namespace: f.ns, Labels: map[string]string{"reconcile.fluxcd.io/watch": "Enabled"}},
+		Data:       map[string]string{"name": "world"},
+	}
+	f.env.Create(t, vars)
+	k := f.kustomization("app", "./app", func(s *kustomizev1.KustomizationSpec) {
+		s.PostBuild = &kustomizev1.PostBuild{SubstituteFrom: []kustomizev1.SubstituteReference{{Kind: "ConfigMap", Name: "vars"}}}
+	})
+	f.env.Create(t, k)
+	f.waitApplied(k, "main@sha1:"+sha)
+	if got := f.configMap("greeting").Data["text"]; got != "hello world" {
+		t.Fatalf("text = %q", got)
+	}
+	f.env.Update(t, vars, func() { vars.Data["name"] = "weir" })
+	testenv.Eventually(t, testenv.DefaultTimeout, func(context.Context) (bool, string) {
+		got := f.configMap("greeting").Data["text"]
+		return got == "hello weir", "text = " + got
+	})
 }

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -52,6 +53,7 @@ func newReconciler(mgr ctrl.Manager, opts Options) *Reconciler {
 		opts.RequeueDependency = time.Hour
 	}
 	opts.HealthPollInterval = 200 * time.Millisecond
+	opts.ConfigsSelector = labels.SelectorFromSet(labels.Set{"reconcile.fluxcd.io/watch": "Enabled"})
 	return &Reconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),

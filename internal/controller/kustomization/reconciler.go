@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -89,6 +90,10 @@ type Options struct {
 	// BuildCacheObjects bounds the build cache (DefaultBuildCacheObjects
 	// when zero); negative turns it off.
 	BuildCacheObjects int
+	// ConfigsSelector is --watch-configs-label-selector: a change to a
+	// ConfigMap or Secret it matches queues the Kustomizations that read it
+	// (substituteFrom, decryption). Nil watches none.
+	ConfigsSelector labels.Selector
 }
 
 func (r *Reconciler) now() time.Time {

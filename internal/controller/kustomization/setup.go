@@ -52,6 +52,12 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		return fmt.Errorf("indexing Kustomizations by dependency: %w", err)
 	}
 
+	if r.Options.ConfigsSelector != nil {
+		if err := idx.IndexField(ctx, &kustomizev1.Kustomization{}, configIndex, configRefs); err != nil {
+			return fmt.Errorf("indexing Kustomizations by ConfigMap and Secret: %w", err)
+		}
+	}
+
 	watches := []reconcile.Watch{{
 		Object:     &kustomizev1.Kustomization{},
 		Handler:    handler.EnqueueRequestsFromMapFunc(r.dependents),
@@ -68,6 +74,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 			Handler:    handler.EnqueueRequestsFromMapFunc(r.builtFrom(kind)),
 			Predicates: []predicate.Predicate{artifactChanged{}},
 		})
+	}
+	if r.Options.ConfigsSelector != nil {
+		watches = append(watches, r.configWatches(r.Options.ConfigsSelector)...)
 	}
 	return reconcile.Setup(mgr, &kustomizev1.Kustomization{}, r, opts, watches...)
 }
