@@ -30,4 +30,10 @@
 //     text. Input must be YAML, and documents are re-rendered (sorted keys).
 //   - `events --for Kind/name` of a deleted object shows its events instead
 //     of failing.
+//   - `create` applies with server-side apply and never scans an SSH host
+//     for its key (known_hosts comes from --known-hosts-file); see
+//     createcmd.
+//   - `trace` prints to stdout and exits 1 when an object cannot be traced;
+//     `logs` also reads a log file (--log-file, or the one `weir dev`
+//     writes beside its kubeconfig).
 package cli

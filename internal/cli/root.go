@@ -15,8 +15,10 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/weir-gitops/weir/internal/cli/buildcmd"
+	"github.com/weir-gitops/weir/internal/cli/checkcmd"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
 	"github.com/weir-gitops/weir/internal/cli/completioncmd"
+	"github.com/weir-gitops/weir/internal/cli/createcmd"
 	"github.com/weir-gitops/weir/internal/cli/deletecmd"
 	"github.com/weir-gitops/weir/internal/cli/dev"
 	"github.com/weir-gitops/weir/internal/cli/diffcmd"
@@ -24,10 +26,15 @@ import (
 	"github.com/weir-gitops/weir/internal/cli/eventscmd"
 	"github.com/weir-gitops/weir/internal/cli/exportcmd"
 	"github.com/weir-gitops/weir/internal/cli/getcmd"
+	"github.com/weir-gitops/weir/internal/cli/installcmd"
+	"github.com/weir-gitops/weir/internal/cli/logscmd"
 	"github.com/weir-gitops/weir/internal/cli/reconcilecmd"
 	"github.com/weir-gitops/weir/internal/cli/resumecmd"
+	"github.com/weir-gitops/weir/internal/cli/statscmd"
 	"github.com/weir-gitops/weir/internal/cli/suspendcmd"
+	"github.com/weir-gitops/weir/internal/cli/tracecmd"
 	"github.com/weir-gitops/weir/internal/cli/treecmd"
+	"github.com/weir-gitops/weir/internal/cli/uninstallcmd"
 	"github.com/weir-gitops/weir/internal/cli/versioncmd"
 )
 
@@ -75,7 +82,9 @@ func NewRootCommand(streams genericiooptions.IOStreams, opts ...Option) *cobra.C
 
 	root.AddCommand(
 		buildcmd.NewCommand(streams, deps),
+		checkcmd.NewCommand(streams, deps),
 		completioncmd.NewCommand(streams, deps),
+		createcmd.NewCommand(streams, deps),
 		deletecmd.NewCommand(streams, deps),
 		dev.NewCommand(streams, deps),
 		diffcmd.NewCommand(streams, deps),
@@ -83,10 +92,15 @@ func NewRootCommand(streams genericiooptions.IOStreams, opts ...Option) *cobra.C
 		eventscmd.NewCommand(streams, deps),
 		exportcmd.NewCommand(streams, deps),
 		getcmd.NewCommand(streams, deps),
+		installcmd.NewCommand(streams, deps),
+		logscmd.NewCommand(streams, deps),
 		reconcilecmd.NewCommand(streams, deps),
 		resumecmd.NewCommand(streams, deps),
+		statscmd.NewCommand(streams, deps),
 		suspendcmd.NewCommand(streams, deps),
+		tracecmd.NewCommand(streams, deps),
 		treecmd.NewCommand(streams, deps),
+		uninstallcmd.NewCommand(streams, deps),
 		versioncmd.NewCommand(streams, deps),
 	)
 	return root

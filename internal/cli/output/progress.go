@@ -9,6 +9,9 @@ import (
 // to stderr so that stdout carries only data a script can consume.
 type Progress struct{ W io.Writer }
 
+// Generatef reports something generated locally (✚): an object, a key.
+func (p Progress) Generatef(format string, args ...any) { p.line("✚", format, args...) }
+
 // Actionf reports an action being taken (►).
 func (p Progress) Actionf(format string, args ...any) { p.line("►", format, args...) }
 

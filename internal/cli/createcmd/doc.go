@@ -1,0 +1,16 @@
+// Package createcmd implements `weir create`: generate a Flux object from
+// flags (source git|oci|bucket, kustomization, secret git|oci|tls, tenant),
+// print it with --export, or apply it and wait for the controller, with the
+// flux CLI's flags, defaults and progress lines.
+//
+// Differences from the flux CLI, on purpose:
+//   - objects are applied with server-side apply (field manager "flux", the
+//     name the flux CLI's own writes carry), so re-running create updates
+//     what it set and leaves other managers' fields alone;
+//   - weir never scans an SSH host for its key: known_hosts comes from
+//     --known-hosts-file or is left out (with a warning);
+//   - --source of `create kustomization` also takes Kind/namespace/name,
+//     the form `get -o wide` prints;
+//   - --health-check sets the apiVersion of Deployment, DaemonSet and
+//     StatefulSet (apps/v1), so the check finds them.
+package createcmd

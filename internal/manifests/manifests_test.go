@@ -1,0 +1,213 @@
+package manifests_test
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/weir-gitops/weir/internal/app"
+	"github.com/weir-gitops/weir/internal/manifests"
+	"github.com/weir-gitops/weir/internal/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m, testenv.APIServerOnly) }
+
+func names(objs []*unstructured.Unstructured, kind string) []string {
+	var out []string
+	for _, o := range objs {
+		if o.GetKind() == kind {
+			out = append(out, o.GetName())
+		}
+	}
+	return out
+}
+
+func find(t *testing.T, objs []*unstructured.Unstructured, kind, name string) *unstructured.Unstructured {
+	t.Helper()
+	for _, o := range objs {
+		if o.GetKind() == kind && o.GetName() == name {
+			return o
+		}
+	}
+	t.Fatalf("no %s %s", kind, name)
+	return nil
+}
+
+func args(t *testing.T, d *unstructured.Unstructured) []string {
+	t.Helper()
+	cs, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
+	a, _, _ := unstructured.NestedStringSlice(cs[0].(map[string]any), "args")
+	return a
+}
+
+func TestControllersExist(t *testing.T) {
+	for _, c := range []string{manifests.SourceController, manifests.KustomizeController} {
+		if !slices.Contains(app.AllControllers(), manifests.Controller(c)) {
+			t.Errorf("%s runs --controllers=%s, which weir-controller does not know", c, manifests.Controller(c))
+		}
+	}
+}
+
+func TestSelected(t *testing.T) {
+	o := manifests.DefaultOptions("v1.0.0")
+	o.ComponentsExtra = []string{"image-reflector-controller"}
+	real, skipped, err := o.Selected()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"source-controller", "kustomize-controller"}, real); diff != "" {
+		t.Errorf("real (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"helm-controller", "notification-controller", "image-reflector-controller"}, skipped); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+	o.Components = []string{"kustomize-controler"}
+	if _, _, err := o.Selected(); err == nil || !strings.Contains(err.Error(), `unknown component "kustomize-controler"`) {
+		t.Errorf("misspelt component: %v", err)
+	}
+	o.Components = []string{"helm-controller"}
+	o.ComponentsExtra = nil
+	if _, err := manifests.Generate(o); err == nil {
+		t.Error("Generate with no component weir runs succeeded")
+	}
+}
+
+func TestSplitLayout(t *testing.T) {
+	o := manifests.DefaultOptions("v1.2.3")
+	o.Namespace = "gitops"
+	o.ClusterDomain = "example.internal"
+	o.TolerationKeys = []string{"node-role"}
+	o.ImagePullSecret = "regcred"
+	objs, err := manifests.Generate(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"source-controller", "kustomize-controller"}, names(objs, "Deployment")); diff != "" {
+		t.Errorf("deployments (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"crd-controller-gitops", "flux-edit-gitops", "flux-view-gitops"}, names(objs, "ClusterRole")); diff != "" {
+		t.Errorf("cluster roles (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"allow-egress", "allow-scraping", "allow-webhooks"}, names(objs, "NetworkPolicy")); diff != "" {
+		t.Errorf("network policies (-want +got):\n%s", diff)
+	}
+	for _, o := range objs {
+		l := o.GetLabels()
+		if l["app.kubernetes.io/part-of"] != "flux" || l["app.kubernetes.io/instance"] != "gitops" || l["app.kubernetes.io/version"] != "v1.2.3" {
+			t.Errorf("%s %s labels: %v", o.GetKind(), o.GetName(), l)
+		}
+		if o.GetKind() == "CustomResourceDefinition" && !strings.Contains(o.GetName(), ".source.") && !strings.Contains(o.GetName(), ".kustomize.") {
+			t.Errorf("CRD %s of a component weir does not run", o.GetName())
+		}
+	}
+	src := find(t, objs, "Deployment", "source-controller")
+	want := []string{"--watch-all-namespaces=true", "--log-level=info", "--log-encoding=json", "--enable-leader-election",
+		"--storage-path=/data", "--storage-adv-addr=source-controller.$(RUNTIME_NAMESPACE).svc.example.internal.", "--controllers=source"}
+	if diff := cmp.Diff(want, args(t, src)); diff != "" {
+		t.Errorf("source-controller args (-want +got):\n%s", diff)
+	}
+	if l := src.GetLabels(); l["control-plane"] != "controller" || l["app.kubernetes.io/component"] != "source-controller" {
+		t.Errorf("source-controller labels: %v", l)
+	}
+	if img, _, _ := unstructured.NestedSlice(src.Object, "spec", "template", "spec", "containers"); img[0].(map[string]any)["image"] != "ghcr.io/weir-gitops/weir-controller:v1.2.3" {
+		t.Errorf("image: %v", img[0].(map[string]any)["image"])
+	}
+	tol, _, _ := unstructured.NestedSlice(src.Object, "spec", "template", "spec", "tolerations")
+	pull, _, _ := unstructured.NestedSlice(src.Object, "spec", "template", "spec", "imagePullSecrets")
+	if len(tol) != 1 || len(pull) != 1 {
+		t.Errorf("tolerations %v, image pull secrets %v", tol, pull)
+	}
+	ks := find(t, objs, "Deployment", "kustomize-controller")
+	if a := args(t, ks); a[len(a)-1] != "--controllers=kustomize" || slices.ContainsFunc(a, func(s string) bool { return strings.HasPrefix(s, "--storage") }) {
+		t.Errorf("kustomize-controller args: %v", a)
+	}
+	svc := find(t, objs, "Service", "source-controller")
+	if sel, _, _ := unstructured.NestedString(svc.Object, "spec", "selector", "app"); sel != "source-controller" {
+		t.Errorf("service selects app=%s", sel)
+	}
+	crb := find(t, objs, "ClusterRoleBinding", "cluster-reconciler-gitops")
+	subjects, _, _ := unstructured.NestedSlice(crb.Object, "subjects")
+	if len(subjects) != 1 || subjects[0].(map[string]any)["name"] != "kustomize-controller" {
+		t.Errorf("cluster-reconciler subjects: %v", subjects)
+	}
+}
+
+func TestSingleLayout(t *testing.T) {
+	o := manifests.DefaultOptions("v1.2.3")
+	o.Layout = manifests.LayoutSingle
+	o.NetworkPolicy = false
+	objs, err := manifests.Generate(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"weir-controller"}, names(objs, "Deployment")); diff != "" {
+		t.Errorf("deployments (-want +got):\n%s", diff)
+	}
+	if n := names(objs, "NetworkPolicy"); len(n) != 0 {
+		t.Errorf("network policies with NetworkPolicy=false: %v", n)
+	}
+	d := find(t, objs, "Deployment", "weir-controller")
+	if a := args(t, d); a[len(a)-1] != "--controllers=source,kustomize" {
+		t.Errorf("args: %v", a)
+	}
+	svc := find(t, objs, "Service", "source-controller")
+	if sel, _, _ := unstructured.NestedString(svc.Object, "spec", "selector", "app"); sel != "weir-controller" {
+		t.Errorf("source-controller Service selects app=%s, want the single Deployment's pods", sel)
+	}
+}
+
+func TestEncodeDecodeRoundTrip(t *testing.T) {
+	objs, err := manifests.Generate(manifests.DefaultOptions("v1.0.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	buf.WriteString(manifests.Header("v1.0.0", []string{"source-controller"}))
+	if err := manifests.Encode(&buf, objs); err != nil {
+		t.Fatal(err)
+	}
+	back, err := manifests.Decode(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != len(objs) {
+		t.Fatalf("decoded %d objects, want %d", len(back), len(objs))
+	}
+	if diff := cmp.Diff(objs[len(objs)-1].Object, back[len(back)-1].Object); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+}
+
+// TestAcceptedByAPIServer applies every generated object of both layouts,
+// with every option set, as a server-side dry run against the real API
+// server: schema, defaulting and admission accept them.
+func TestAcceptedByAPIServer(t *testing.T) {
+	env := testenv.Get(t)
+	for _, layout := range []manifests.Layout{manifests.LayoutSplit, manifests.LayoutSingle} {
+		t.Run(string(layout), func(t *testing.T) {
+			ns := env.Namespace(t)
+			o := manifests.DefaultOptions("v1.2.3")
+			o.Namespace, o.Layout = ns, layout
+			o.ComponentsExtra = []string{"image-reflector-controller", "image-automation-controller"}
+			o.TolerationKeys, o.ImagePullSecret, o.WatchAllNamespaces, o.LogLevel = []string{"a", "b"}, "regcred", false, "debug"
+			objs, err := manifests.Generate(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			for _, obj := range objs {
+				//nolint:staticcheck // server-side apply of unstructured objects
+				err := env.Client.Patch(ctx, obj.DeepCopy(), client.Apply, client.FieldOwner("flux"), client.ForceOwnership, client.DryRunAll)
+				if err != nil {
+					t.Errorf("%s %s: %v", obj.GetKind(), obj.GetName(), err)
+				}
+			}
+		})
+	}
+}
