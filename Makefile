@@ -64,6 +64,17 @@ build: ## Build the weir CLI and weir-controller into bin/.
 	@echo "► building bin/weir-controller"
 	@go build -o $(BIN)/weir-controller ./cmd/weir-controller
 
+IMAGE_VERSION ?= v0.0.0-dev
+IMAGE         ?= ghcr.io/weir-gitops/weir-controller:$(IMAGE_VERSION)
+
+.PHONY: image
+image: ## Build weir-controller's image without Docker into bin/weir-controller-image.tar; PUSH=host/repo:tag also pushes it.
+	@echo "► building a static bin/linux-amd64/weir-controller"
+	@CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags "-s -w -X github.com/weir-gitops/weir/internal/version.Version=$(IMAGE_VERSION)" \
+		-o $(BIN)/linux-amd64/weir-controller ./cmd/weir-controller
+	@go run ./cmd/weir-image --binary $(BIN)/linux-amd64/weir-controller --version $(IMAGE_VERSION) --tag $(IMAGE) \
+		--output $(BIN)/weir-controller-image.tar $(if $(PUSH),--push $(PUSH))
+
 .PHONY: controlplane
 controlplane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok into bin/controlplane (cached).
 	@OUT=$(CONTROLPLANE_BIN) tools/controlplane/build.sh

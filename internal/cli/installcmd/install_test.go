@@ -17,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
@@ -230,6 +231,9 @@ func TestSingleLayout(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s", step.args, res.Code, res.Stderr)
 		}
 		clitest.AssertGolden(t, step.golden, res.Output())
+		if step.golden == "single-check.golden" {
+			checkUnschedulable(t)
+		}
 	}
 	var ns corev1.Namespace
 	if err := env.Client.Get(ctx, client.ObjectKey{Name: "weir-system"}, &ns); err != nil || ns.DeletionTimestamp != nil {
@@ -238,6 +242,23 @@ func TestSingleLayout(t *testing.T) {
 	var sas corev1.ServiceAccountList
 	if err := env.Client.List(ctx, &sas, client.InNamespace("weir-system"), client.MatchingLabels{"app.kubernetes.io/part-of": "flux"}); err != nil || len(sas.Items) != 0 {
 		t.Errorf("service accounts left: %v %d", err, len(sas.Items))
+	}
+}
+
+// checkUnschedulable moves the controller's pods to a node that does not
+// exist: check then reports the Deployment not ready and fails.
+func checkUnschedulable(t *testing.T) {
+	t.Helper()
+	env := testenv.Get(t)
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "weir-controller", Namespace: "weir-system"}}
+	patch := []byte(`{"spec":{"template":{"spec":{"nodeSelector":{"weir.test/nowhere":"true"}}}}}`)
+	if err := env.Client.Patch(context.Background(), d, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		t.Fatal(err)
+	}
+	res := clitest.Run(t, "check", "-n", "weir-system")
+	if res.Code != 1 || !strings.Contains(res.Stderr, "✗ weir-controller: deployment not ready") ||
+		!strings.Contains(res.Stderr, "✗ check failed") {
+		t.Errorf("check with an unschedulable controller: exit %d\n%s", res.Code, res.Stderr)
 	}
 }
 
