@@ -3,7 +3,6 @@ package decrypt
 import (
 	"bytes"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/getsops/sops/v3"
@@ -13,16 +12,18 @@ import (
 	"github.com/getsops/sops/v3/stores/ini"
 	sopsjson "github.com/getsops/sops/v3/stores/json"
 	sopsyaml "github.com/getsops/sops/v3/stores/yaml"
+
+	"github.com/weir-gitops/weir/internal/sopsformat"
 )
 
-// Formats of SOPS documents, named as kustomize's Decryptor interface names
-// them.
+// Formats of SOPS documents (internal/sopsformat), named as kustomize's
+// Decryptor interface names them.
 const (
-	FormatBinary = "binary"
-	FormatDotenv = "dotenv"
-	FormatINI    = "ini"
-	FormatJSON   = "json"
-	FormatYAML   = "yaml"
+	FormatBinary = sopsformat.Binary
+	FormatDotenv = sopsformat.Dotenv
+	FormatINI    = sopsformat.INI
+	FormatJSON   = sopsformat.JSON
+	FormatYAML   = sopsformat.YAML
 )
 
 // MaxDocumentSize bounds an encrypted document, file or value, as Flux
@@ -30,21 +31,8 @@ const (
 const MaxDocumentSize = 5 << 20
 
 // FormatForPath is the SOPS format of a file or Secret key by its
-// extension, as SOPS and Flux decide it: .yaml and .yml YAML, .json JSON,
-// .env dotenv, .ini INI, a .dockerconfigjson key JSON, anything else binary.
-func FormatForPath(p string) string {
-	switch {
-	case strings.HasSuffix(p, ".dockerconfigjson"), strings.HasSuffix(p, ".json"):
-		return FormatJSON
-	case strings.HasSuffix(p, ".yaml"), strings.HasSuffix(p, ".yml"):
-		return FormatYAML
-	case strings.HasSuffix(p, ".env"):
-		return FormatDotenv
-	case strings.HasSuffix(p, ".ini"):
-		return FormatINI
-	}
-	return FormatBinary
-}
+// extension; see sopsformat.ForPath.
+func FormatForPath(p string) string { return sopsformat.ForPath(p) }
 
 // markers are the byte strings by which Flux recognizes a SOPS document of
 // each format inside a Secret value; binary documents are a JSON envelope.

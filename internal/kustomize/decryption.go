@@ -38,31 +38,6 @@ type decryptSource struct {
 	format        string
 }
 
-// Formats of SOPS documents, as Decryptor.DecryptFile receives them.
-const (
-	sopsFormatBinary = "binary"
-	sopsFormatDotenv = "dotenv"
-	sopsFormatINI    = "ini"
-	sopsFormatJSON   = "json"
-	sopsFormatYAML   = "yaml"
-)
-
-// sourceFormat is SOPS's format for a path by its extension, with Flux's
-// exception for .dockerconfigjson.
-func sourceFormat(p string) string {
-	switch {
-	case strings.HasSuffix(p, ".dockerconfigjson"), strings.HasSuffix(p, ".json"):
-		return sopsFormatJSON
-	case strings.HasSuffix(p, ".yaml"), strings.HasSuffix(p, ".yml"):
-		return sopsFormatYAML
-	case strings.HasSuffix(p, ".env"):
-		return sopsFormatDotenv
-	case strings.HasSuffix(p, ".ini"):
-		return sopsFormatINI
-	}
-	return sopsFormatBinary
-}
-
 // decryptSources reads every decryptable source file once, before
 // kustomize runs. Plaintext is served to kustomize from memory, never
 // written to disk. Without a Decryptor an encrypted source fails the build:

@@ -12,6 +12,8 @@ import (
 	"sigs.k8s.io/kustomize/api/resource"
 	kustypes "sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/yaml"
+
+	"github.com/weir-gitops/weir/internal/sopsformat"
 )
 
 // inspector reads every local kustomization a build will load, before
@@ -172,22 +174,22 @@ func (in *inspector) collectSources(dir, rel string, k *kustypes.Kustomization) 
 			if i := strings.Index(f, "="); i >= 0 {
 				key, p = f[:i], f[i+1:]
 			}
-			in.addSource(dir, rel, "secretGenerator.files", p, sourceFormat(key))
+			in.addSource(dir, rel, "secretGenerator.files", p, sopsformat.ForPath(key))
 		}
 		envs := g.EnvSources
 		if g.EnvSource != "" {
 			envs = append(envs[:len(envs):len(envs)], g.EnvSource)
 		}
 		for _, e := range envs {
-			format := sourceFormat(e)
-			if format == sopsFormatBinary {
-				format = sopsFormatDotenv
+			format := sopsformat.ForPath(e)
+			if format == sopsformat.Binary {
+				format = sopsformat.Dotenv
 			}
 			in.addSource(dir, rel, "secretGenerator.envs", e, format)
 		}
 	}
 	for _, p := range k.Patches {
-		in.addSource(dir, rel, "patches", p.Path, sourceFormat(p.Path))
+		in.addSource(dir, rel, "patches", p.Path, sopsformat.ForPath(p.Path))
 	}
 }
 
