@@ -437,17 +437,6 @@ func TestEncryptYAML(t *testing.T) {
 	}
 }
 
-func TestFormatForPath(t *testing.T) {
-	for path, want := range map[string]string{
-		"app.env": FormatDotenv, "a.yaml": FormatYAML, "a.yml": FormatYAML, "a.json": FormatJSON,
-		".dockerconfigjson": FormatJSON, "s.ini": FormatINI, "token": FormatBinary, "cert.pem": FormatBinary,
-	} {
-		if got := FormatForPath(path); got != want {
-			t.Errorf("FormatForPath(%q) = %q, want %q", path, got, want)
-		}
-	}
-}
-
 // TestConcurrentUse shares one Decryptor between goroutines, as parallel
 // builds of one Kustomization's retries or a CLI might (run with -race).
 func TestConcurrentUse(t *testing.T) {
