@@ -13,12 +13,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -118,49 +112,6 @@ func push(t testing.TB, host, repo, tag string, img v1.Image, opts ...remote.Opt
 		t.Fatal(err)
 	}
 	return d.String()
-}
-
-// requestLog counts the requests a proxy in front of a registry forwards.
-type requestLog struct {
-	mu   sync.Mutex
-	reqs []string // "METHOD /path"
-}
-
-func (l *requestLog) add(r *http.Request) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.reqs = append(l.reqs, r.Method+" "+r.URL.Path)
-}
-
-// count returns how many requests had method and a path containing part.
-func (l *requestLog) count(method, part string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := 0
-	for _, r := range l.reqs {
-		m, p, _ := strings.Cut(r, " ")
-		if m == method && strings.Contains(p, part) {
-			n++
-		}
-	}
-	return n
-}
-
-// countingProxy forwards to the registry at target and logs each request.
-func countingProxy(t testing.TB, target string) (host string, log *requestLog) {
-	t.Helper()
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	log = &requestLog{}
-	rp := httputil.NewSingleHostReverseProxy(u)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		log.add(r)
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return strings.TrimPrefix(srv.URL, "http://"), log
 }
 
 // signer makes cosign-style signatures with an ECDSA P-256 key.

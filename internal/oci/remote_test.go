@@ -49,7 +49,7 @@ func TestResolveMakesNoDownloads(t *testing.T) {
 	drc := pushA("1.3.0-rc.1", "rc")
 	pushA("2.0.0", "2.0.0")
 	dlatest := pushA("latest", "latest")
-	host, log := countingProxy(t, reg.URL())
+	host, log := ociregistry.CountingProxy(t, reg.URL())
 	r := openRemote(t, "oci://"+host+"/org/app", Options{})
 
 	tests := []struct {
@@ -75,10 +75,10 @@ func TestResolveMakesNoDownloads(t *testing.T) {
 			}
 		})
 	}
-	if n := log.count(http.MethodGet, "/manifests/") + log.count(http.MethodGet, "/blobs/"); n != 0 {
-		t.Errorf("resolving downloaded %d manifests or blobs; requests: %v", n, log.reqs)
+	if n := log.Count(http.MethodGet, "/manifests/") + log.Count(http.MethodGet, "/blobs/"); n != 0 {
+		t.Errorf("resolving downloaded %d manifests or blobs; requests: %v", n, log)
 	}
-	if n := log.count(http.MethodHead, "/manifests/"); n != 5 {
+	if n := log.Count(http.MethodHead, "/manifests/"); n != 5 {
 		t.Errorf("%d manifest HEADs for 5 tag and semver references, want 5", n)
 	}
 }
@@ -129,7 +129,7 @@ func TestPullExtractAndCopy(t *testing.T) {
 	const helmLayer = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
 	digest := push(t, reg.Host(), "org/app", "v1", image(t, annotations,
 		layer{mediaType: fluxLayer, data: content}, layer{mediaType: helmLayer, data: other}))
-	host, log := countingProxy(t, reg.URL())
+	host, log := ociregistry.CountingProxy(t, reg.URL())
 	r := openRemote(t, "oci://"+host+"/org/app", Options{})
 	res, err := r.Resolve(Reference{Tag: "v1"})
 	if err != nil {
@@ -193,7 +193,7 @@ func TestPullExtractAndCopy(t *testing.T) {
 	})
 	// The manifest is fetched by digest, never by tag: what is stored is
 	// what the revision names even if the tag moves.
-	if n := log.count(http.MethodGet, "/manifests/v1"); n != 0 {
+	if n := log.Count(http.MethodGet, "/manifests/v1"); n != 0 {
 		t.Errorf("Pull fetched the manifest by tag %d times", n)
 	}
 }

@@ -13,12 +13,6 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -107,51 +101,6 @@ func push(t testing.TB, host, repo, tag string, img v1.Image) string {
 		t.Fatal(err)
 	}
 	return d.String()
-}
-
-// requestLog counts what a proxy in front of a registry forwards.
-type requestLog struct {
-	mu   sync.Mutex
-	reqs []string
-}
-
-// count returns how many requests had method and a path containing part.
-func (l *requestLog) count(method, part string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := 0
-	for _, r := range l.reqs {
-		m, p, _ := strings.Cut(r, " ")
-		if m == method && strings.Contains(p, part) {
-			n++
-		}
-	}
-	return n
-}
-
-func (l *requestLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return fmt.Sprint(l.reqs)
-}
-
-// countingProxy forwards to the registry at target and logs each request.
-func countingProxy(t testing.TB, target string) (host string, log *requestLog) {
-	t.Helper()
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	log = &requestLog{}
-	rp := httputil.NewSingleHostReverseProxy(u)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		log.mu.Lock()
-		log.reqs = append(log.reqs, r.Method+" "+r.URL.Path)
-		log.mu.Unlock()
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return strings.TrimPrefix(srv.URL, "http://"), log
 }
 
 // cosignKey signs the way `cosign sign --key` does, with ECDSA P-256.

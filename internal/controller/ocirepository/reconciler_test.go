@@ -154,7 +154,7 @@ func TestUnchangedDigestIsNotPulledAgain(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
 	reg := ociregistry.New(t, ociregistry.Options{})
-	host, log := countingProxy(t, reg.URL())
+	host, log := ociregistry.CountingProxy(t, reg.URL())
 	annotations := map[string]string{
 		"org.opencontainers.image.source":   "https://github.com/org/app",
 		"org.opencontainers.image.revision": "v1@sha1:0123456789abcdef0123456789abcdef01234567",
@@ -172,13 +172,13 @@ func TestUnchangedDigestIsNotPulledAgain(t *testing.T) {
 
 	// Nothing changed upstream: a reconcile HEADs the manifest and
 	// downloads nothing.
-	gets, heads := log.count(http.MethodGet, "/manifests/")+log.count(http.MethodGet, "/blobs/"), log.count(http.MethodHead, "/manifests/")
+	gets, heads := log.Count(http.MethodGet, "/manifests/")+log.Count(http.MethodGet, "/blobs/"), log.Count(http.MethodHead, "/manifests/")
 	env.RequestReconcile(t, obj)
 	env.WaitHandled(t, obj)
-	if got := log.count(http.MethodGet, "/manifests/") + log.count(http.MethodGet, "/blobs/"); got != gets {
+	if got := log.Count(http.MethodGet, "/manifests/") + log.Count(http.MethodGet, "/blobs/"); got != gets {
 		t.Errorf("an unchanged digest was pulled again (%d downloads); requests: %s", got-gets, log)
 	}
-	if got := log.count(http.MethodHead, "/manifests/"); got != heads+1 {
+	if got := log.Count(http.MethodHead, "/manifests/"); got != heads+1 {
 		t.Errorf("%d manifest HEADs for one reconcile, want 1", got-heads)
 	}
 	if !conditions.IsReady(obj) || obj.Status.Artifact.Digest != stored.Digest || !obj.Status.Artifact.LastUpdateTime.Equal(&stored.LastUpdateTime) {
@@ -451,7 +451,7 @@ func TestCosignVerification(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
 	reg := ociregistry.New(t, ociregistry.Options{})
-	host, log := countingProxy(t, reg.URL())
+	host, log := ociregistry.CountingProxy(t, reg.URL())
 	trusted, other := newCosignKey(t), newCosignKey(t)
 	create(t, env, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "cosign-keys", Namespace: ns},
@@ -473,10 +473,10 @@ func TestCosignVerification(t *testing.T) {
 	verified := *obj.Status.Artifact
 
 	// Unchanged digest, verified at this generation: no signature fetched.
-	sigGets := log.count(http.MethodGet, "/manifests/sha256-")
+	sigGets := log.Count(http.MethodGet, "/manifests/sha256-")
 	env.RequestReconcile(t, obj)
 	env.WaitHandled(t, obj)
-	if got := log.count(http.MethodGet, "/manifests/sha256-"); got != sigGets {
+	if got := log.Count(http.MethodGet, "/manifests/sha256-"); got != sigGets {
 		t.Errorf("signatures of an unchanged, verified digest fetched again (%d)", got-sigGets)
 	}
 
