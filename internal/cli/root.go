@@ -14,6 +14,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/klog/v2"
 
+	"github.com/weir-gitops/weir/internal/cli/bootstrapcmd"
 	"github.com/weir-gitops/weir/internal/cli/buildcmd"
 	"github.com/weir-gitops/weir/internal/cli/checkcmd"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
@@ -93,6 +94,7 @@ func NewRootCommand(streams genericiooptions.IOStreams, opts ...Option) *cobra.C
 		exportcmd.NewCommand(streams, deps),
 		getcmd.NewCommand(streams, deps),
 		installcmd.NewCommand(streams, deps),
+		bootstrapcmd.NewCommand(streams, deps),
 		logscmd.NewCommand(streams, deps),
 		reconcilecmd.NewCommand(streams, deps),
 		resumecmd.NewCommand(streams, deps),

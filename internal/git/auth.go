@@ -59,9 +59,10 @@ type Auth struct {
 	clientCert         []byte
 	clientKey          []byte
 
-	// SSH
+	// SSH: signer from the Secret's identity, or agent (NewAgentAuth).
 	sshUser    string
 	signer     ssh.Signer
+	agent      *sshAgent
 	knownHosts *knownHosts
 
 	// Proxy, when set, routes connections through an HTTP(S) or SOCKS5
@@ -238,6 +239,8 @@ func (a *Auth) String() string {
 	}
 	var parts []string
 	switch {
+	case a.scheme == schemeSSH && a.agent != nil:
+		parts = append(parts, "ssh user "+a.sshUser, "ssh agent")
 	case a.scheme == schemeSSH:
 		parts = append(parts, "ssh user "+a.sshUser, "identity "+ssh.FingerprintSHA256(a.signer.PublicKey()))
 	case a.bearerToken != "":
@@ -275,11 +278,11 @@ func (a *Auth) httpAuth() transport.AuthMethod {
 	return nil
 }
 
-// sshAuthMethod is the go-git auth method for the Secret's SSH identity.
-// It is always set for SSH, so go-git never falls back to an agent or to
-// files under ~/.ssh.
+// sshAuthMethod is the go-git auth method for the Secret's SSH identity
+// (or the agent of NewAgentAuth). It is always set for SSH, so go-git never
+// falls back to an agent or to files under ~/.ssh on its own.
 func (a *Auth) sshAuthMethod() *sshAuth {
-	return &sshAuth{user: a.sshUser, signer: a.signer, knownHosts: a.knownHosts, addr: sshAddr(a.url)}
+	return &sshAuth{user: a.sshUser, signer: a.signer, agent: a.agent, knownHosts: a.knownHosts, addr: sshAddr(a.url)}
 }
 
 // sshAddr is the host:port go-git dials for an ssh URL.
@@ -292,10 +295,12 @@ func sshAddr(u *url.URL) string {
 }
 
 // sshAuth is a go-git ssh.AuthMethod whose client configuration is fully
-// ours: one key, host keys from the Secret only.
+// ours: one key (or the keys of an explicitly named agent), host keys from
+// the Secret only.
 type sshAuth struct {
 	user       string
 	signer     ssh.Signer
+	agent      *sshAgent // when set, signer is nil
 	knownHosts *knownHosts
 	addr       string
 }
@@ -304,9 +309,13 @@ func (a *sshAuth) Name() string   { return "ssh-public-keys" }
 func (a *sshAuth) String() string { return "user: " + a.user + ", name: " + a.Name() }
 
 func (a *sshAuth) ClientConfig() (*ssh.ClientConfig, error) {
+	method := ssh.PublicKeys(a.signer)
+	if a.agent != nil {
+		method = ssh.PublicKeysCallback(a.agent.signers)
+	}
 	return &ssh.ClientConfig{
 		User:              a.user,
-		Auth:              []ssh.AuthMethod{ssh.PublicKeys(a.signer)},
+		Auth:              []ssh.AuthMethod{method},
 		HostKeyCallback:   a.knownHosts.callback,
 		HostKeyAlgorithms: a.knownHosts.algorithms(a.addr),
 	}, nil

@@ -2,7 +2,10 @@
 // reading credentials from Secrets, resolving a reference to a revision
 // without downloading anything, cloning a reference into a directory, and
 // verifying PGP and SSH signatures of commits and tags. The reconciler sees
-// the small Client/Remote interface; go-git v5 is the implementation.
+// the small Client/Remote interface; go-git v5 is the implementation. For
+// `weir bootstrap git` it also writes: a branch checked out in memory,
+// committed (optionally signed) and pushed, plus the CLI-only pieces that
+// go with it, SSH agent authentication and host key scanning.
 //
 // # Revisions
 //
@@ -80,12 +83,46 @@
 // in memory (plain, [host]:port, hashed and wildcard entries; @revoked
 // honoured; @cert-authority ignored). Importing this package sets go-git's
 // DefaultSSHConfig to nil, so ~/.ssh/config cannot redirect a connection,
-// and makes its DefaultAuthBuilder fail, so no SSH agent is ever asked.
+// and makes its DefaultAuthBuilder fail, so no SSH agent is ever asked
+// unless the CLI names one: NewAgentAuth takes the agent's socket as an
+// argument (the package never reads SSH_AUTH_SOCK) and holds one
+// connection to it until Auth.Close. ScanHostKey records what a server
+// presents, cutting each handshake off in the host key callback, so that
+// the CLI can show the keys and store them as known_hosts (trust on first
+// use); from then on the key is checked like any other.
 // go-git dials SSH without the caller's context and with no deadline on the
 // handshake; this package registers a golang.org/x/net/proxy dialer scheme
 // and hands go-git a per-operation proxy URL of that scheme, so that every
 // SSH connection is dialled with the operation's context (and through the
 // SOCKS5 proxy, if any) and closed when the context ends.
+//
+// # Writing
+//
+// OpenBranch fetches one branch, its whole history and no tags, into a
+// go-git memory store and a memfs worktree; Commit stages what WriteFile
+// changed and commits it on that branch; Push sends it. Nothing goes to
+// disk: bootstrap writes a few manifests, and a temporary clone would only
+// add cleanup, leftovers after a crash, and credentials in a .git/config.
+// The full history (not depth 1) is what go-git needs to prove, before
+// sending anything, that the push is a fast-forward, and what lets the new
+// commit have the tip as its parent. An empty repository, or one without
+// the branch, gives an empty Checkout whose first commit is a root commit.
+//
+// Push never forces. If the branch moved since OpenBranch (someone pushed,
+// or created a branch an empty Checkout expected to create), the push is
+// refused with ErrNonFastForward and nothing on the remote changes; the
+// caller opens the branch again and reapplies its change. Force would
+// silently drop other people's commits on a branch the cluster syncs
+// from. Commit returns ErrNoStagedFiles when the tree is unchanged, which
+// bootstrap reports as "up to date". Paths are slash-separated and
+// relative to the repository root; absolute paths, ".." escapes and .git
+// are refused. Commit stages exactly the files WriteFile wrote, even those
+// .gitignore matches (go-git's "add all" would drop them silently).
+//
+// Commits can be signed through the Signer interface (the shape of
+// go-git's CommitOptions.Signer): NewPGPSigner makes armored detached
+// OpenPGP signatures, NewSSHSigner OpenSSH SSHSIG signatures (namespace
+// git, sha512), the formats `git commit -S` writes and VerifyCommit reads.
 //
 // # Verification
 //

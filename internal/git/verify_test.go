@@ -6,11 +6,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha512"
-	"encoding/binary"
-	"encoding/pem"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,57 +15,11 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
 	"golang.org/x/crypto/ssh"
 
 	"github.com/weir-gitops/weir/internal/testenv/gitserver"
 )
-
-// sshsigSigner signs like `ssh-keygen -Y sign -n git` (sha512), written
-// independently of the package's verifier; TestSSHSigSignerMatchesOpenSSH
-// checks it against OpenSSH.
-type sshsigSigner struct {
-	signer    ssh.Signer
-	namespace string
-}
-
-func (s sshsigSigner) Sign(message io.Reader) ([]byte, error) {
-	payload, err := io.ReadAll(message)
-	if err != nil {
-		return nil, err
-	}
-	ns := s.namespace
-	if ns == "" {
-		ns = "git"
-	}
-	digest := sha512.Sum512(payload)
-	str := func(b []byte) []byte {
-		out := binary.BigEndian.AppendUint32(nil, uint32(len(b)))
-		return append(out, b...)
-	}
-	signed := []byte("SSHSIG")
-	signed = append(signed, str([]byte(ns))...)
-	signed = append(signed, str(nil)...)
-	signed = append(signed, str([]byte("sha512"))...)
-	signed = append(signed, str(digest[:])...)
-
-	var sig *ssh.Signature
-	if as, ok := s.signer.(ssh.AlgorithmSigner); ok && s.signer.PublicKey().Type() == ssh.KeyAlgoRSA {
-		sig, err = as.SignWithAlgorithm(rand.Reader, signed, ssh.KeyAlgoRSASHA512)
-	} else {
-		sig, err = s.signer.Sign(rand.Reader, signed)
-	}
-	if err != nil {
-		return nil, err
-	}
-	blob := []byte("SSHSIG")
-	blob = binary.BigEndian.AppendUint32(blob, 1)
-	blob = append(blob, str(s.signer.PublicKey().Marshal())...)
-	blob = append(blob, str([]byte(ns))...)
-	blob = append(blob, str(nil)...)
-	blob = append(blob, str([]byte("sha512"))...)
-	blob = append(blob, str(ssh.Marshal(sig))...)
-	return pem.EncodeToMemory(&pem.Block{Type: "SSH SIGNATURE", Bytes: blob}), nil
-}
 
 func sshSignerFor(t *testing.T, key any) ssh.Signer {
 	t.Helper()
@@ -82,7 +32,8 @@ func sshSignerFor(t *testing.T, key any) ssh.Signer {
 
 func newPGPEntity(t *testing.T, name string) (*openpgp.Entity, []byte) {
 	t.Helper()
-	e, err := openpgp.NewEntity(name, "", name+"@weir.invalid", nil)
+	// EdDSA: quick to generate.
+	e, err := openpgp.NewEntity(name, "", name+"@weir.invalid", &packet.Config{Algorithm: packet.PubKeyAlgoEdDSA})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +72,7 @@ func TestVerifySSHSignature(t *testing.T) {
 
 	for name, signer := range map[string]ssh.Signer{"ed25519": ed, "rsa": sshSignerFor(t, rsaKey), "ecdsa": sshSignerFor(t, ecKey)} {
 		t.Run(name, func(t *testing.T) {
-			sig, err := sshsigSigner{signer: signer}.Sign(bytes.NewReader(payload))
+			sig, err := (&sshSigner{signer: signer, namespace: SSHSignatureNamespace}).Sign(bytes.NewReader(payload))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,7 +87,7 @@ func TestVerifySSHSignature(t *testing.T) {
 			if _, err := verifySSH(sig, payload, keys[:1], "git"); !errors.Is(err, ErrVerification) || !strings.Contains(err.Error(), "untrusted") {
 				t.Errorf("untrusted key: error = %v", err)
 			}
-			other, _ := sshsigSigner{signer: signer, namespace: "file"}.Sign(bytes.NewReader(payload))
+			other, _ := (&sshSigner{signer: signer, namespace: "file"}).Sign(bytes.NewReader(payload))
 			if _, err := verifySSH(other, payload, keys, "git"); !errors.Is(err, ErrVerification) || !strings.Contains(err.Error(), "namespace") {
 				t.Errorf("namespace file: error = %v", err)
 			}
@@ -169,7 +120,7 @@ func TestSSHSigSignerMatchesOpenSSH(t *testing.T) {
 		t.Fatal(err)
 	}
 	payload := []byte("some commit\n")
-	sig, err := sshsigSigner{signer: signer}.Sign(bytes.NewReader(payload))
+	sig, err := (&sshSigner{signer: signer, namespace: SSHSignatureNamespace}).Sign(bytes.NewReader(payload))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +165,7 @@ func TestVerifyClonedObjects(t *testing.T) {
 	pgpKey, pgpPub := newPGPEntity(t, "trusted")
 	_, otherPub := newPGPEntity(t, "other")
 	sshKey := gitserver.GenerateClientKey(t)
-	sshSigner, err := ssh.ParsePrivateKey(sshKey.PrivateKeyPEM)
+	sshKeySigner, err := ssh.ParsePrivateKey(sshKey.PrivateKeyPEM)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +174,7 @@ func TestVerifyClonedObjects(t *testing.T) {
 	push(t, r, change{Parent: "main", Files: map[string]string{"a": "1"}, Refs: []string{"refs/heads/main"},
 		SignKey: pgpKey, AnnotatedTags: []string{"v1.0.0"}, TagSignKey: pgpKey})
 	push(t, r, change{Parent: "main", Files: map[string]string{"a": "2"}, Refs: []string{"refs/heads/ssh"},
-		Signer: sshsigSigner{signer: sshSigner}})
+		Signer: &sshSigner{signer: sshKeySigner, namespace: SSHSignatureNamespace}})
 	push(t, r, change{Parent: "main", Files: map[string]string{"a": "3"}, Refs: []string{"refs/heads/plain", "refs/tags/light"},
 		AnnotatedTags: []string{"unsigned"}})
 

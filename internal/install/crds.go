@@ -6,9 +6,11 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/config/crd"
 )
 
@@ -55,4 +57,28 @@ func established(c *apiextensionsv1.CustomResourceDefinition) bool {
 		}
 	}
 	return false
+}
+
+// VersionCRD is the CRD whose labels say which version is installed and
+// whether the installation is managed from Git, where Flux's tools look.
+const VersionCRD = "gitrepositories.source.toolkit.fluxcd.io"
+
+// bootstrapLabel is set by the kustomize controller on what a
+// Kustomization applied: on VersionCRD it means weir manages itself.
+const bootstrapLabel = "kustomize.toolkit.fluxcd.io/name"
+
+// Bootstrapped reports whether the cluster's weir is managed from Git (a
+// Kustomization applied its CRDs), and the installed version when known.
+// A cluster without weir is not bootstrapped.
+func Bootstrapped(ctx context.Context, c client.Client) (bool, string, error) {
+	var crd apiextensionsv1.CustomResourceDefinition
+	err := c.Get(ctx, client.ObjectKey{Name: VersionCRD}, &crd)
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, "", nil
+	case err != nil:
+		return false, "", fmt.Errorf("reading CRD %s: %w", VersionCRD, err)
+	}
+	_, managed := crd.Labels[bootstrapLabel]
+	return managed, crd.Labels[meta.VersionLabel], nil
 }

@@ -23,10 +23,6 @@ import (
 // constraint (>=1.33.0-0).
 const MinKubernetes = "1.33.0"
 
-// versionCRD carries the installed version in app.kubernetes.io/version,
-// where Flux's CLI reads it.
-const versionCRD = "gitrepositories.source.toolkit.fluxcd.io"
-
 type options struct{ pre bool }
 
 // NewCommand returns `weir check`.
@@ -106,17 +102,21 @@ func kubernetesVersion(p output.Progress, deps *clideps.Deps) (bool, error) {
 
 func installedVersion(ctx context.Context, p output.Progress, c client.Client) bool {
 	var crd apiextensionsv1.CustomResourceDefinition
-	if err := c.Get(ctx, client.ObjectKey{Name: versionCRD}, &crd); err != nil {
+	if err := c.Get(ctx, client.ObjectKey{Name: install.VersionCRD}, &crd); err != nil {
 		p.Failuref("no weir installation found: %v", err)
 		return false
 	}
 	v := crd.Labels[meta.VersionLabel]
 	if v == "" {
-		p.Failuref("no version label on %s", versionCRD)
+		p.Failuref("no version label on %s", install.VersionCRD)
 		return false
 	}
 	p.Successf("distribution: weir-%s", v)
-	_, bootstrapped := crd.Labels["kustomize.toolkit.fluxcd.io/name"]
+	bootstrapped, _, err := install.Bootstrapped(ctx, c)
+	if err != nil {
+		p.Failuref("%v", err)
+		return false
+	}
 	p.Successf("bootstrapped: %t", bootstrapped)
 	return true
 }

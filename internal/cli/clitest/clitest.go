@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -62,6 +63,13 @@ func Run(t *testing.T, args ...string) Result {
 // output while the command runs.
 func RunIO(ctx context.Context, t *testing.T, stdin string, stdout, stderr *Buffer, args ...string) Result {
 	t.Helper()
+	return RunReader(ctx, t, strings.NewReader(stdin), stdout, stderr, args...)
+}
+
+// RunReader is RunIO reading stdin from a reader, for tests that answer a
+// prompt only once they have seen what it asks about.
+func RunReader(ctx context.Context, t *testing.T, stdin io.Reader, stdout, stderr *Buffer, args ...string) Result {
+	t.Helper()
 	if stdout == nil {
 		stdout = &Buffer{}
 	}
@@ -69,7 +77,7 @@ func RunIO(ctx context.Context, t *testing.T, stdin string, stdout, stderr *Buff
 		stderr = &Buffer{}
 	}
 	env := testenv.Get(t)
-	streams := genericiooptions.IOStreams{In: strings.NewReader(stdin), Out: stdout, ErrOut: stderr}
+	streams := genericiooptions.IOStreams{In: stdin, Out: stdout, ErrOut: stderr}
 	full := append([]string{"--kubeconfig", env.ControlPlane.KubeconfigPath()}, args...)
 	code := cli.ExecuteContext(ctx, streams, full, func(d *clideps.Deps) {
 		d.Now = func() time.Time { return Now }

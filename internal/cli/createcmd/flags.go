@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -32,23 +31,6 @@ func (e *enum) Set(s string) error {
 		return fmt.Errorf("unsupported %s '%s', must be one of: %s", e.what, s, strings.Join(e.allowed, ", "))
 	}
 	e.value = s
-	return nil
-}
-
-// rsaBits is --ssh-rsa-bits: a multiple of 8, at least 1024.
-type rsaBits int
-
-func (b *rsaBits) String() string { return strconv.Itoa(int(*b)) }
-func (b *rsaBits) Type() string   { return "rsaKeyBits" }
-func (b *rsaBits) Set(s string) error {
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return err
-	}
-	if n < 1024 || n%8 != 0 {
-		return fmt.Errorf("RSA key bit size must be a multiple of 8 and at least 1024")
-	}
-	*b = rsaBits(n)
 	return nil
 }
 

@@ -72,16 +72,3 @@ func TestHealthChecks(t *testing.T) {
 		}
 	}
 }
-
-func TestGenerateKeys(t *testing.T) {
-	for _, alg := range []string{"rsa", "ecdsa", "ed25519"} {
-		var k keyOptions
-		k.algorithm = newEnum(alg, "", alg)
-		k.curve = newEnum("p256", "", "p256")
-		k.bits = 1024
-		priv, pub, err := k.generate()
-		if err != nil || len(priv) == 0 || len(pub) == 0 {
-			t.Errorf("%s: %v", alg, err)
-		}
-	}
-}

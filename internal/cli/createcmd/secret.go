@@ -1,15 +1,8 @@
 package createcmd
 
 import (
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/ed25519"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"net/url"
 
@@ -20,61 +13,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/weir-gitops/weir/internal/git"
+	"github.com/weir-gitops/weir/internal/sshkey"
 )
-
-// publicKeySecretKey holds the public half of a generated key: the deploy
-// key to register with the Git host (the flux CLI's key name).
-const publicKeySecretKey = "identity.pub"
-
-// keyOptions are the flags that shape a generated SSH key pair.
-type keyOptions struct {
-	algorithm *enum
-	curve     *enum
-	bits      rsaBits
-}
-
-func (k *keyOptions) addFlags(cmd *cobra.Command) {
-	k.algorithm = newEnum("ecdsa", "SSH public key algorithm", "rsa", "ecdsa", "ed25519")
-	k.curve = newEnum("p384", "SSH ECDSA public key curve", "p256", "p384", "p521")
-	k.bits = 2048
-	cmd.Flags().Var(k.algorithm, "ssh-key-algorithm", "SSH public key algorithm")
-	cmd.Flags().Var(&k.bits, "ssh-rsa-bits", "SSH RSA public key bit size (multiplies of 8, min 1024)")
-	cmd.Flags().Var(k.curve, "ssh-ecdsa-curve", "SSH ECDSA public key curve")
-}
-
-// generate makes a key pair: the private key in OpenSSH PEM form and the
-// public key in authorized_keys form.
-func (k *keyOptions) generate() (private, public []byte, err error) {
-	var key crypto.Signer
-	switch k.algorithm.value {
-	case "rsa":
-		key, err = rsa.GenerateKey(rand.Reader, int(k.bits))
-	case "ed25519":
-		_, key, err = ed25519.GenerateKey(rand.Reader)
-	default:
-		curve := map[string]elliptic.Curve{"p256": elliptic.P256(), "p384": elliptic.P384(), "p521": elliptic.P521()}[k.curve.value]
-		key, err = ecdsa.GenerateKey(curve, rand.Reader)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("key pair generation failed, error: %w", err)
-	}
-	block, err := ssh.MarshalPrivateKey(key, "")
-	if err != nil {
-		return nil, nil, err
-	}
-	pub, err := ssh.NewPublicKey(key.Public())
-	if err != nil {
-		return nil, nil, err
-	}
-	return pem.EncodeToMemory(block), ssh.MarshalAuthorizedKey(pub), nil
-}
 
 // gitCredentials are the flags a Git secret is made of.
 type gitCredentials struct {
 	username, password, bearerToken string
 	caFile, privateKeyFile          string
 	knownHostsFile                  string
-	key                             keyOptions
+	key                             sshkey.Options
 }
 
 // gitSecret builds the Secret a GitRepository at u authenticates with: an
@@ -108,13 +55,14 @@ func (e *env) gitSecret(name, ns string, labels map[string]string, u *url.URL, c
 				s.StringData[git.SecretPassword] = c.password
 			}
 		} else {
-			var err error
-			if private, public, err = c.key.generate(); err != nil {
+			kp, err := sshkey.Generate(c.key)
+			if err != nil {
 				return nil, err
 			}
+			private, public = kp.PrivateKeyPEM, kp.AuthorizedKey
 		}
 		s.StringData[git.SecretIdentity] = string(private)
-		s.StringData[publicKeySecretKey] = string(public)
+		s.StringData[sshkey.PublicKeySecretKey] = string(public)
 		if c.knownHostsFile != "" {
 			hosts, err := readFile("known-hosts-file", c.knownHostsFile)
 			if err != nil {
@@ -209,7 +157,8 @@ or bearer authentication token are stored in the secret.`,
 	f.StringVar(&rawURL, "url", "", "git address, e.g. ssh://git@host/org/repository")
 	f.StringVarP(&o.username, "username", "u", "", "basic authentication username")
 	f.StringVarP(&o.password, "password", "p", "", "basic authentication password")
-	o.key.addFlags(cmd)
+	o.key = sshkey.DefaultOptions()
+	o.key.BindFlags(cmd.Flags())
 	f.StringVar(&o.caFile, "ca-file", "", "path to TLS CA file used for validating self-signed certificates")
 	f.StringVar(&caCrtFile, "ca-crt-file", "", "path to TLS CA certificate file used for validating self-signed certificates; takes precedence over --ca-file")
 	f.StringVar(&o.privateKeyFile, "private-key-file", "", "path to a passwordless private key file used for authenticating to the Git SSH server")
@@ -224,7 +173,7 @@ func (e *env) applySecret(c *cobra.Command, s *corev1.Secret, what string) error
 	if e.o.export {
 		return writeYAML(e.streams.Out, s)
 	}
-	if pub, ok := s.StringData[publicKeySecretKey]; ok {
+	if pub, ok := s.StringData[sshkey.PublicKeySecretKey]; ok {
 		e.p.Generatef("deploy key: %s", pub)
 	}
 	ctx, cancel := e.context(c)

@@ -1,7 +1,6 @@
 package createcmd
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/url"
@@ -16,6 +15,8 @@ import (
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/cli/kinds"
+	"github.com/weir-gitops/weir/internal/cli/output"
+	"github.com/weir-gitops/weir/internal/sshkey"
 )
 
 type gitOptions struct {
@@ -26,7 +27,7 @@ type gitOptions struct {
 	recurseSubmodules, silent                 bool
 	ignorePaths, sparseCheckout               []string
 	provider                                  *enum
-	key                                       keyOptions
+	key                                       sshkey.Options
 }
 
 func newGitCommand(e *env) *cobra.Command {
@@ -60,7 +61,8 @@ stored in a Kubernetes secret.`,
 	f.StringVar(&o.commit, "commit", "", "git commit")
 	f.StringVarP(&o.username, "username", "u", "", "basic authentication username")
 	f.StringVarP(&o.password, "password", "p", "", "basic authentication password")
-	o.key.addFlags(cmd)
+	o.key = sshkey.DefaultOptions()
+	o.key.BindFlags(cmd.Flags())
 	f.StringVar(&o.secretRef, "secret-ref", "", "the name of an existing secret containing SSH or basic credentials or github app authentication")
 	f.StringVar(&o.proxySecretRef, "proxy-secret-ref", "", "the name of an existing secret containing the proxy address and credentials")
 	f.Var(o.provider, "provider", "the Git provider name")
@@ -183,9 +185,9 @@ func (e *env) gitCredentialsSecret(ctx context.Context, cl client.Client, repo *
 	if err != nil || len(secret.StringData) == 0 {
 		return err
 	}
-	if pub, ok := secret.StringData[publicKeySecretKey]; ok {
+	if pub, ok := secret.StringData[sshkey.PublicKeySecretKey]; ok {
 		e.p.Generatef("deploy key: %s", pub)
-		if !o.silent && !e.confirm("Have you added the deploy key to your repository") {
+		if !o.silent && !output.Confirm(e.streams.In, e.streams.ErrOut, "Have you added the deploy key to your repository") {
 			return fmt.Errorf("aborting")
 		}
 	}
@@ -196,16 +198,6 @@ func (e *env) gitCredentialsSecret(ctx context.Context, cl client.Client, repo *
 	repo.Spec.SecretRef = &meta.LocalObjectReference{Name: secret.Name}
 	e.p.Successf("authentication configured")
 	return nil
-}
-
-// confirm asks question on stderr and reads a yes from stdin, as the flux
-// CLI's prompt does.
-func (e *env) confirm(question string) bool {
-	fmt.Fprintf(e.streams.ErrOut, "? %s [y/N] ", question)
-	line, _ := bufio.NewReader(e.streams.In).ReadString('\n')
-	fmt.Fprintln(e.streams.ErrOut)
-	answer := strings.ToLower(strings.TrimSpace(line))
-	return answer == "y" || answer == "yes"
 }
 
 type ociOptions struct {

@@ -1,15 +1,11 @@
 package deletecmd
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -60,7 +56,7 @@ func run(ctx context.Context, streams genericiooptions.IOStreams, deps *clideps.
 		}
 		return fmt.Errorf("reading %s %s in %s namespace: %w", k.Kind, name, ns, err)
 	}
-	if !silent && !confirm(streams, "Are you sure you want to delete this "+k.Noun) {
+	if !silent && !output.Confirm(streams.In, streams.ErrOut, "Are you sure you want to delete this "+k.Noun+"?") {
 		return errors.New("aborting")
 	}
 	p := output.Progress{W: streams.ErrOut}
@@ -70,19 +66,4 @@ func run(ctx context.Context, streams genericiooptions.IOStreams, deps *clideps.
 	}
 	p.Successf("%s deleted", k.Noun)
 	return nil
-}
-
-// confirm asks question on stderr and reads the answer from stdin: y or yes
-// (any case) agrees; anything else, or no answer, refuses.
-func confirm(streams genericiooptions.IOStreams, question string) bool {
-	fmt.Fprintf(streams.ErrOut, "%s? [y/N] ", question)
-	line, _ := bufio.NewReader(streams.In).ReadString('\n')
-	if f, ok := streams.In.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
-		fmt.Fprintln(streams.ErrOut) // no Enter was echoed: end the line
-	}
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
-		return true
-	}
-	return false
 }

@@ -19,7 +19,7 @@ import (
 
 type options struct {
 	export       bool
-	layout       string
+	force        bool
 	manifestsDir string
 	gen          manifests.Options
 }
@@ -51,27 +51,13 @@ source-watcher) are skipped with a warning.`,
 			ctx, cancel := context.WithTimeout(c.Context(), deps.Timeout)
 			defer cancel()
 			o.gen.Namespace = deps.Namespace()
-			o.gen.Layout = manifests.Layout(o.layout)
 			return run(ctx, o, streams, deps, c.Flags().Changed("manifests"))
 		},
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.export, "export", false, "write the install manifests to stdout and exit")
-	f.StringSliceVar(&o.gen.Components, "components", o.gen.Components,
-		"list of components, accepts comma-separated values (weir installs those it has controllers for)")
-	f.StringSliceVar(&o.gen.ComponentsExtra, "components-extra", nil,
-		"list of components in addition to those supplied or defaulted, accepts values such as 'image-reflector-controller,image-automation-controller,source-watcher'")
-	f.StringVar(&o.gen.Registry, "registry", o.gen.Registry, "container registry where the weir-controller image is published")
-	f.StringVar(&o.gen.ImagePullSecret, "image-pull-secret", "", "Kubernetes secret name used for pulling the controller image from a private registry")
-	f.BoolVar(&o.gen.NetworkPolicy, "network-policy", o.gen.NetworkPolicy, "deny ingress access to the controllers from other namespaces using network policies")
-	f.BoolVar(&o.gen.WatchAllNamespaces, "watch-all-namespaces", o.gen.WatchAllNamespaces,
-		"watch for custom resources in all namespaces, if set to false it will only watch the namespace where weir is installed")
-	f.StringVar(&o.gen.LogLevel, "log-level", o.gen.LogLevel, "log level, accepts 'debug', 'info', 'error'")
-	f.StringSliceVar(&o.gen.TolerationKeys, "toleration-keys", nil,
-		"list of toleration keys used to schedule the controller pods onto nodes with matching taints")
-	f.StringVar(&o.gen.ClusterDomain, "cluster-domain", o.gen.ClusterDomain, "internal cluster domain")
-	f.StringVar(&o.layout, "layout", string(manifests.LayoutSplit),
-		"split: one Deployment per component, named as Flux names them; single: one weir-controller Deployment running every controller")
+	f.BoolVar(&o.force, "force", false, "install even if the cluster is bootstrapped (its Kustomization will undo what install changes)")
+	o.gen.BindFlags(f)
 	f.StringVar(&o.manifestsDir, "manifests", "", "install the YAML files of this directory instead of the generated manifests")
 	return cmd
 }
@@ -94,6 +80,11 @@ func run(ctx context.Context, o *options, streams genericiooptions.IOStreams, de
 	c, err := deps.Client()
 	if err != nil {
 		return err
+	}
+	if bootstrapped, v, err := install.Bootstrapped(ctx, c); err != nil {
+		return err
+	} else if bootstrapped && !o.force {
+		return fmt.Errorf("this cluster has already been bootstrapped with weir %s! Please use 'weir bootstrap' to upgrade", v)
 	}
 	if err := install.Apply(ctx, c, objs, install.ApplyOptions{Timeout: deps.Timeout, Poll: deps.Poll()}); err != nil {
 		return err

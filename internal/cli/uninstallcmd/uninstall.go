@@ -1,10 +1,8 @@
 package uninstallcmd
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -47,10 +45,7 @@ namespace -n names. The workloads weir applied are left running.`,
 
 func run(ctx context.Context, o *options, streams genericiooptions.IOStreams, deps *clideps.Deps) error {
 	if !o.dryRun && !o.silent {
-		fmt.Fprint(streams.ErrOut, "? Are you sure you want to delete weir and its custom resource definitions? [y/N] ")
-		answer, _ := bufio.NewReader(streams.In).ReadString('\n')
-		fmt.Fprintln(streams.ErrOut)
-		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+		if !output.Confirm(streams.In, streams.ErrOut, "Are you sure you want to delete weir and its custom resource definitions?") {
 			return fmt.Errorf("aborting")
 		}
 	}

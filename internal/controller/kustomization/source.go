@@ -3,7 +3,6 @@ package kustomization
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -91,23 +90,7 @@ func sameSource(a, b *kustomizev1.Kustomization) bool {
 }
 
 // hasRevision reports whether the artifact a is at revision rev, accepting
-// the older revision formats Flux accepts for the same commit or digest
-// ("main/<sha>" for "main@sha1:<sha>", a bare "<sha>").
+// the older revision formats Flux accepts for the same commit or digest.
 func hasRevision(a *meta.Artifact, rev string) bool {
-	if a == nil || rev == "" {
-		return false
-	}
-	if a.Revision == rev {
-		return true
-	}
-	return legacyRevision(a.Revision) == legacyRevision(rev)
-}
-
-// legacyRevision reduces "<ref>@<algo>:<hex>", "<ref>/<hex>" and
-// "<algo>:<hex>" to "<hex>", for comparing old and new formats.
-func legacyRevision(rev string) string {
-	if i := strings.LastIndexAny(rev, ":/"); i >= 0 {
-		return rev[i+1:]
-	}
-	return rev
+	return a != nil && meta.SameRevision(a.Revision, rev)
 }

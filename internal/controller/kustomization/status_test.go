@@ -107,19 +107,3 @@ func TestApplyStatus(t *testing.T) {
 		})
 	}
 }
-
-func TestHasRevisionAcceptsLegacyFormats(t *testing.T) {
-	const sha = "5394cb7f48332b2de7c17dd8b8384bbc84b7e738"
-	a := &meta.Artifact{Revision: "main@sha1:" + sha}
-	for rev, want := range map[string]bool{
-		"main@sha1:" + sha: true,
-		"main/" + sha:      true,
-		sha:                true,
-		"main@sha1:0000":   false,
-		"":                 false,
-	} {
-		if got := hasRevision(a, rev); got != want {
-			t.Errorf("hasRevision(%q) = %v, want %v", rev, got, want)
-		}
-	}
-}

@@ -99,6 +99,11 @@ func (s *Server) CAPEM() []byte { return s.caPEM }
 // HostKey is the SSH server's public host key.
 func (s *Server) HostKey() ssh.PublicKey { return s.ssh.hostKey.PublicKey() }
 
+// AuthorizeKey lets the SSH listener accept key from now on, in addition
+// to Options.AuthorizedKeys: for keys made after the server started, such
+// as those of an SSH agent a test sets up.
+func (s *Server) AuthorizeKey(key ssh.PublicKey) { s.ssh.authorize(key) }
+
 // KnownHosts is a known_hosts line for the SSH server:
 // "[127.0.0.1]:PORT ssh-ed25519 AAAA...".
 func (s *Server) KnownHosts() []byte { return s.ssh.knownHosts() }

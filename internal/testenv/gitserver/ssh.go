@@ -62,6 +62,9 @@ type sshServer struct {
 	root      string
 	git, home string
 
+	keysMu     sync.Mutex
+	authorized []ssh.PublicKey // guarded by keysMu; grows through authorize
+
 	ctx    context.Context // cancelled on close: kills running git processes
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -78,30 +81,42 @@ func startSSH(root, git, home string, authorized []ssh.PublicKey) (*sshServer, e
 	if err != nil {
 		return nil, fmt.Errorf("host key signer: %w", err)
 	}
-	config := &ssh.ServerConfig{
-		PublicKeyCallback: func(meta ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Permissions, error) {
-			for _, k := range authorized {
-				if bytes.Equal(k.Marshal(), key.Marshal()) {
-					return &ssh.Permissions{}, nil
-				}
-			}
-			return nil, fmt.Errorf("public key %s of user %q is not authorized", ssh.FingerprintSHA256(key), meta.User())
-		},
-	}
-	config.AddHostKey(hostKey)
-
 	listener, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("listen: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &sshServer{
-		listener: listener, hostKey: hostKey, config: config,
+		listener: listener, hostKey: hostKey,
 		root: root, git: git, home: home,
-		ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{},
+		authorized: append([]ssh.PublicKey(nil), authorized...),
+		ctx:        ctx, cancel: cancel, conns: map[net.Conn]struct{}{},
 	}
+	s.config = &ssh.ServerConfig{PublicKeyCallback: s.checkKey}
+	s.config.AddHostKey(hostKey)
 	s.wg.Go(s.serve)
 	return s, nil
+}
+
+// checkKey is the ssh.ServerConfig's PublicKeyCallback: the key must be on
+// the allow-list at the time the client offers it.
+func (s *sshServer) checkKey(meta ssh.ConnMetadata, key ssh.PublicKey) (*ssh.Permissions, error) {
+	s.keysMu.Lock()
+	defer s.keysMu.Unlock()
+	for _, k := range s.authorized {
+		if bytes.Equal(k.Marshal(), key.Marshal()) {
+			return &ssh.Permissions{}, nil
+		}
+	}
+	return nil, fmt.Errorf("public key %s of user %q is not authorized", ssh.FingerprintSHA256(key), meta.User())
+}
+
+// authorize adds key to the allow-list; connections made afterwards may
+// use it.
+func (s *sshServer) authorize(key ssh.PublicKey) {
+	s.keysMu.Lock()
+	defer s.keysMu.Unlock()
+	s.authorized = append(s.authorized, key)
 }
 
 func (s *sshServer) addr() string { return s.listener.Addr().String() }
