@@ -24,10 +24,6 @@
 //   - `resume` removes spec.suspend and the suspend.toolkit.fluxcd.io/reason
 //     annotation that `suspend --reason` set, rather than writing false.
 //   - `tree` prints to stdout (the flux CLI prints to stderr).
-//   - `envsubst` runs the Kustomization controller's own substitution over
-//     the YAML documents read from stdin, so the result is what the
-//     controller would apply; the flux CLI substitutes line by line in any
-//     text. Input must be YAML, and documents are re-rendered (sorted keys).
 //   - `events --for Kind/name` of a deleted object shows its events instead
 //     of failing.
 //   - `create` applies with server-side apply and never scans an SSH host

@@ -498,3 +498,14 @@ func trimPrefixGlob(s, pattern string, longest bool) string {
 	}
 	return s[len(match):]
 }
+
+// ExpandText evaluates the ${…} expressions of text against vars with the
+// engine post-build substitution uses, as plain text: no YAML is parsed.
+// With strict, a variable without a value or default is an error;
+// otherwise it becomes "".
+func ExpandText(text string, vars map[string]string, strict bool) (string, error) {
+	return expand(text, func(name string) (string, bool) {
+		v, ok := vars[name]
+		return v, ok || !strict
+	})
+}

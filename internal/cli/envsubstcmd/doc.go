@@ -1,5 +1,6 @@
 // Package envsubstcmd implements `weir envsubst`: substitute environment
-// variables in the YAML read from stdin, with the expansion engine the
-// Kustomization controller runs for spec.postBuild (internal/kustomize), so
-// the result is what the controller would produce from the same variables.
+// variables in the text read from stdin, line by line as `flux envsubst`
+// does, with the expansion engine the Kustomization controller runs for
+// spec.postBuild (internal/kustomize), so ${var:=default} and the other
+// forms mean the same in both.
 package envsubstcmd

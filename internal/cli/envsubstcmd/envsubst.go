@@ -1,7 +1,7 @@
 package envsubstcmd
 
 import (
-	"errors"
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -9,11 +9,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
 	"github.com/weir-gitops/weir/internal/kustomize"
 )
@@ -30,10 +27,11 @@ func NewCommand(streams genericiooptions.IOStreams, _ *clideps.Deps) *cobra.Comm
 	cmd := &cobra.Command{
 		Use:   "envsubst",
 		Short: "envsubst substitutes the values of environment variables",
-		Long: `The envsubst command substitutes the values of environment variables in the YAML piped as
-standard input and writes the result to standard output, with the engine the Kustomization
-controller uses for post-build substitutions (${var}, ${var:=default}, ${var:-default}, …).
-Objects labelled or annotated kustomize.toolkit.fluxcd.io/substitute: disabled are left as they are.`,
+		Long: `The envsubst command substitutes the values of environment variables in the text piped as
+standard input, line by line, and writes the result to standard output, with the engine the
+Kustomization controller uses for post-build substitutions (${var}, ${var:=default},
+${var:-default}, …). As with flux envsubst, the input is text: comments, quotes and key order stay
+as they are, and kustomize.toolkit.fluxcd.io/substitute: disabled is not looked at.`,
 		Example: `  # Run env var substitutions on the kustomization build output
   export cluster_region=eu-central-1
   kustomize build . | weir envsubst
@@ -50,9 +48,10 @@ Objects labelled or annotated kustomize.toolkit.fluxcd.io/substitute: disabled a
 	return cmd
 }
 
-// Run substitutes the variables of environ (KEY=value entries) in the YAML
-// documents read from in and writes them to out, separated by ---. Without
-// strict, an unset variable without a default becomes empty.
+// Run substitutes the variables of environ (KEY=value entries) in the text
+// read from in, line by line as the flux CLI does, and writes it to out.
+// Nothing is written when a line fails. Without strict, an unset variable
+// without a default becomes empty.
 func Run(in io.Reader, out io.Writer, environ []string, strict bool) error {
 	vars := map[string]string{}
 	for _, kv := range environ {
@@ -61,30 +60,23 @@ func Run(in io.Reader, out io.Writer, environ []string, strict bool) error {
 			vars[k] = v
 		}
 	}
-	var objs []*unstructured.Unstructured
-	dec := utilyaml.NewYAMLOrJSONDecoder(in, 4096)
-	for i := 1; ; i++ {
-		u := &unstructured.Unstructured{}
-		if err := dec.Decode(&u.Object); err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return fmt.Errorf("reading document %d from standard input: %w", i, err)
+	var b strings.Builder
+	scanner := bufio.NewScanner(in)
+	scanner.Buffer(make([]byte, 0, 64*1024), maxLine)
+	for n := 1; scanner.Scan(); n++ {
+		line, err := kustomize.ExpandText(scanner.Text(), vars, strict)
+		if err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
 		}
-		if len(u.Object) > 0 {
-			objs = append(objs, u)
-		}
+		b.WriteString(line)
+		b.WriteByte('\n')
 	}
-	res, err := kustomize.Substitute(objs, vars, kustomize.SubstituteOptions{
-		Strategy: kustomizev1.SubstituteAlways, AllowUndefined: !strict,
-	})
-	if err != nil {
-		return err
+	if err := scanner.Err(); err != nil {
+		return fmt.Errorf("reading standard input: %w", err)
 	}
-	data, err := kustomize.ToYAML(res)
-	if err != nil {
-		return err
-	}
-	_, err = out.Write(data)
+	_, err := io.WriteString(out, b.String())
 	return err
 }
+
+// maxLine bounds one input line (a base64 blob in a Secret can be long).
+const maxLine = 16 << 20
