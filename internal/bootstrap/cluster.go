@@ -88,11 +88,16 @@ func splitSync(objs []*unstructured.Unstructured) (components, sync []*unstructu
 // wait for the next interval.
 func requestReconcile(ctx context.Context, c client.Client, ns, token string) error {
 	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, meta.ReconcileRequestAnnotation, token)
-	for _, obj := range []client.Object{&sourcev1.GitRepository{}, &kustomizev1.Kustomization{}} {
+	targets := []struct {
+		kind string
+		obj  client.Object
+	}{{"GitRepository", &sourcev1.GitRepository{}}, {"Kustomization", &kustomizev1.Kustomization{}}}
+	for _, target := range targets {
+		kind, obj := target.kind, target.obj
 		obj.SetNamespace(ns)
 		obj.SetName(SyncName)
 		if err := c.Patch(ctx, obj, client.RawPatch("application/merge-patch+json", patch)); err != nil {
-			return fmt.Errorf("requesting a reconcile of %T %s/%s: %w", obj, ns, SyncName, err)
+			return fmt.Errorf("requesting a reconcile of %s %s/%s: %w", kind, ns, SyncName, err)
 		}
 	}
 	return nil

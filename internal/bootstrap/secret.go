@@ -60,8 +60,11 @@ func (r *runner) connect(ctx context.Context) error {
 		r.auth = auth
 		return nil
 	}
+	// The Secret's known_hosts when it knows this server: a changed key is
+	// then refused. A new server (first run, or a move to another host)
+	// is asked for its key.
 	hosts := r.secret.data[git.SecretKnownHosts]
-	if len(hosts) == 0 {
+	if !git.KnownHostsCover(hosts, r.o.URL) {
 		u, _ := url.Parse(r.o.URL)
 		r.log.Actionf("collecting the SSH host key of %s", u.Host)
 		var err error
@@ -124,7 +127,7 @@ func (r *runner) reconcileSourceSecret(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if want == nil || maps.EqualFunc(want, r.secret.data, bytes.Equal) {
+	if maps.EqualFunc(want, r.secret.data, bytes.Equal) {
 		r.log.Successf("source secret up to date")
 		return nil
 	}
@@ -147,8 +150,7 @@ func (r *runner) reconcileSourceSecret(ctx context.Context) error {
 	return nil
 }
 
-// desiredSecretData is what the source Secret should hold, or nil to keep
-// the existing one as it is.
+// desiredSecretData is what the source Secret should hold.
 func (r *runner) desiredSecretData(ctx context.Context) (map[string][]byte, error) {
 	if r.o.scheme() != "ssh" {
 		data := map[string][]byte{git.SecretUsername: []byte(r.o.Username), git.SecretPassword: []byte(r.o.Password)}
@@ -173,7 +175,11 @@ func (r *runner) desiredSecretData(ctx context.Context) (map[string][]byte, erro
 		return data, nil
 	}
 	if r.secret.exists && len(r.secret.data[git.SecretIdentity]) > 0 {
-		return nil, nil // keep the deploy key the Git host already knows
+		// Keep the deploy key the Git host already knows; only the host
+		// keys follow the URL.
+		data := maps.Clone(r.secret.data)
+		data[git.SecretKnownHosts] = r.knownHosts
+		return data, nil
 	}
 	r.log.Generatef("generating source secret")
 	kp, err := sshkey.Generate(r.o.SSHKey)
@@ -199,14 +205,12 @@ func (r *runner) desiredSecretData(ctx context.Context) (map[string][]byte, erro
 }
 
 func (r *runner) parsePrivateKey() (ssh.Signer, error) {
-	var (
-		signer ssh.Signer
-		err    error
-	)
-	if r.o.Password != "" {
+	// Password decrypts an encrypted key and is ignored next to a plain
+	// one, as git.NewAuth does: refusing here would fail after the push.
+	signer, err := ssh.ParsePrivateKey(r.o.PrivateKey)
+	var missing *ssh.PassphraseMissingError
+	if errors.As(err, &missing) && r.o.Password != "" {
 		signer, err = ssh.ParsePrivateKeyWithPassphrase(r.o.PrivateKey, []byte(r.o.Password))
-	} else {
-		signer, err = ssh.ParsePrivateKey(r.o.PrivateKey)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the private key: %w", err)

@@ -99,3 +99,20 @@ func scanOnce(ctx context.Context, addr string, algos []string) (ssh.PublicKey, 
 	}
 	return nil, classify(ctx, err)
 }
+
+// KnownHostsCover reports whether knownHosts records a trusted key for the
+// SSH server of repoURL: when it does, the caller checks the server against
+// it; when it does not (a new host), it has to learn the key first.
+// Unparsable known_hosts data covers nothing.
+func KnownHostsCover(knownHosts []byte, repoURL string) bool {
+	u, s, err := parseRepoURL(repoURL)
+	if err != nil || s != schemeSSH {
+		return false
+	}
+	kh, err := parseKnownHosts(knownHosts)
+	if err != nil {
+		return false
+	}
+	trusted, _ := kh.keysFor(sshAddr(u))
+	return len(trusted) > 0
+}

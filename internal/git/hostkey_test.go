@@ -78,3 +78,25 @@ func TestScanHostKeyErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestKnownHostsCover(t *testing.T) {
+	srv := gitserver.New(t, gitserver.Options{})
+	tests := []struct {
+		name       string
+		knownHosts []byte
+		url        string
+		want       bool
+	}{
+		{"the server's own line", srv.KnownHosts(), srv.SSHURL("app.git"), true},
+		{"another port", srv.KnownHosts(), "ssh://git@127.0.0.1:1/app.git", false},
+		{"another host", srv.KnownHosts(), "ssh://git@example.invalid/app.git", false},
+		{"nothing recorded", nil, srv.SSHURL("app.git"), false},
+		{"garbage", []byte("not known_hosts\n"), srv.SSHURL("app.git"), false},
+		{"an https URL", srv.KnownHosts(), "https://127.0.0.1/app.git", false},
+	}
+	for _, tt := range tests {
+		if got := KnownHostsCover(tt.knownHosts, tt.url); got != tt.want {
+			t.Errorf("%s: KnownHostsCover = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -1,17 +1,13 @@
 package kustomize
 
 import (
-	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	goldenfile "github.com/weir-gitops/weir/internal/testenv/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // writeTree creates files (slash paths → content) below dir.
 func writeTree(t testing.TB, dir string, files map[string]string) {
@@ -56,21 +52,5 @@ func mustYAML(t testing.TB, res *Result) []byte {
 // golden compares got with testdata/golden/name, or rewrites it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs (-want +got):\n%s", p, cmp.Diff(string(want), string(got)))
-	}
+	goldenfile.Assert(t, filepath.Join("testdata", "golden", name), got)
 }

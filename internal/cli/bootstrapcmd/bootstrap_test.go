@@ -23,15 +23,14 @@ import (
 	"golang.org/x/crypto/ssh/agent"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
-	"github.com/weir-gitops/weir/internal/app"
 	"github.com/weir-gitops/weir/internal/cli/clitest"
 	"github.com/weir-gitops/weir/internal/testenv"
+	"github.com/weir-gitops/weir/internal/testenv/controllers"
 	"github.com/weir-gitops/weir/internal/testenv/gitserver"
 )
 
@@ -161,7 +160,11 @@ func TestBootstrap(t *testing.T) {
 		t.Errorf("the feature gate is gone after bootstrap")
 	}
 
-	// 5. install refuses a bootstrapped cluster.
+	// 5. check sees a bootstrapped installation; install refuses it.
+	res = clitest.Run(t, "check")
+	if res.Code != 0 || !strings.Contains(res.Stderr, "bootstrapped: true") {
+		t.Errorf("check after bootstrap: exit %d\n%s", res.Code, res.Stderr)
+	}
 	res = clitest.Run(t, "install")
 	if res.Code != 1 || !strings.Contains(res.Stderr, "already been bootstrapped with weir") {
 		t.Errorf("install on a bootstrapped cluster: exit %d\n%s", res.Code, res.Stderr)
@@ -192,10 +195,14 @@ func TestBootstrap(t *testing.T) {
 	t.Setenv("SSH_AUTH_SOCK", userKey.socket)
 	sshArgs := []string{"bootstrap", "git", "--url=" + srv.SSHURL(repo), "--branch=main", "--path=clusters/dev",
 		"--interval=1s", "--author-email=flux@example.com"}
+	signingKey := filepath.Join(t.TempDir(), "signing")
+	if err := os.WriteFile(signingKey, userKey.privatePEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	stderr := &clitest.Buffer{}
 	answer := &answerAfter{out: stderr, prompt: "Please give the key access to your repository", answer: "y\n",
 		before: func(out string) error { return authorizePrintedKey(srv, out) }}
-	res = clitest.RunReader(ctx, t, answer, nil, stderr, sshArgs...)
+	res = clitest.RunReader(ctx, t, answer, nil, stderr, append(slices.Clone(sshArgs), "--ssh-signing-key-file="+signingKey)...)
 	if res.Code != 0 {
 		t.Fatalf("bootstrap over ssh: exit %d\n%s", res.Code, res.Output())
 	}
@@ -207,6 +214,14 @@ func TestBootstrap(t *testing.T) {
 	}
 	head = branchHead(t, srv)
 	assertSynced(t, "main@sha1:"+head)
+	// The commit is signed with --ssh-signing-key-file, as git checks it.
+	allowed := filepath.Join(t.TempDir(), "allowed_signers")
+	if err := os.WriteFile(allowed, []byte("flux@example.com "+string(ssh.MarshalAuthorizedKey(userKey.public))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := gitCommand(t, srv, "-c", "gpg.ssh.allowedSignersFile="+allowed, "verify-commit", "main"); err != nil {
+		t.Errorf("git verify-commit: %v\n%s", err, out)
+	}
 	mustGet(t, "flux-system", "flux-system", &secret)
 	if _, ok := secret.Data["password"]; ok || len(secret.Data["identity"]) == 0 || len(secret.Data["known_hosts"]) == 0 {
 		t.Errorf("ssh source secret holds %v", slices.Sorted(maps.Keys(secret.Data)))
@@ -293,16 +308,23 @@ func controllerArgs(t *testing.T, name string) []string {
 	return d.Spec.Template.Spec.Containers[0].Args
 }
 
-// git runs the git command line on the server's bare repository.
+// git runs the git command line on the server's bare repository and
+// returns its output, or "" when it fails.
 func git(t *testing.T, srv *gitserver.Server, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", append([]string{"--git-dir", filepath.Join(srv.Dir(), repo)}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
-	out, err := cmd.Output()
+	out, err := gitCommand(t, srv, args...)
 	if err != nil {
 		return ""
 	}
-	return string(out)
+	return out
+}
+
+func gitCommand(t *testing.T, srv *gitserver.Server, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"--git-dir", filepath.Join(srv.Dir(), repo)}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
 func branchHead(t *testing.T, srv *gitserver.Server) string {
@@ -320,42 +342,9 @@ func show(t *testing.T, srv *gitserver.Server, args ...string) string {
 // standing in for the pods kwok only pretends to run.
 func runControllers(t *testing.T) {
 	t.Helper()
-	env := testenv.Get(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		for ctx.Err() == nil {
-			var d appsv1.Deployment
-			err := env.Client.Get(ctx, client.ObjectKey{Namespace: "flux-system", Name: "source-controller"}, &d)
-			if err == nil {
-				break
-			}
-			if !apierrors.IsNotFound(err) {
-				t.Logf("waiting for source-controller: %v", err)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			done <- err
-			return
-		}
-		addr := l.Addr().String()
-		l.Close()
-		opts := app.DefaultOptions()
-		opts.Controllers = []string{"source", "kustomize"}
-		opts.MetricsAddr, opts.HealthAddr, opts.LogOutput = "0", "0", io.Discard
-		opts.StoragePath = filepath.Join(t.TempDir(), "storage")
-		opts.StorageAddr, opts.StorageAdvAddr = addr, addr
-		opts.MinRetryDelay, opts.MaxRetryDelay = 100*time.Millisecond, time.Second
-		opts.SkipNameValidation = true
-		done <- app.Run(ctx, env.Config, opts)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("controllers: %v", err)
-		}
+	controllers.Run(t, controllers.Options{
+		Controllers: []string{"source", "kustomize"},
+		Deployment:  client.ObjectKey{Namespace: "flux-system", Name: "source-controller"},
 	})
 }
 

@@ -3,9 +3,7 @@ package clitest
 import (
 	"bytes"
 	"context"
-	"flag"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,14 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weir-gitops/weir/internal/testenv/golden"
+
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/weir-gitops/weir/internal/cli"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
 	"github.com/weir-gitops/weir/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // Now is the clock every command under test reads: ten days after the
 // tests start, so that ages print as "9d" whatever the machine's speed,
@@ -121,23 +119,7 @@ func AssertGolden(t *testing.T, name, got string, namespaces ...string) {
 	for _, v := range volatile {
 		got = v.re.ReplaceAllString(got, v.repl)
 	}
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file (run with -update to create it): %v", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (-update rewrites it)\n--- got:\n%s\n--- want:\n%s", path, got, want)
-	}
+	golden.Assert(t, filepath.Join("testdata", name), []byte(got))
 }
 
 // Output is how the golden files hold a run: stdout, then stderr.

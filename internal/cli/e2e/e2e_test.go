@@ -2,10 +2,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
-	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,9 +10,9 @@ import (
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
-	"github.com/weir-gitops/weir/internal/app"
 	"github.com/weir-gitops/weir/internal/cli/clitest"
 	"github.com/weir-gitops/weir/internal/testenv"
+	"github.com/weir-gitops/weir/internal/testenv/controllers"
 	"github.com/weir-gitops/weir/internal/testenv/gitserver"
 )
 
@@ -25,37 +21,10 @@ func TestMain(m *testing.M) {
 }
 
 // startControllers runs weir's source and kustomize controllers as
-// weir-controller would, artifacts served on 127.0.0.1.
+// weir-controller would, for every test of the package.
 func startControllers(ctx context.Context, env *testenv.Env) error {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	addr := l.Addr().String()
-	l.Close()
-	dir, err := os.MkdirTemp("", "weir-cli-e2e-")
-	if err != nil {
-		return err
-	}
-	go func() { <-ctx.Done(); os.RemoveAll(dir) }()
-	opts := app.DefaultOptions()
-	opts.Controllers = []string{"source", "kustomize"}
-	opts.MetricsAddr, opts.HealthAddr = "0", "0"
-	opts.StoragePath = filepath.Join(dir, "storage")
-	opts.StorageAddr, opts.StorageAdvAddr = addr, addr
-	opts.MinRetryDelay, opts.MaxRetryDelay = 100*time.Millisecond, time.Second
-	opts.SkipNameValidation = true
-	log, err := os.Create(filepath.Join(dir, "controller.log"))
-	if err != nil {
-		return err
-	}
-	opts.LogOutput = log
-	go func() {
-		if err := app.Run(ctx, env.Config, opts); err != nil && ctx.Err() == nil {
-			fmt.Fprintf(os.Stderr, "e2e: controllers stopped: %v\n", err)
-		}
-	}()
-	return nil
+	_, err := controllers.Start(ctx, env, controllers.Options{Controllers: []string{"source", "kustomize"}})
+	return err
 }
 
 var manifests = map[string]string{

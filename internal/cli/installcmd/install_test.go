@@ -2,7 +2,6 @@ package installcmd_test
 
 import (
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,10 +20,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
-	"github.com/weir-gitops/weir/internal/app"
 	"github.com/weir-gitops/weir/internal/cli/clitest"
 	"github.com/weir-gitops/weir/internal/manifests"
 	"github.com/weir-gitops/weir/internal/testenv"
+	"github.com/weir-gitops/weir/internal/testenv/controllers"
 )
 
 // One control plane with a kwok node (so that Deployments become ready)
@@ -319,30 +318,9 @@ spec: {interval: 1m, url: "https://127.0.0.1/apps.git", ref: {branch: main}}`))
 // deleted.
 func runKustomizeController(t *testing.T) {
 	t.Helper()
-	env := testenv.Get(t)
-	opts := app.DefaultOptions()
-	opts.Controllers = []string{"kustomize"}
-	opts.MetricsAddr, opts.HealthAddr, opts.LogOutput = "0", "0", io.Discard
-	opts.SkipNameValidation = true
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- app.Run(ctx, env.Config, opts) }()
-	go func() {
-		for ctx.Err() == nil {
-			var d appsv1.Deployment
-			err := env.Client.Get(ctx, client.ObjectKey{Namespace: "flux-system", Name: "kustomize-controller"}, &d)
-			if apierrors.IsNotFound(err) || (err == nil && d.DeletionTimestamp != nil) {
-				cancel()
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("kustomize controller: %v", err)
-		}
+	controllers.Run(t, controllers.Options{
+		Controllers: []string{"kustomize"},
+		Deployment:  client.ObjectKey{Namespace: "flux-system", Name: "kustomize-controller"},
 	})
 }
 
