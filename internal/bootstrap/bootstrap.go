@@ -223,6 +223,9 @@ func (r *runner) reconcileCluster(ctx context.Context) error {
 		r.result.Installed = true
 	}
 	r.log.Successf("reconciled components")
+	if err := r.reconcilePullSecret(ctx); err != nil {
+		return err
+	}
 	if err := r.reconcileSourceSecret(ctx); err != nil {
 		return err
 	}

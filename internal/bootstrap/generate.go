@@ -48,7 +48,9 @@ func syncObjects(o *Options, withSecret bool) []runtime.Object {
 		Spec: sourcev1.GitRepositorySpec{
 			URL:       o.URL,
 			Interval:  metav1.Duration{Duration: o.Interval},
-			Reference: &sourcev1.GitRepositoryRef{Branch: o.Branch},
+			Reference:         &sourcev1.GitRepositoryRef{Branch: o.Branch},
+			RecurseSubmodules: o.RecurseSubmodules,
+			SparseCheckout:    o.SparseCheckout,
 		},
 	}
 	if withSecret {

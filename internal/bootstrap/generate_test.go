@@ -51,6 +51,17 @@ func TestSyncManifest(t *testing.T) {
 			wantPath:   "./",
 		},
 		{
+			name: "submodules and sparse checkout",
+			opts: Options{
+				URL: "ssh://git@github.com/acme/fleet.git", Branch: "main", Path: "clusters/dev",
+				RecurseSubmodules: true, SparseCheckout: []string{"clusters", "infrastructure"},
+				Components: manifests.Options{Namespace: "flux-system"},
+			},
+			withSecret: true,
+			golden:     "gotk-sync-sparse.yaml",
+			wantPath:   "./clusters/dev",
+		},
+		{
 			name: "without secret",
 			opts: Options{
 				URL: "ssh://git@github.com/acme/fleet.git", Branch: "main", Path: "clusters/dev",
@@ -91,6 +102,13 @@ func TestSyncManifest(t *testing.T) {
 			}
 			if tt.withSecret {
 				wantRepoSpec["secretRef"] = map[string]any{"name": o.SecretName}
+			}
+			if o.RecurseSubmodules {
+				wantRepoSpec["recurseSubmodules"] = true
+			}
+			for _, d := range o.SparseCheckout {
+				sparse, _ := wantRepoSpec["sparseCheckout"].([]any)
+				wantRepoSpec["sparseCheckout"] = append(sparse, d)
 			}
 			if diff := cmp.Diff(wantRepoSpec, repo.Object["spec"]); diff != "" {
 				t.Errorf("GitRepository spec (-want +got):\n%s", diff)

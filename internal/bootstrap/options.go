@@ -52,6 +52,10 @@ type Options struct {
 	Interval time.Duration
 	// SecretName names the source Secret in Components.Namespace.
 	SecretName string
+	// RecurseSubmodules and SparseCheckout are written to the
+	// GitRepository's spec.
+	RecurseSubmodules bool
+	SparseCheckout    []string
 	// Components are the install options (namespace, components, registry…).
 	Components manifests.Options
 
@@ -155,11 +159,17 @@ func (o *Options) validate() error {
 	if o.Branch == "" {
 		return errors.New("--branch is required")
 	}
+	if _, err := o.Components.PullSecret(); err != nil {
+		return err
+	}
 	clean, err := cleanPath(o.Path)
 	if err != nil {
 		return err
 	}
 	o.Path = clean
+	if len(o.SparseCheckout) > 0 && !inSparseCheckout(o.Path, o.SparseCheckout) {
+		return fmt.Errorf("--path %q is outside the directories of --sparse-checkout %v: the cluster would not check it out", o.Path, o.SparseCheckout)
+	}
 	if o.Interval <= 0 {
 		o.Interval = DefaultInterval
 	}
@@ -204,4 +214,16 @@ func redacted(raw string) string {
 		return "<unparsable URL>"
 	}
 	return u.Redacted()
+}
+
+// inSparseCheckout reports whether dir is one of the sparse directories or
+// under one of them.
+func inSparseCheckout(dir string, sparse []string) bool {
+	for _, d := range sparse {
+		d = path.Clean(strings.TrimPrefix(d, "./"))
+		if d == "." || dir == d || strings.HasPrefix(dir, d+"/") {
+			return true
+		}
+	}
+	return false
 }

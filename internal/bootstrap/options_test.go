@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weir-gitops/weir/internal/manifests"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/weir-gitops/weir/internal/git"
@@ -106,6 +108,21 @@ func TestValidate(t *testing.T) {
 			name: "missing branch",
 			opts: Options{URL: sshURL},
 			err:  "--branch is required",
+		},
+		{
+			name: "path outside the sparse checkout",
+			opts: Options{URL: sshURL, Branch: "main", Path: "clusters/dev", SparseCheckout: []string{"apps", "clusters/prod"}},
+			err:  `--path "clusters/dev" is outside the directories of --sparse-checkout`,
+		},
+		{
+			name: "path inside the sparse checkout",
+			opts: Options{URL: sshURL, Branch: "main", Path: "clusters/dev", SparseCheckout: []string{"./clusters/"}},
+		},
+		{
+			name:   "registry credentials without a pull secret name",
+			opts:   Options{URL: sshURL, Branch: "main", Components: manifests.Options{RegistryCredential: "bot:t0ken"}},
+			err:    "--registry-creds requires --image-pull-secret to be set",
+			secret: "t0ken",
 		},
 		{
 			name: "path leaving the repository",

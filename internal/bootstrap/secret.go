@@ -217,3 +217,18 @@ func (r *runner) parsePrivateKey() (ssh.Signer, error) {
 	}
 	return signer, nil
 }
+
+// reconcilePullSecret applies the image pull Secret of --registry-creds.
+// It holds credentials, so it lives in the cluster only, not in Git.
+func (r *runner) reconcilePullSecret(ctx context.Context) error {
+	secret, err := r.o.Components.PullSecret()
+	if err != nil || secret == nil {
+		return err
+	}
+	r.log.Actionf("applying image pull secret %q", secret.GetNamespace()+"/"+secret.GetName())
+	if err := install.Apply(ctx, r.kube, []*unstructured.Unstructured{secret}, install.ApplyOptions{}); err != nil {
+		return fmt.Errorf("applying image pull secret: %w", err)
+	}
+	r.log.Successf("reconciled image pull secret")
+	return nil
+}

@@ -12,6 +12,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 		"list of components in addition to those supplied or defaulted, accepts values such as 'image-reflector-controller,image-automation-controller,source-watcher'")
 	fs.StringVar(&o.Registry, "registry", o.Registry, "container registry where the weir-controller image is published")
 	fs.StringVar(&o.ImagePullSecret, "image-pull-secret", "", "Kubernetes secret name used for pulling the controller image from a private registry")
+	fs.StringVar(&o.RegistryCredential, "registry-creds", "", "container registry credentials in the format 'user:password', requires --image-pull-secret to be set")
 	fs.BoolVar(&o.NetworkPolicy, "network-policy", o.NetworkPolicy, "deny ingress access to the controllers from other namespaces using network policies")
 	fs.BoolVar(&o.WatchAllNamespaces, "watch-all-namespaces", o.WatchAllNamespaces,
 		"watch for custom resources in all namespaces, if set to false it will only watch the namespace where weir is installed")

@@ -3,9 +3,12 @@ package manifests_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/weir-gitops/weir/api/meta"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -209,5 +212,54 @@ func TestAcceptedByAPIServer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestPullSecret(t *testing.T) {
+	base := manifests.DefaultOptions("v1.2.3")
+	tests := []struct {
+		name    string
+		creds   string
+		secret  string
+		wantErr string
+	}{
+		{name: "no credentials"},
+		{name: "credentials", creds: "bot:t0k:en", secret: "regcred"},
+		{name: "no pull secret name", creds: "bot:t0ken", wantErr: "requires --image-pull-secret"},
+		{name: "no colon", creds: "bot", secret: "regcred", wantErr: "format 'user:password'"},
+		{name: "empty password", creds: "bot:", secret: "regcred", wantErr: "format 'user:password'"},
+	}
+	for _, tt := range tests {
+		o := base
+		o.RegistryCredential, o.ImagePullSecret = tt.creds, tt.secret
+		got, err := o.PullSecret()
+		switch {
+		case tt.wantErr != "":
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || strings.Contains(err.Error(), "t0ken") {
+				t.Errorf("%s: error %v, want one containing %q and no password", tt.name, err, tt.wantErr)
+			}
+			continue
+		case err != nil:
+			t.Fatalf("%s: %v", tt.name, err)
+		case tt.creds == "":
+			if got != nil {
+				t.Errorf("%s: got a Secret", tt.name)
+			}
+			continue
+		}
+		if got.GetName() != "regcred" || got.GetNamespace() != "flux-system" || got.Object["type"] != "kubernetes.io/dockerconfigjson" ||
+			got.GetLabels()[meta.PartOfLabel] != meta.PartOfValue {
+			t.Errorf("%s: Secret %v", tt.name, got.Object)
+		}
+		data, _, _ := unstructured.NestedString(got.Object, "data", ".dockerconfigjson")
+		raw, err := base64.StdEncoding.DecodeString(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `{"auths":{"ghcr.io":{"username":"bot","password":"t0k:en","auth":"` +
+			base64.StdEncoding.EncodeToString([]byte("bot:t0k:en")) + `"}}}`
+		if string(raw) != want {
+			t.Errorf("%s: .dockerconfigjson = %s, want %s", tt.name, raw, want)
+		}
 	}
 }

@@ -63,6 +63,9 @@ type Options struct {
 	Registry string
 	// ImagePullSecret names a Secret in Namespace the pods pull with.
 	ImagePullSecret string
+	// RegistryCredential is "user:password" for Registry; install and
+	// bootstrap create the ImagePullSecret from it (see PullSecret).
+	RegistryCredential string
 	// NetworkPolicy adds Flux's NetworkPolicies.
 	NetworkPolicy      bool
 	WatchAllNamespaces bool

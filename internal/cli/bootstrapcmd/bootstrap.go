@@ -105,6 +105,8 @@ later bootstrap and applied by the cluster.`,
 	f.StringVar(&o.Path, "path", "", "path relative to the repository root, when specified the cluster sync will be scoped to this path")
 	f.DurationVar(&o.Interval, "interval", o.Interval, "sync interval")
 	f.StringVar(&o.SecretName, "secret-name", o.SecretName, "name of the secret the sync credentials can be found in or stored to")
+	f.BoolVar(&o.RecurseSubmodules, "recurse-submodules", false, "when enabled, configures the GitRepository source to initialize and include Git submodules in the artifact it produces")
+	f.StringSliceVar(&o.SparseCheckout, "sparse-checkout", nil, "the directories of the repository the cluster checks out, e.g. --sparse-checkout=clusters/prod,infrastructure")
 	f.StringVar(&o.Author.Name, "author-name", o.Author.Name, "author name for Git commits")
 	f.StringVar(&o.Author.Email, "author-email", "", "author email for Git commits")
 	f.StringVar(&o.CommitMessageAppendix, "commit-message-appendix", "", "string to add to the commit messages, e.g. '[ci skip]'")

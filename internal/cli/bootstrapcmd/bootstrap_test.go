@@ -69,7 +69,8 @@ func TestBootstrap(t *testing.T) {
 
 	https := []string{"bootstrap", "git", "--url=" + srv.HTTPURL(repo), "--branch=main", "--path=clusters/dev",
 		"--token-auth", "--username=git", "--password=s3cret", "--ca-file=" + caFile,
-		"--interval=1s", "--author-email=flux@example.com", "--silent"}
+		"--interval=1s", "--author-email=flux@example.com", "--silent",
+		"--registry-creds=bot:t0ken", "--image-pull-secret=regcred", "--sparse-checkout=clusters"}
 
 	// 1. An empty repository: one commit, components installed, the
 	// cluster at that commit.
@@ -87,7 +88,7 @@ func TestBootstrap(t *testing.T) {
 			t.Errorf("first bootstrap did not print %q:\n%s", want, res.Stderr)
 		}
 	}
-	if strings.Contains(res.Stderr, "s3cret") {
+	if strings.Contains(res.Stderr, "s3cret") || strings.Contains(res.Stderr, "t0ken") {
 		t.Errorf("the password was printed:\n%s", res.Stderr)
 	}
 	for _, f := range []string{"gotk-components.yaml", "gotk-sync.yaml", "kustomization.yaml"} {
@@ -101,6 +102,20 @@ func TestBootstrap(t *testing.T) {
 	}
 	assertSynced(t, "main@sha1:"+head)
 	var secret corev1.Secret
+	mustGet(t, "flux-system", "regcred", &secret)
+	if secret.Type != corev1.SecretTypeDockerConfigJson || !strings.Contains(string(secret.Data[".dockerconfigjson"]), `"ghcr.io"`) {
+		t.Errorf("image pull secret: type %s, %s", secret.Type, secret.Data[".dockerconfigjson"])
+	}
+	var deployment appsv1.Deployment
+	mustGet(t, "flux-system", "source-controller", &deployment)
+	if ps := deployment.Spec.Template.Spec.ImagePullSecrets; len(ps) != 1 || ps[0].Name != "regcred" {
+		t.Errorf("source-controller pulls with %v, want regcred", ps)
+	}
+	var syncRepo sourcev1.GitRepository
+	mustGet(t, "flux-system", "flux-system", &syncRepo)
+	if !slices.Equal(syncRepo.Spec.SparseCheckout, []string{"clusters"}) {
+		t.Errorf("GitRepository sparseCheckout %v", syncRepo.Spec.SparseCheckout)
+	}
 	mustGet(t, "flux-system", "flux-system", &secret)
 	if string(secret.Data["password"]) != "s3cret" || !bytes.Equal(secret.Data["ca.crt"], srv.CAPEM()) {
 		t.Errorf("source secret holds %v", slices.Sorted(maps.Keys(secret.Data)))

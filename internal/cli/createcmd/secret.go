@@ -1,8 +1,6 @@
 package createcmd
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"net/url"
 
@@ -13,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/weir-gitops/weir/internal/git"
+	"github.com/weir-gitops/weir/internal/manifests"
 	"github.com/weir-gitops/weir/internal/sshkey"
 )
 
@@ -189,14 +188,6 @@ func (e *env) applySecret(c *cobra.Command, s *corev1.Secret, what string) error
 	return nil
 }
 
-// dockerConfigEntry is one registry's credentials in a .dockerconfigjson,
-// fields in the order the flux CLI writes them.
-type dockerConfigEntry struct {
-	Username string `json:"username,omitempty"`
-	Password string `json:"password,omitempty"`
-	Auth     string `json:"auth,omitempty"`
-}
-
 func newSecretOCICommand(e *env) *cobra.Command {
 	var rawURL, username, password string
 	cmd := &cobra.Command{
@@ -226,10 +217,7 @@ func newSecretOCICommand(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cfg, err := json.Marshal(map[string]any{"auths": map[string]dockerConfigEntry{rawURL: {
-				Username: username, Password: password,
-				Auth: base64.StdEncoding.EncodeToString([]byte(username + ":" + password)),
-			}}})
+			cfg, err := manifests.DockerConfigJSON(rawURL, username, password)
 			if err != nil {
 				return err
 			}

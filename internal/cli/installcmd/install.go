@@ -74,6 +74,13 @@ func run(ctx context.Context, o *options, streams genericiooptions.IOStreams, de
 	if o.export {
 		return export(streams.Out, objs, components)
 	}
+	pullSecret, err := o.gen.PullSecret()
+	if err != nil {
+		return err
+	}
+	if pullSecret != nil {
+		objs = append([]*unstructured.Unstructured{pullSecret}, objs...)
+	}
 	p.Successf("manifests build completed")
 	ns := o.gen.Namespace
 	p.Actionf("installing components in %q namespace", ns)

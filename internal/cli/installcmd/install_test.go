@@ -221,7 +221,8 @@ func TestSingleLayout(t *testing.T) {
 		golden string
 		args   []string
 	}{
-		{"single-install.golden", []string{"install", "--layout=single", "--network-policy=false", "-n", "weir-system"}},
+		{"single-install.golden", []string{"install", "--layout=single", "--network-policy=false", "-n", "weir-system",
+			"--registry-creds=bot:t0ken", "--image-pull-secret=regcred"}},
 		{"single-check.golden", []string{"check", "-n", "weir-system"}},
 		{"single-uninstall.golden", []string{"uninstall", "--keep-namespace", "--silent", "-n", "weir-system"}},
 	} {
@@ -230,7 +231,14 @@ func TestSingleLayout(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s", step.args, res.Code, res.Stderr)
 		}
 		clitest.AssertGolden(t, step.golden, res.Output())
-		if step.golden == "single-check.golden" {
+		switch step.golden {
+		case "single-install.golden":
+			var pull corev1.Secret
+			err := env.Client.Get(ctx, client.ObjectKey{Namespace: "weir-system", Name: "regcred"}, &pull)
+			if err != nil || pull.Type != corev1.SecretTypeDockerConfigJson || strings.Contains(res.Output(), "t0ken") {
+				t.Errorf("--registry-creds: %v, type %q", err, pull.Type)
+			}
+		case "single-check.golden":
 			checkUnschedulable(t)
 		}
 	}
