@@ -125,7 +125,9 @@ func TestBootstrap(t *testing.T) {
 	// CLI's apply would undo (replicas, owned by field manager "flux")
 	// stays.
 	scale(t, "source-controller", 3)
+	start = time.Now()
 	res = clitest.Run(t, https...)
+	t.Logf("second bootstrap (nothing to do): %s", time.Since(start).Round(time.Millisecond))
 	if res.Code != 0 {
 		t.Fatalf("second bootstrap: exit %d\n%s", res.Code, res.Output())
 	}
@@ -154,10 +156,12 @@ func TestBootstrap(t *testing.T) {
       value: ` + featureGate + "\n"
 	srv.Commit(t, repo, gitserver.Commit{Files: map[string]string{systemDir + "kustomization.yaml": patched}, Message: "Turn on strict substitutions"})
 	head = branchHead(t, srv)
+	start = time.Now()
 	testenv.Eventually(t, 60*time.Second, func(ctx context.Context) (bool, string) {
 		args := controllerArgs(t, "kustomize-controller")
 		return slices.Contains(args, featureGate), "kustomize-controller args: " + strings.Join(args, " ")
 	})
+	t.Logf("pushed patch reached the Deployment in %s", time.Since(start).Round(time.Millisecond))
 	assertSynced(t, "main@sha1:"+head)
 
 	// 4. Bootstrap again: the patch survives, nothing is committed.
@@ -217,7 +221,9 @@ func TestBootstrap(t *testing.T) {
 	stderr := &clitest.Buffer{}
 	answer := &answerAfter{out: stderr, prompt: "Please give the key access to your repository", answer: "y\n",
 		before: func(out string) error { return authorizePrintedKey(srv, out) }}
+	start = time.Now()
 	res = clitest.RunReader(ctx, t, answer, nil, stderr, append(slices.Clone(sshArgs), "--ssh-signing-key-file="+signingKey)...)
+	t.Logf("move to ssh (new commit, new secret, applied sync objects): %s", time.Since(start).Round(time.Millisecond))
 	if res.Code != 0 {
 		t.Fatalf("bootstrap over ssh: exit %d\n%s", res.Code, res.Output())
 	}
