@@ -13,6 +13,7 @@ type controller struct {
 var registry = []controller{
 	{name: "source", setup: setupSource},
 	{name: "kustomize", setup: setupKustomize},
+	{name: "notification", setup: setupNotification},
 }
 
 // AllControllers returns the names --controllers accepts.

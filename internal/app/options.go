@@ -19,6 +19,9 @@ type Options struct {
 	MetricsAddr string
 	HealthAddr  string
 	EventsAddr  string
+	// ReceiverAddr is where the notification controller serves Receiver
+	// webhooks; "0" turns the server off.
+	ReceiverAddr string
 
 	Concurrent        int
 	RequeueDependency time.Duration
@@ -76,6 +79,7 @@ func DefaultOptions() Options {
 		Controllers:               []string{"*"},
 		MetricsAddr:               ":8080",
 		HealthAddr:                ":9440",
+		ReceiverAddr:              ":9292",
 		RequeueDependency:         30 * time.Second,
 		MinRetryDelay:             750 * time.Millisecond,
 		MaxRetryDelay:             15 * time.Minute,
@@ -105,6 +109,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.MetricsAddr, "metrics-addr", o.MetricsAddr, "address the metric endpoint binds to")
 	fs.StringVar(&o.HealthAddr, "health-addr", o.HealthAddr, "address the health endpoint binds to")
 	fs.StringVar(&o.EventsAddr, "events-addr", o.EventsAddr, "notification controller address to forward events to; empty for Kubernetes events only")
+	fs.StringVar(&o.ReceiverAddr, "receiverAddr", o.ReceiverAddr, "address the Receiver webhook server binds to (notification controller); 0 turns it off")
 	fs.IntVar(&o.Concurrent, "concurrent", o.Concurrent, "number of concurrent reconciles per controller (0: each controller's Flux default)")
 	fs.DurationVar(&o.RequeueDependency, "requeue-dependency", o.RequeueDependency, "safety-net interval to re-check dependencies that are not ready")
 	fs.DurationVar(&o.MinRetryDelay, "min-retry-delay", o.MinRetryDelay, "first retry delay after a failure")

@@ -36,6 +36,8 @@ const (
 	httpPort    = 9090
 	metricsPort = 8080
 	healthPort  = 9440
+	// webhookPort serves the notification controller's Receivers.
+	webhookPort = 9292
 )
 
 // Generate returns every object of an installation, in the order they are
@@ -66,6 +68,9 @@ func Generate(opts Options) ([]*unstructured.Unstructured, error) {
 	objs = append(objs, g.rbac()...)
 	if g.has(SourceController) {
 		objs = append(objs, g.sourceService())
+	}
+	if g.has(NotificationController) {
+		objs = append(objs, g.webhookService())
 	}
 	for _, d := range g.deployments() {
 		objs = append(objs, g.deployment(d))
@@ -270,6 +275,24 @@ func (g generator) sourceService() runtime.Object {
 	}
 }
 
+// webhookService is Flux's webhook-receiver Service: Git hosts and
+// registries call Receivers through it (port 80 to the pods' 9292).
+func (g generator) webhookService() runtime.Object {
+	m := g.meta("webhook-receiver", NotificationController)
+	m.Labels[ControlPlaneLabel] = "controller"
+	return &corev1.Service{
+		TypeMeta:   typeMeta(corev1.SchemeGroupVersion, "Service"),
+		ObjectMeta: m,
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeClusterIP,
+			Selector: map[string]string{"app": g.runs(NotificationController)},
+			Ports: []corev1.ServicePort{{
+				Name: "http", Port: 80, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromString("http-webhook"),
+			}},
+		},
+	}
+}
+
 func (g generator) deployment(d deploymentSpec) runtime.Object {
 	serves := slices.Contains(d.components, SourceController)
 	m := g.meta(d.name, d.name)
@@ -339,6 +362,10 @@ func (g generator) container(d deploymentSpec, serves bool) corev1.Container {
 		ports = append([]corev1.ContainerPort{{Name: "http", ContainerPort: httpPort, Protocol: corev1.ProtocolTCP}}, ports...)
 		mounts = append([]corev1.VolumeMount{{Name: "data", MountPath: "/data"}}, mounts...)
 	}
+	if slices.Contains(d.components, NotificationController) {
+		args = append(args, fmt.Sprintf("--receiverAddr=:%d", webhookPort))
+		ports = append(ports, corev1.ContainerPort{Name: "http-webhook", ContainerPort: webhookPort, Protocol: corev1.ProtocolTCP})
+	}
 	var controllers []string
 	for _, c := range d.components {
 		controllers = append(controllers, controllerOf[c])
@@ -390,6 +417,7 @@ func (g generator) networkPolicies() []runtime.Object {
 	tm := typeMeta(networkingv1.SchemeGroupVersion, "NetworkPolicy")
 	tcp := corev1.ProtocolTCP
 	metrics := intstr.FromInt32(metricsPort)
+	webhook := intstr.FromInt32(webhookPort)
 	return []runtime.Object{
 		// Pods of the namespace talk to each other and to anything outside.
 		&networkingv1.NetworkPolicy{TypeMeta: tm, ObjectMeta: g.meta("allow-egress", ""), Spec: networkingv1.NetworkPolicySpec{
@@ -407,11 +435,15 @@ func (g generator) networkPolicies() []runtime.Object {
 				Ports: []networkingv1.NetworkPolicyPort{{Protocol: &tcp, Port: &metrics}},
 			}},
 		}},
-		// Webhook receivers are reachable from anywhere.
+		// Webhook receivers are reachable from anywhere, on the webhook
+		// port only (in the single layout the same pod serves artifacts).
 		&networkingv1.NetworkPolicy{TypeMeta: tm, ObjectMeta: g.meta("allow-webhooks", ""), Spec: networkingv1.NetworkPolicySpec{
-			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app": NotificationController}},
+			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app": g.runs(NotificationController)}},
 			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
-			Ingress:     []networkingv1.NetworkPolicyIngressRule{{From: []networkingv1.NetworkPolicyPeer{{NamespaceSelector: &metav1.LabelSelector{}}}}},
+			Ingress: []networkingv1.NetworkPolicyIngressRule{{
+				From:  []networkingv1.NetworkPolicyPeer{{NamespaceSelector: &metav1.LabelSelector{}}},
+				Ports: []networkingv1.NetworkPolicyPort{{Protocol: &tcp, Port: &webhook}},
+			}},
 		}},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -50,7 +51,7 @@ func args(t *testing.T, d *unstructured.Unstructured) []string {
 }
 
 func TestControllersExist(t *testing.T) {
-	for _, c := range []string{manifests.SourceController, manifests.KustomizeController} {
+	for _, c := range []string{manifests.SourceController, manifests.KustomizeController, manifests.NotificationController} {
 		if !slices.Contains(app.AllControllers(), manifests.Controller(c)) {
 			t.Errorf("%s runs --controllers=%s, which weir-controller does not know", c, manifests.Controller(c))
 		}
@@ -64,10 +65,10 @@ func TestSelected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"source-controller", "kustomize-controller"}, real); diff != "" {
+	if diff := cmp.Diff([]string{"source-controller", "kustomize-controller", "notification-controller"}, real); diff != "" {
 		t.Errorf("real (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"helm-controller", "notification-controller", "image-reflector-controller"}, skipped); diff != "" {
+	if diff := cmp.Diff([]string{"helm-controller", "image-reflector-controller"}, skipped); diff != "" {
 		t.Errorf("skipped (-want +got):\n%s", diff)
 	}
 	o.Components = []string{"kustomize-controler"}
@@ -91,7 +92,7 @@ func TestSplitLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"source-controller", "kustomize-controller"}, names(objs, "Deployment")); diff != "" {
+	if diff := cmp.Diff([]string{"source-controller", "kustomize-controller", "notification-controller"}, names(objs, "Deployment")); diff != "" {
 		t.Errorf("deployments (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"crd-controller-gitops", "flux-edit-gitops", "flux-view-gitops"}, names(objs, "ClusterRole")); diff != "" {
@@ -105,7 +106,8 @@ func TestSplitLayout(t *testing.T) {
 		if l["app.kubernetes.io/part-of"] != "flux" || l["app.kubernetes.io/instance"] != "gitops" || l["app.kubernetes.io/version"] != "v1.2.3" {
 			t.Errorf("%s %s labels: %v", o.GetKind(), o.GetName(), l)
 		}
-		if o.GetKind() == "CustomResourceDefinition" && !strings.Contains(o.GetName(), ".source.") && !strings.Contains(o.GetName(), ".kustomize.") {
+		if o.GetKind() == "CustomResourceDefinition" && !strings.Contains(o.GetName(), ".source.") &&
+			!strings.Contains(o.GetName(), ".kustomize.") && !strings.Contains(o.GetName(), ".notification.") {
 			t.Errorf("CRD %s of a component weir does not run", o.GetName())
 		}
 	}
@@ -134,6 +136,16 @@ func TestSplitLayout(t *testing.T) {
 	if sel, _, _ := unstructured.NestedString(svc.Object, "spec", "selector", "app"); sel != "source-controller" {
 		t.Errorf("service selects app=%s", sel)
 	}
+	nc := find(t, objs, "Deployment", "notification-controller")
+	if a := args(t, nc); !slices.Contains(a, "--receiverAddr=:9292") || a[len(a)-1] != "--controllers=notification" {
+		t.Errorf("notification-controller args: %v", a)
+	}
+	hook := find(t, objs, "Service", "webhook-receiver")
+	sel, _, _ := unstructured.NestedString(hook.Object, "spec", "selector", "app")
+	ports, _, _ := unstructured.NestedSlice(hook.Object, "spec", "ports")
+	if sel != "notification-controller" || len(ports) != 1 || ports[0].(map[string]any)["targetPort"] != "http-webhook" {
+		t.Errorf("webhook-receiver Service: selects app=%s, ports %v", sel, ports)
+	}
 	crb := find(t, objs, "ClusterRoleBinding", "cluster-reconciler-gitops")
 	subjects, _, _ := unstructured.NestedSlice(crb.Object, "subjects")
 	if len(subjects) != 1 || subjects[0].(map[string]any)["name"] != "kustomize-controller" {
@@ -156,12 +168,16 @@ func TestSingleLayout(t *testing.T) {
 		t.Errorf("network policies with NetworkPolicy=false: %v", n)
 	}
 	d := find(t, objs, "Deployment", "weir-controller")
-	if a := args(t, d); a[len(a)-1] != "--controllers=source,kustomize" {
+	if a := args(t, d); a[len(a)-1] != "--controllers=source,kustomize,notification" {
 		t.Errorf("args: %v", a)
 	}
 	svc := find(t, objs, "Service", "source-controller")
 	if sel, _, _ := unstructured.NestedString(svc.Object, "spec", "selector", "app"); sel != "weir-controller" {
 		t.Errorf("source-controller Service selects app=%s, want the single Deployment's pods", sel)
+	}
+	hook := find(t, objs, "Service", "webhook-receiver")
+	if sel, _, _ := unstructured.NestedString(hook.Object, "spec", "selector", "app"); sel != "weir-controller" {
+		t.Errorf("webhook-receiver Service selects app=%s, want the single Deployment's pods", sel)
 	}
 }
 
@@ -182,7 +198,16 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 	if len(back) != len(objs) {
 		t.Fatalf("decoded %d objects, want %d", len(back), len(objs))
 	}
-	if diff := cmp.Diff(objs[len(objs)-1].Object, back[len(back)-1].Object); diff != "" {
+	// Numbers come back as JSON numbers: compare in that form.
+	var want map[string]any
+	data, err := json.Marshal(objs[len(objs)-1].Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &want); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, back[len(back)-1].Object); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
 }

@@ -40,12 +40,13 @@ var knownComponents = []string{
 // weir-controller --controllers name that runs them. The others are
 // accepted on the command line and left out of the manifests.
 var controllerOf = map[string]string{
-	SourceController:    "source",
-	KustomizeController: "kustomize",
+	SourceController:       "source",
+	KustomizeController:    "kustomize",
+	NotificationController: "notification",
 }
 
 // componentOrder is the order weir generates components in.
-var componentOrder = []string{SourceController, KustomizeController}
+var componentOrder = []string{SourceController, KustomizeController, NotificationController}
 
 // Options are the knobs of `weir install`; names and defaults are those of
 // `flux install`.

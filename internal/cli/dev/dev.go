@@ -17,6 +17,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -68,6 +69,10 @@ type Result struct {
 	RepoURL, Clone string
 	// Revision is the revision the example converged at: main@sha1:<sha>.
 	Revision string
+	// ReceiverAddr is the 127.0.0.1 address of the Receiver webhooks,
+	// empty when the notification controller does not run: pushes then
+	// annotate the GitRepository directly.
+	ReceiverAddr string
 }
 
 // NewCommand returns `weir dev`.
@@ -161,7 +166,7 @@ func Run(ctx context.Context, opts Options, streams genericiooptions.IOStreams) 
 	// ends with their error rather than at its timeout.
 	ctx, fail := context.WithCancelCause(ctx)
 	defer fail(nil)
-	stopControllers, err := startControllers(ctx, fail, cp, opts, out)
+	stopControllers, err := startControllers(ctx, fail, cp, opts, res, out)
 	if err != nil {
 		return res, err
 	}
@@ -197,7 +202,7 @@ func syncExample(ctx context.Context, c client.Client, opts Options, res *Result
 	fmt.Fprintf(out, "► creating namespace %s, Secret %s (DEMO ONLY age key), GitRepository and Kustomization %s (path %s)\n",
 		namespace, ageSecret, syncName, syncPath)
 	syncStart := time.Now()
-	if err := bootstrap(ctx, c, res.RepoURL); err != nil {
+	if err := bootstrap(ctx, c, res.RepoURL, res.ReceiverAddr != ""); err != nil {
 		return err
 	}
 	p := newProgress(c, out)
@@ -224,7 +229,7 @@ func syncExample(ctx context.Context, c client.Client, opts Options, res *Result
 		return nil
 	}
 	printHint(out, res)
-	return followPushes(ctx, c, f, p, pushes, res.Revision, opts.Timeout)
+	return followPushes(ctx, c, f, p, pushes, res, opts.Timeout)
 }
 
 // printHint tells how to look at the cluster and how to roll out a change.
@@ -238,7 +243,8 @@ func printHint(out io.Writer, res *Result) {
 // followPushes prints every change of the sync's objects until ctx ends.
 // On each push it asks the GitRepository to fetch at once and, when the
 // pushed revision has rolled out everywhere, says how long that took.
-func followPushes(ctx context.Context, c client.Client, f *fleet, p *progress, pushes <-chan struct{}, current string, timeout time.Duration) error {
+func followPushes(ctx context.Context, c client.Client, f *fleet, p *progress, pushes <-chan struct{}, res *Result, timeout time.Duration) error {
+	current := res.Revision
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
 	var pending string // the pushed revision not yet rolled out
@@ -260,6 +266,13 @@ func followPushes(ctx context.Context, c client.Client, f *fleet, p *progress, p
 				continue // the first push, or one that did not move main
 			}
 			pending, pushed, current = rev, time.Now(), rev
+			if res.ReceiverAddr != "" {
+				p.say("► push received: %s; calling the webhook of Receiver/%s", rev, receiverName)
+				if err := callReceiver(ctx, c, res.ReceiverAddr); err != nil {
+					p.say("✗ Receiver/%s: %v", receiverName, err)
+				}
+				continue
+			}
 			p.say("► push received: %s; asking GitRepository/%s to fetch", rev, syncName)
 			if err := requestFetch(ctx, c); err != nil {
 				p.say("✗ asking GitRepository/%s to fetch: %v", syncName, err)
@@ -287,13 +300,15 @@ func followPushes(ctx context.Context, c client.Client, f *fleet, p *progress, p
 // startControllers runs weir's controllers in this process against the
 // local control plane, logging to <dir>/weir-controller.log, with the
 // artifact server on a free 127.0.0.1 port. The returned func stops them.
-func startControllers(ctx context.Context, fail context.CancelCauseFunc, cp *controlplane.ControlPlane, opts Options, out io.Writer) (func(), error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+func startControllers(ctx context.Context, fail context.CancelCauseFunc, cp *controlplane.ControlPlane, opts Options, res *Result, out io.Writer) (func(), error) {
+	addr, err := freeLocalAddr()
 	if err != nil {
 		return nil, fmt.Errorf("finding a port for the artifact server: %w", err)
 	}
-	addr := l.Addr().String()
-	l.Close()
+	receiverAddr, err := freeLocalAddr()
+	if err != nil {
+		return nil, fmt.Errorf("finding a port for the webhook receiver: %w", err)
+	}
 	logFile, err := os.Create(filepath.Join(opts.Dir, "weir-controller.log"))
 	if err != nil {
 		return nil, fmt.Errorf("creating controller log: %w", err)
@@ -303,6 +318,7 @@ func startControllers(ctx context.Context, fail context.CancelCauseFunc, cp *con
 	appOpts.MetricsAddr, appOpts.HealthAddr = "0", "0"
 	appOpts.StoragePath = filepath.Join(opts.Dir, "storage")
 	appOpts.StorageAddr, appOpts.StorageAdvAddr = addr, addr
+	appOpts.ReceiverAddr = receiverAddr // 127.0.0.1 only
 	appOpts.LogOutput = logFile
 	// Run may be called again in the same process (weir dev's tests do).
 	appOpts.SkipNameValidation = true
@@ -321,8 +337,14 @@ func startControllers(ctx context.Context, fail context.CancelCauseFunc, cp *con
 		}
 		done <- err
 	}()
-	fmt.Fprintf(out, "✔ controllers running: %s (artifacts at http://%s, logs in %s)\n",
-		strings.Join(selected, ", "), addr, logFile.Name())
+	if slices.Contains(selected, "notification") {
+		res.ReceiverAddr = receiverAddr
+		fmt.Fprintf(out, "✔ controllers running: %s (artifacts at http://%s, webhook receivers at http://%s, logs in %s)\n",
+			strings.Join(selected, ", "), addr, receiverAddr, logFile.Name())
+	} else {
+		fmt.Fprintf(out, "✔ controllers running: %s (artifacts at http://%s, logs in %s)\n",
+			strings.Join(selected, ", "), addr, logFile.Name())
+	}
 	return func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -345,4 +367,14 @@ func describePIDs(pids map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%s (pid %d)", n, pids[n]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// freeLocalAddr returns a 127.0.0.1 address no one listens on now.
+func freeLocalAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
 }

@@ -104,7 +104,7 @@ func TestRunOnce(t *testing.T) {
 // checkOutput checks the progress lines and the tree of a converged run.
 func checkOutput(t *testing.T, stdout, stderr, revision string) {
 	t.Helper()
-	for _, want := range []string{"✔ control plane ready", "✔ CRDs established", "✔ controllers running: source, kustomize",
+	for _, want := range []string{"✔ control plane ready", "✔ CRDs established", "✔ controllers running: source, kustomize, notification",
 		"kubeconfig: ", "✔ example repository at http://127.0.0.1:", "◎ apps: waiting for dependency 'flux-system/infrastructure'",
 		"✔ apps: ", "✔ infrastructure: ", "✔ every Kustomization is Ready at " + revision,
 		"✔ example synced in", "✔ stopped every process weir dev started"} {
@@ -188,10 +188,14 @@ data:
 		t.Fatalf("weir dev: %v", o.err)
 	}
 	for _, want := range []string{"◎ running; press Ctrl-C to stop", "try a push: cd " + res.Clone,
-		"► push received: " + revision, "✔ " + revision + " rolled out in", "✔ stopped every process weir dev started"} {
+		"► push received: " + revision + "; calling the webhook of Receiver/fleet", "✔ " + revision + " rolled out in",
+		"✔ stopped every process weir dev started"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q", want)
 		}
+	}
+	if strings.Contains(stderr.String(), "✗ Receiver/fleet") {
+		t.Errorf("the push did not go through the Receiver's webhook")
 	}
 	assertStopped(t, o.res.PIDs)
 }

@@ -43,6 +43,9 @@ type Running struct {
 	// artifacts on (and writes into artifact URLs); empty when the source
 	// controller is not among those started.
 	StorageAddr string
+	// ReceiverAddr is the 127.0.0.1 host:port of the Receiver webhook
+	// server; empty when the notification controller is not started.
+	ReceiverAddr string
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -58,7 +61,8 @@ type Running struct {
 // converge in a test's time), controller names allowed to repeat in the
 // process (SkipNameValidation), and artifacts stored in a temporary
 // directory (removed when the controllers stop) and served on a free port of
-// 127.0.0.1. That port is found by listening and closing, since app.Run
+// 127.0.0.1, as are Receiver webhooks when the notification controller
+// runs. Those ports are found by listening and closing, since app.Run
 // binds the address itself; another process could take it in between.
 //
 // Logs go to a buffer shared by the process, whose end Run prints when a
@@ -77,6 +81,13 @@ func Start(ctx context.Context, env *testenv.Env, opts Options) (*Running, error
 	}
 	r := &Running{done: make(chan struct{})}
 	var dir string
+	o.ReceiverAddr = "0"
+	if slices.Contains(selected, "notification") {
+		if r.ReceiverAddr, err = freeAddr(); err != nil {
+			return nil, err
+		}
+		o.ReceiverAddr = r.ReceiverAddr
+	}
 	if slices.Contains(selected, "source") {
 		if r.StorageAddr, err = freeAddr(); err != nil {
 			return nil, err
