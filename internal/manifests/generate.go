@@ -256,38 +256,32 @@ func (g generator) rbac() []runtime.Object {
 	)
 }
 
-// sourceService serves artifacts at source-controller.<ns>.svc, whichever
-// Deployment runs the source controller: kustomize-controller and Flux's
-// other consumers download from that address.
+// sourceService is Flux's source-controller Service: port 80 to the
+// artifact server of the Deployment that runs the source controller;
+// kustomize-controller and Flux's other consumers download from it.
 func (g generator) sourceService() runtime.Object {
-	m := g.meta(SourceController, SourceController)
-	m.Labels[ControlPlaneLabel] = "controller"
-	return &corev1.Service{
-		TypeMeta:   typeMeta(corev1.SchemeGroupVersion, "Service"),
-		ObjectMeta: m,
-		Spec: corev1.ServiceSpec{
-			Type:     corev1.ServiceTypeClusterIP,
-			Selector: map[string]string{"app": g.runs(SourceController)},
-			Ports: []corev1.ServicePort{{
-				Name: "http", Port: 80, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromString("http"),
-			}},
-		},
-	}
+	return g.service(SourceController, SourceController, "http")
 }
 
 // webhookService is Flux's webhook-receiver Service: Git hosts and
 // registries call Receivers through it (port 80 to the pods' 9292).
 func (g generator) webhookService() runtime.Object {
-	m := g.meta("webhook-receiver", NotificationController)
+	return g.service("webhook-receiver", NotificationController, "http-webhook")
+}
+
+// service is a ClusterIP Service named name, labelled as component's,
+// sending port 80 to targetPort of the pods that run component.
+func (g generator) service(name, component, targetPort string) runtime.Object {
+	m := g.meta(name, component)
 	m.Labels[ControlPlaneLabel] = "controller"
 	return &corev1.Service{
 		TypeMeta:   typeMeta(corev1.SchemeGroupVersion, "Service"),
 		ObjectMeta: m,
 		Spec: corev1.ServiceSpec{
 			Type:     corev1.ServiceTypeClusterIP,
-			Selector: map[string]string{"app": g.runs(NotificationController)},
+			Selector: map[string]string{"app": g.runs(component)},
 			Ports: []corev1.ServicePort{{
-				Name: "http", Port: 80, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromString("http-webhook"),
+				Name: "http", Port: 80, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromString(targetPort),
 			}},
 		},
 	}
