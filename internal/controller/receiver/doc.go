@@ -5,7 +5,7 @@
 // The reconciler reads the "token" key of spec.secretRef and sets
 // status.webhookPath to /hook/ + hex(sha256(token + name + namespace)),
 // with Ready=True, reason Succeeded and Flux's message "Receiver
-// initialised for path: /hook/…". A missing Secret or key leaves Ready
+// initialized for path: /hook/…". A missing Secret or key leaves Ready
 // False with reason TokenNotFound and Flux's messages ("unable to read
 // token from secret '<ns>/<name>' error: Secret \"<name>\" not found",
 // "invalid '<ns>/<name>' secret data: required field 'token'") and is

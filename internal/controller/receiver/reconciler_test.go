@@ -95,7 +95,7 @@ func TestReadyReceiverPublishesPath(t *testing.T) {
 		t.Errorf("webhookPath = %q, want %q", obj.Status.WebhookPath, want)
 	}
 	ready := conditions.Get(obj, meta.ReadyCondition)
-	if ready.Reason != meta.SucceededReason || ready.Message != "Receiver initialised for path: "+want {
+	if ready.Reason != meta.SucceededReason || ready.Message != "Receiver initialized for path: "+want {
 		t.Errorf("Ready = %s: %q", ready.Reason, ready.Message)
 	}
 	if obj.Status.ObservedGeneration != obj.Generation {

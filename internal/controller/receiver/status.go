@@ -8,7 +8,7 @@ import (
 )
 
 // readyMessagePrefix starts Flux's Ready message; the path follows.
-const readyMessagePrefix = "Receiver initialised for path: "
+const readyMessagePrefix = "Receiver initialized for path: "
 
 // applyStatus computes the status from what the phases observed (out) and
 // how they ended (err). It reads nothing else, so it is tested without an

@@ -25,7 +25,7 @@ func TestApplyStatus(t *testing.T) {
 		path    string
 	}{
 		{"ready", &outcome{webhookPath: "/hook/abc"}, nil, metav1.ConditionTrue, meta.SucceededReason,
-			"Receiver initialised for path: /hook/abc", false, "/hook/abc"},
+			"Receiver initialized for path: /hook/abc", false, "/hook/abc"},
 		{"token missing keeps the old path", &outcome{}, &errs.Generic{Err: boom, Reason: notificationv1.TokenNotFoundReason},
 			metav1.ConditionFalse, notificationv1.TokenNotFoundReason, "boom", false, "/hook/old"},
 		{"stall clears the path", &outcome{}, &errs.Stalling{Err: boom, Reason: notificationv1.ValidationFailedReason},
