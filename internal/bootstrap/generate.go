@@ -46,8 +46,8 @@ func syncObjects(o *Options, withSecret bool) []runtime.Object {
 		TypeMeta:   metav1.TypeMeta{APIVersion: sourcev1.GroupVersion.String(), Kind: "GitRepository"},
 		ObjectMeta: metav1.ObjectMeta{Name: SyncName, Namespace: ns},
 		Spec: sourcev1.GitRepositorySpec{
-			URL:       o.URL,
-			Interval:  metav1.Duration{Duration: o.Interval},
+			URL:               o.URL,
+			Interval:          metav1.Duration{Duration: o.Interval},
 			Reference:         &sourcev1.GitRepositoryRef{Branch: o.Branch},
 			RecurseSubmodules: o.RecurseSubmodules,
 			SparseCheckout:    o.SparseCheckout,

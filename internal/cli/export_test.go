@@ -40,11 +40,26 @@ func TestExport(t *testing.T) {
 // TestExportRoundTrips applies what export printed (server-side, dry run)
 // and checks that nothing in the objects' specs would change.
 func TestExportRoundTrips(t *testing.T) {
+	tests := []struct {
+		fixture string
+		exports [][]string
+		want    int
+	}{
+		{"export/objects.yaml", [][]string{{"export", "source", "git", "--all"}, {"export", "ks", "--all"}}, 3},
+		{"receiver/objects.yaml", [][]string{{"export", "receiver", "--all"}}, 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture, func(t *testing.T) { assertExportRoundTrips(t, tt.fixture, tt.exports, tt.want) })
+	}
+}
+
+func assertExportRoundTrips(t *testing.T, fixture string, exports [][]string, want int) {
+	t.Helper()
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
-	applyFixture(t, "export/objects.yaml", ns)
+	applyFixture(t, fixture, ns)
 	var docs []string
-	for _, args := range [][]string{{"export", "source", "git", "--all"}, {"export", "ks", "--all"}} {
+	for _, args := range exports {
 		res := weir(t, append(args, "-n", ns)...)
 		if res.Code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, res.Code, res.Stderr)
@@ -75,8 +90,8 @@ func TestExportRoundTrips(t *testing.T) {
 			t.Errorf("applying exported %s %s would change its spec (generation %d → %d)", u.GetKind(), u.GetName(), live.GetGeneration(), applied.GetGeneration())
 		}
 	}
-	if n != 3 {
-		t.Errorf("exported %d objects, want 3", n)
+	if n != want {
+		t.Errorf("exported %d objects, want %d", n, want)
 	}
 }
 

@@ -73,8 +73,8 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 	source.AddCommand(newGitCommand(e), newOCICommand(e), newBucketCommand(e))
 	secret := &cobra.Command{Use: "secret", Short: "Create or update Kubernetes secrets",
 		Long: "The create secret sub-commands generate Kubernetes secrets specific to Flux."}
-	secret.AddCommand(newSecretGitCommand(e), newSecretOCICommand(e), newSecretTLSCommand(e))
-	cmd.AddCommand(source, newKustomizationCommand(e), secret, newTenantCommand(e))
+	secret.AddCommand(newSecretGitCommand(e), newSecretOCICommand(e), newSecretTLSCommand(e), newSecretReceiverCommand(e))
+	cmd.AddCommand(source, newKustomizationCommand(e), newReceiverCommand(e), secret, newTenantCommand(e))
 	return cmd
 }
 

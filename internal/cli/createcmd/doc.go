@@ -1,7 +1,8 @@
 // Package createcmd implements `weir create`: generate a Flux object from
-// flags (source git|oci|bucket, kustomization, secret git|oci|tls, tenant),
-// print it with --export, or apply it and wait for the controller, with the
-// flux CLI's flags, defaults and progress lines.
+// flags (source git|oci|bucket, kustomization, receiver, secret
+// git|oci|tls|receiver, tenant), print it with --export, or apply it and
+// wait for the controller, with the flux CLI's flags, defaults and progress
+// lines.
 //
 // Differences from the flux CLI, on purpose:
 //   - objects are applied with server-side apply (field manager "flux", the
@@ -12,5 +13,9 @@
 //   - --source of `create kustomization` also takes Kind/namespace/name,
 //     the form `get -o wide` prints;
 //   - --health-check sets the apiVersion of Deployment, DaemonSet and
-//     StatefulSet (apps/v1), so the check finds them.
+//     StatefulSet (apps/v1), so the check finds them;
+//   - --resource of `create receiver` also takes Kind/name.namespace, sets
+//     each resource's apiVersion from its kind and refuses a kind the
+//     Receiver API does not know; --type is checked against the Receiver
+//     types, and an explicit --interval is written (flux leaves it out).
 package createcmd

@@ -71,7 +71,8 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 		sources.AddCommand(kindCommand(deps, k, run))
 	}
 	cmd.AddCommand(sources)
-	cmd.AddCommand(kindCommand(deps, kinds.Kustomization, run), kindCommand(deps, kinds.HelmRelease, run))
+	cmd.AddCommand(kindCommand(deps, kinds.Kustomization, run), kindCommand(deps, kinds.HelmRelease, run),
+		kindCommand(deps, kinds.Receiver, run))
 	cmd.AddCommand(&cobra.Command{
 		Use: "all", Short: "Get all resources and statuses", Args: cobra.NoArgs,
 		Long: "The get all command prints the statuses of all resources.",
@@ -219,13 +220,23 @@ func (g *getter) run(ctx context.Context, set []kinds.Kind, all bool, args []str
 	return output.WriteList(g.streams.Out, g.o.output, collected)
 }
 
-func (g *getter) header(wide bool) []string {
+// header names the columns of k's table: the flux CLI's, without REVISION
+// for a kind that has none (Receiver); -o wide adds SOURCE, where the kind
+// reads from somewhere, and AGE.
+func (g *getter) header(k kinds.Kind, wide bool) []string {
 	if g.o.noHeader {
 		return nil
 	}
-	h := []string{"Name", "Revision", "Suspended", "Ready", "Message"}
+	h := []string{"Name"}
+	if k.HasRevision() {
+		h = append(h, "Revision")
+	}
+	h = append(h, "Suspended", "Ready", "Message")
+	if wide && k.HasOrigin() {
+		h = append(h, "Source")
+	}
 	if wide {
-		h = append(h, "Source", "Age")
+		h = append(h, "Age")
 	}
 	if g.o.allNamespaces {
 		h = append([]string{"Namespace"}, h...)
@@ -239,7 +250,7 @@ func (g *getter) table(k kinds.Kind, items []unstructured.Unstructured, withKind
 	for i := range items {
 		rows = append(rows, g.row(k, &items[i], withKind, wide))
 	}
-	return output.WriteTable(g.streams.Out, g.header(wide), rows)
+	return output.WriteTable(g.streams.Out, g.header(k, wide), rows)
 }
 
 // row is one line of Flux's table. Hex digests are shortened as the flux
@@ -256,16 +267,25 @@ func (g *getter) row(k kinds.Kind, u *unstructured.Unstructured, withKind, wide 
 	}
 	status, msg := kinds.ReadyStatus(u)
 	rev := k.Revision(u)
-	if !wide {
+	// The flux CLI shortens digests in the tables of kinds with revisions;
+	// a Receiver's message carries its webhook path, which stays whole.
+	if !wide && k.HasRevision() {
 		rev, msg = output.TruncateHex(rev), output.TruncateHex(msg)
 	}
 	suspended := "False"
 	if kinds.Suspended(u) {
 		suspended = "True"
 	}
-	row = append(row, name, rev, suspended, status, msg)
+	row = append(row, name)
+	if k.HasRevision() {
+		row = append(row, rev)
+	}
+	row = append(row, suspended, status, msg)
+	if wide && k.HasOrigin() {
+		row = append(row, k.Origin(u))
+	}
 	if wide {
-		row = append(row, k.Origin(u), g.age(u))
+		row = append(row, g.age(u))
 	}
 	return row
 }
@@ -316,7 +336,7 @@ func (g *getter) printWatched(k kinds.Kind, u *unstructured.Unstructured, first 
 		wide := g.o.output == output.FormatWide
 		var header []string
 		if first {
-			header = g.header(wide)
+			header = g.header(k, wide)
 		}
 		return output.WriteTable(g.streams.Out, header, [][]string{g.row(k, u, false, wide)})
 	case output.FormatName:

@@ -9,6 +9,7 @@ import (
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	notificationv1 "github.com/weir-gitops/weir/api/notification/v1"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 )
 
@@ -30,10 +31,17 @@ type Kind struct {
 	// Source is true for the kinds under `source`.
 	Source bool
 
+	// revision is nil for a kind that has none (Receiver): its table has
+	// no REVISION column, as in the flux CLI.
 	revision func(u *unstructured.Unstructured) string
 	verb     string // "fetched" or "applied", for SuccessMessage
-	static   func(u *unstructured.Unstructured) bool
-	origin   func(u *unstructured.Unstructured) string
+	// completed, when set, is SuccessMessage's whole text, for a kind
+	// without a revision to report.
+	completed string
+	static    func(u *unstructured.Unstructured) bool
+	// origin is nil for a kind that reads from nowhere (Receiver): -o wide
+	// then has no SOURCE column.
+	origin func(u *unstructured.Unstructured) string
 }
 
 // The kinds weir's CLI knows.
@@ -79,14 +87,23 @@ var (
 		Noun: "helmrelease", Use: "helmrelease", Aliases: []string{"hr"}, GetUse: "helmreleases",
 		revision: helmReleaseRevision, verb: "applied", origin: helmReleaseOrigin,
 	}
+	// Receiver is notification-controller's webhook receiver. It has
+	// neither revision nor source; `reconcile` and `resume` report it with
+	// the flux CLI's fixed words.
+	Receiver = Kind{
+		Kind: notificationv1.ReceiverKind, GroupVersion: notificationv1.GroupVersion,
+		Noun: "receiver", Use: "receiver", GetUse: "receivers",
+		completed: notificationv1.ReceiverKind + " reconciliation completed",
+	}
 )
 
 // Sources lists the source kinds in the order `get sources all` prints them
 // (the flux CLI's order).
 var Sources = []Kind{OCIRepository, Bucket, GitRepository, HelmRepository, HelmChart}
 
-// All lists every kind in the order `get all` prints them.
-var All = append(append([]Kind{}, Sources...), HelmRelease, Kustomization)
+// All lists every kind in the order `get all` prints them: the flux CLI
+// lists receivers after the kustomizations.
+var All = append(append([]Kind{}, Sources...), HelmRelease, Kustomization, Receiver)
 
 // ByKind finds a kind by its API kind name, ignoring case.
 func ByKind(kind string) (Kind, bool) {
@@ -115,22 +132,43 @@ func (k Kind) NewList() *unstructured.UnstructuredList {
 	return l
 }
 
-// Revision is what the REVISION column shows for u, in full.
-func (k Kind) Revision(u *unstructured.Unstructured) string { return k.revision(u) }
+// HasRevision reports whether the kind's table has a REVISION column.
+func (k Kind) HasRevision() bool { return k.revision != nil }
+
+// Revision is what the REVISION column shows for u, in full; "" for a kind
+// without one.
+func (k Kind) Revision(u *unstructured.Unstructured) string {
+	if k.revision == nil {
+		return ""
+	}
+	return k.revision(u)
+}
 
 // SuccessMessage is what `reconcile` and `resume` print once u is ready:
-// "fetched revision main@sha1:…" for sources, "applied revision …" for the
-// others.
+// "fetched revision main@sha1:…" for sources, "applied revision …" for
+// Kustomizations and HelmReleases, a fixed text for Receivers.
 func (k Kind) SuccessMessage(u *unstructured.Unstructured) string {
+	if k.completed != "" {
+		return k.completed
+	}
 	return fmt.Sprintf("%s revision %s", k.verb, k.Revision(u))
 }
 
 // Static reports whether u has no reconciler to wait for.
 func (k Kind) Static(u *unstructured.Unstructured) bool { return k.static != nil && k.static(u) }
 
+// HasOrigin reports whether `get -o wide` has a SOURCE column for the kind.
+func (k Kind) HasOrigin() bool { return k.origin != nil }
+
 // Origin is where u takes its content from, for `get -o wide`: a URL for
-// most sources, Kind/namespace/name of the source for the others.
-func (k Kind) Origin(u *unstructured.Unstructured) string { return k.origin(u) }
+// most sources, Kind/namespace/name of the source for Kustomizations and
+// HelmReleases; "" for a kind that reads from nowhere.
+func (k Kind) Origin(u *unstructured.Unstructured) string {
+	if k.origin == nil {
+		return ""
+	}
+	return k.origin(u)
+}
 
 func artifactRevision(u *unstructured.Unstructured) string {
 	rev, _, _ := unstructured.NestedString(u.Object, "status", "artifact", "revision")

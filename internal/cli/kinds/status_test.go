@@ -95,6 +95,25 @@ func TestRevisions(t *testing.T) {
 	}
 }
 
+// TestReceiverKind: a Receiver has neither revision nor source, and is
+// reported with the flux CLI's fixed words.
+func TestReceiverKind(t *testing.T) {
+	u := Receiver.New()
+	u.Object["status"] = map[string]any{"webhookPath": "/hook/abc"}
+	if Receiver.HasRevision() || Receiver.HasOrigin() || Receiver.Revision(u) != "" || Receiver.Origin(u) != "" {
+		t.Error("a Receiver has no revision and no origin")
+	}
+	if got := Receiver.SuccessMessage(u); got != "Receiver reconciliation completed" {
+		t.Errorf("SuccessMessage = %q", got)
+	}
+	if !Kustomization.HasRevision() || !Kustomization.HasOrigin() {
+		t.Error("a Kustomization has a revision and an origin")
+	}
+	if k, ok := ByKind("receiver"); !ok || k.Kind != "Receiver" || k.GetUse != "receivers" {
+		t.Errorf("ByKind(receiver) = %+v, %v", k, ok)
+	}
+}
+
 func TestComputeRetryingFailure(t *testing.T) {
 	u := ks(1, map[string]any{"observedGeneration": int64(1), "conditions": []any{
 		cond("Ready", "False", 1),
