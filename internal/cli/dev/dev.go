@@ -199,8 +199,12 @@ func syncExample(ctx context.Context, c client.Client, opts Options, res *Result
 	res.RepoURL, res.Clone = f.URL(), f.clone
 	fmt.Fprintf(out, "✔ example repository at %s (%s), working clone in %s\n", res.RepoURL, res.Revision, res.Clone)
 
-	fmt.Fprintf(out, "► creating namespace %s, Secret %s (DEMO ONLY age key), GitRepository and Kustomization %s (path %s)\n",
-		namespace, ageSecret, syncName, syncPath)
+	receiver := ""
+	if res.ReceiverAddr != "" {
+		receiver = fmt.Sprintf(", Receiver %s (called on every push)", receiverName)
+	}
+	fmt.Fprintf(out, "► creating namespace %s, Secret %s (DEMO ONLY age key), GitRepository and Kustomization %s (path %s)%s\n",
+		namespace, ageSecret, syncName, syncPath, receiver)
 	syncStart := time.Now()
 	if err := bootstrap(ctx, c, res.RepoURL, res.ReceiverAddr != ""); err != nil {
 		return err
