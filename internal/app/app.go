@@ -29,7 +29,12 @@ type Deps struct {
 	Manager manager.Manager
 	Options *Options
 	Metrics *metrics.Recorder
+	// Selected are the controllers this process runs.
+	Selected []string
 }
+
+// runs reports whether this process runs the named controller.
+func (d *Deps) runs(name string) bool { return contains(d.Selected, name) }
 
 // Run starts the selected controllers against the cluster cfg points at and
 // blocks until ctx ends.
@@ -49,7 +54,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 	if err != nil {
 		return err
 	}
-	deps := &Deps{Manager: mgr, Options: &opts, Metrics: metrics.NewRecorder(nil)}
+	deps := &Deps{Manager: mgr, Options: &opts, Metrics: metrics.NewRecorder(nil), Selected: selected}
 	for _, c := range registry {
 		if !contains(selected, c.name) {
 			continue

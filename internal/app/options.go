@@ -22,6 +22,14 @@ type Options struct {
 	// ReceiverAddr is where the notification controller serves Receiver
 	// webhooks; "0" turns the server off.
 	ReceiverAddr string
+	// EventsListenAddr is where the notification controller takes the
+	// controllers' events (Flux's notification-controller calls this flag
+	// --events-addr; in weir that name is the address events are sent to).
+	// Empty means :9090, or :9091 when the source controller's artifact
+	// server runs in the same process; "0" turns it off.
+	EventsListenAddr string
+	// RateLimitInterval forwards an identical event once per interval.
+	RateLimitInterval time.Duration
 
 	Concurrent        int
 	RequeueDependency time.Duration
@@ -80,6 +88,7 @@ func DefaultOptions() Options {
 		MetricsAddr:               ":8080",
 		HealthAddr:                ":9440",
 		ReceiverAddr:              ":9292",
+		RateLimitInterval:         5 * time.Minute,
 		RequeueDependency:         30 * time.Second,
 		MinRetryDelay:             750 * time.Millisecond,
 		MaxRetryDelay:             15 * time.Minute,
@@ -110,6 +119,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.HealthAddr, "health-addr", o.HealthAddr, "address the health endpoint binds to")
 	fs.StringVar(&o.EventsAddr, "events-addr", o.EventsAddr, "notification controller address to forward events to; empty for Kubernetes events only")
 	fs.StringVar(&o.ReceiverAddr, "receiverAddr", o.ReceiverAddr, "address the Receiver webhook server binds to (notification controller); 0 turns it off")
+	fs.StringVar(&o.EventsListenAddr, "events-listen-addr", o.EventsListenAddr, "address the notification controller takes events on (default :9090, :9091 beside the source controller); 0 turns it off")
+	fs.DurationVar(&o.RateLimitInterval, "rate-limit-interval", o.RateLimitInterval, "interval in which an identical event is forwarded once")
 	fs.IntVar(&o.Concurrent, "concurrent", o.Concurrent, "number of concurrent reconciles per controller (0: each controller's Flux default)")
 	fs.DurationVar(&o.RequeueDependency, "requeue-dependency", o.RequeueDependency, "safety-net interval to re-check dependencies that are not ready")
 	fs.DurationVar(&o.MinRetryDelay, "min-retry-delay", o.MinRetryDelay, "first retry delay after a failure")

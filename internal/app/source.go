@@ -2,12 +2,12 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
-	"time"
+
+	"github.com/weir-gitops/weir/internal/runtime/httpserve"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -101,20 +101,10 @@ func advertisedAddr(storageAddr, adv string) (string, error) {
 // controllers fetch from the Service, whichever pod answers.
 func fileServer(addr string, h http.Handler) manager.Runnable {
 	return nonLeaderRunnable(func(ctx context.Context) error {
-		srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second}
-		errCh := make(chan error, 1)
-		go func() { errCh <- srv.ListenAndServe() }()
-		select {
-		case <-ctx.Done():
-			shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			return srv.Shutdown(shutdown)
-		case err := <-errCh:
-			if errors.Is(err, http.ErrServerClosed) {
-				return nil
-			}
-			return fmt.Errorf("artifact server on %s: %w", addr, err)
-		}
+		// Artifacts can be large and links slow: no deadline beyond the
+		// request headers'.
+		return httpserve.Serve(ctx, "artifact server", addr, h, ctrl.Log.WithName("storage"),
+			httpserve.Options{ReadTimeout: -1, WriteTimeout: -1})
 	})
 }
 

@@ -38,6 +38,9 @@ const (
 	healthPort  = 9440
 	// webhookPort serves the notification controller's Receivers.
 	webhookPort = 9292
+	// singleEventsPort is where the notification controller takes events
+	// in the single layout, where 9090 already serves artifacts.
+	singleEventsPort = 9091
 )
 
 // Generate returns every object of an installation, in the order they are
@@ -70,7 +73,7 @@ func Generate(opts Options) ([]*unstructured.Unstructured, error) {
 		objs = append(objs, g.sourceService())
 	}
 	if g.has(NotificationController) {
-		objs = append(objs, g.webhookService())
+		objs = append(objs, g.eventsService(), g.webhookService())
 	}
 	for _, d := range g.deployments() {
 		objs = append(objs, g.deployment(d))
@@ -263,6 +266,21 @@ func (g generator) sourceService() runtime.Object {
 	return g.service(SourceController, SourceController, "http")
 }
 
+// eventsService is Flux's notification-controller Service: the other
+// controllers POST their events to it (--events-addr).
+func (g generator) eventsService() runtime.Object {
+	return g.service(NotificationController, NotificationController, g.eventsPortName())
+}
+
+// eventsPortName names the container port events arrive on: Flux's "http"
+// in the split layout; in the single layout "http" serves artifacts.
+func (g generator) eventsPortName() string {
+	if g.opts.Layout == LayoutSingle {
+		return "http-events"
+	}
+	return "http"
+}
+
 // webhookService is Flux's webhook-receiver Service: Git hosts and
 // registries call Receivers through it (port 80 to the pods' 9292).
 func (g generator) webhookService() runtime.Object {
@@ -356,16 +374,28 @@ func (g generator) container(d deploymentSpec, serves bool) corev1.Container {
 		ports = append([]corev1.ContainerPort{{Name: "http", ContainerPort: httpPort, Protocol: corev1.ProtocolTCP}}, ports...)
 		mounts = append([]corev1.VolumeMount{{Name: "data", MountPath: "/data"}}, mounts...)
 	}
+	if g.has(NotificationController) && !slices.Equal(d.components, []string{NotificationController}) {
+		// First, where Flux's manifests have it, so that patches written
+		// against Flux's argument positions apply.
+		args = append([]string{fmt.Sprintf("--events-addr=http://%s.$(RUNTIME_NAMESPACE).svc.%s./", NotificationController, g.opts.ClusterDomain)}, args...)
+	}
 	if slices.Contains(d.components, NotificationController) {
 		args = append(args, fmt.Sprintf("--receiverAddr=:%d", webhookPort))
-		ports = append(ports, corev1.ContainerPort{Name: "http-webhook", ContainerPort: webhookPort, Protocol: corev1.ProtocolTCP})
+		eventsPort := int32(httpPort)
+		if g.opts.Layout == LayoutSingle {
+			eventsPort = singleEventsPort
+			args = append(args, fmt.Sprintf("--events-listen-addr=:%d", eventsPort))
+		}
+		ports = append(ports,
+			corev1.ContainerPort{Name: g.eventsPortName(), ContainerPort: eventsPort, Protocol: corev1.ProtocolTCP},
+			corev1.ContainerPort{Name: "http-webhook", ContainerPort: webhookPort, Protocol: corev1.ProtocolTCP})
 	}
 	var controllers []string
 	for _, c := range d.components {
 		controllers = append(controllers, controllerOf[c])
 	}
 	// Last, so that patches written against Flux's argument positions
-	// (0 = --watch-all-namespaces once --events-addr is absent) still apply.
+	// still apply.
 	args = append(args, "--controllers="+strings.Join(controllers, ","))
 	cpuRequest, memRequest := "100m", "64Mi"
 	cpuLimit, memLimit := "1000m", "1Gi"

@@ -112,7 +112,7 @@ func TestSplitLayout(t *testing.T) {
 		}
 	}
 	src := find(t, objs, "Deployment", "source-controller")
-	want := []string{"--watch-all-namespaces=true", "--log-level=info", "--log-encoding=json", "--enable-leader-election",
+	want := []string{"--events-addr=http://notification-controller.$(RUNTIME_NAMESPACE).svc.example.internal./", "--watch-all-namespaces=true", "--log-level=info", "--log-encoding=json", "--enable-leader-election",
 		"--storage-path=/data", "--storage-adv-addr=source-controller.$(RUNTIME_NAMESPACE).svc.example.internal.", "--controllers=source"}
 	if diff := cmp.Diff(want, args(t, src)); diff != "" {
 		t.Errorf("source-controller args (-want +got):\n%s", diff)
@@ -137,8 +137,13 @@ func TestSplitLayout(t *testing.T) {
 		t.Errorf("service selects app=%s", sel)
 	}
 	nc := find(t, objs, "Deployment", "notification-controller")
-	if a := args(t, nc); !slices.Contains(a, "--receiverAddr=:9292") || a[len(a)-1] != "--controllers=notification" {
+	if a := args(t, nc); !slices.Contains(a, "--receiverAddr=:9292") || a[len(a)-1] != "--controllers=notification" ||
+		slices.ContainsFunc(a, func(s string) bool { return strings.HasPrefix(s, "--events-") }) {
 		t.Errorf("notification-controller args: %v", a)
+	}
+	events := find(t, objs, "Service", "notification-controller")
+	if port, _, _ := unstructured.NestedSlice(events.Object, "spec", "ports"); len(port) != 1 || port[0].(map[string]any)["targetPort"] != "http" {
+		t.Errorf("notification-controller Service ports %v, want 80 → http", port)
 	}
 	hook := find(t, objs, "Service", "webhook-receiver")
 	sel, _, _ := unstructured.NestedString(hook.Object, "spec", "selector", "app")
@@ -174,6 +179,13 @@ func TestSingleLayout(t *testing.T) {
 	svc := find(t, objs, "Service", "source-controller")
 	if sel, _, _ := unstructured.NestedString(svc.Object, "spec", "selector", "app"); sel != "weir-controller" {
 		t.Errorf("source-controller Service selects app=%s, want the single Deployment's pods", sel)
+	}
+	if a := args(t, d); !slices.Contains(a, "--events-listen-addr=:9091") || !strings.HasPrefix(a[0], "--events-addr=http://notification-controller.") {
+		t.Errorf("single layout args: %v", a)
+	}
+	events := find(t, objs, "Service", "notification-controller")
+	if port, _, _ := unstructured.NestedSlice(events.Object, "spec", "ports"); len(port) != 1 || port[0].(map[string]any)["targetPort"] != "http-events" {
+		t.Errorf("notification-controller Service ports %v, want 80 → http-events", port)
 	}
 	hook := find(t, objs, "Service", "webhook-receiver")
 	if sel, _, _ := unstructured.NestedString(hook.Object, "spec", "selector", "app"); sel != "weir-controller" {

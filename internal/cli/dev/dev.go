@@ -313,6 +313,10 @@ func startControllers(ctx context.Context, fail context.CancelCauseFunc, cp *con
 	if err != nil {
 		return nil, fmt.Errorf("finding a port for the webhook receiver: %w", err)
 	}
+	eventsAddr, err := freeLocalAddr()
+	if err != nil {
+		return nil, fmt.Errorf("finding a port for the events server: %w", err)
+	}
 	logFile, err := os.Create(filepath.Join(opts.Dir, "weir-controller.log"))
 	if err != nil {
 		return nil, fmt.Errorf("creating controller log: %w", err)
@@ -323,6 +327,7 @@ func startControllers(ctx context.Context, fail context.CancelCauseFunc, cp *con
 	appOpts.StoragePath = filepath.Join(opts.Dir, "storage")
 	appOpts.StorageAddr, appOpts.StorageAdvAddr = addr, addr
 	appOpts.ReceiverAddr = receiverAddr // 127.0.0.1 only
+	appOpts.EventsListenAddr = eventsAddr
 	appOpts.LogOutput = logFile
 	// Run may be called again in the same process (weir dev's tests do).
 	appOpts.SkipNameValidation = true
@@ -330,6 +335,10 @@ func startControllers(ctx context.Context, fail context.CancelCauseFunc, cp *con
 	if err != nil {
 		logFile.Close()
 		return nil, err
+	}
+	if slices.Contains(selected, "notification") {
+		// Events reach Alerts as in a cluster, through the events server.
+		appOpts.EventsAddr = "http://" + eventsAddr + "/"
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/weir-gitops/weir/internal/runtime/httpserve"
 
 	"github.com/go-logr/logr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -57,31 +58,7 @@ func (s *Server) NeedLeaderElection() bool { return false }
 // Start listens on the address until ctx ends, then shuts down, letting
 // requests in flight finish for a few seconds.
 func (s *Server) Start(ctx context.Context) error {
-	ln, err := net.Listen("tcp", s.addr)
-	if err != nil {
-		return fmt.Errorf("receiver server: listening on %s: %w", s.addr, err)
-	}
-	srv := &http.Server{
-		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       90 * time.Second,
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	s.log.Info("receiver server listening", "addr", ln.Addr().String())
-	select {
-	case err := <-errc:
-		return fmt.Errorf("receiver server: %w", err)
-	case <-ctx.Done():
-	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("receiver server: shutting down: %w", err)
-	}
-	return nil
+	return httpserve.Serve(ctx, "receiver server", s.addr, s.Handler(), s.log, httpserve.Options{WriteTimeout: 60 * time.Second})
 }
 
 // Handler returns the server's routes, for tests and for embedding.

@@ -141,7 +141,12 @@ func (r *Recorder) post(ctx context.Context, event Event) error {
 		return fmt.Errorf("posting event: %w", err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode >= 300 {
+	switch {
+	case resp.StatusCode == http.StatusTooManyRequests:
+		// The notification controller already forwarded this event within
+		// its rate-limit interval: nothing was lost.
+		return nil
+	case resp.StatusCode >= 300:
 		return fmt.Errorf("posting event: %s", resp.Status)
 	}
 	return nil

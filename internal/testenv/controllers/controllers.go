@@ -44,8 +44,10 @@ type Running struct {
 	// controller is not among those started.
 	StorageAddr string
 	// ReceiverAddr is the 127.0.0.1 host:port of the Receiver webhook
-	// server; empty when the notification controller is not started.
-	ReceiverAddr string
+	// server, and EventsAddr that of the events server the controllers
+	// send their events to; empty when the notification controller is
+	// not started.
+	ReceiverAddr, EventsAddr string
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -81,12 +83,16 @@ func Start(ctx context.Context, env *testenv.Env, opts Options) (*Running, error
 	}
 	r := &Running{done: make(chan struct{})}
 	var dir string
-	o.ReceiverAddr = "0"
+	o.ReceiverAddr, o.EventsListenAddr = "0", "0"
 	if slices.Contains(selected, "notification") {
 		if r.ReceiverAddr, err = freeAddr(); err != nil {
 			return nil, err
 		}
-		o.ReceiverAddr = r.ReceiverAddr
+		if r.EventsAddr, err = freeAddr(); err != nil {
+			return nil, err
+		}
+		o.ReceiverAddr, o.EventsListenAddr = r.ReceiverAddr, r.EventsAddr
+		o.EventsAddr = "http://" + r.EventsAddr + "/"
 	}
 	if slices.Contains(selected, "source") {
 		if r.StorageAddr, err = freeAddr(); err != nil {
