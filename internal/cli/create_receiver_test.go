@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"regexp"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -103,17 +104,7 @@ func TestCreateReceiverApply(t *testing.T) {
 		assertGolden(t, golden, res.Output(), ns)
 	}
 
-	// What create applied is what --export prints.
-	var want, got map[string]any
-	if err := yaml.Unmarshal([]byte(weir(t, append(args, "--export")...).Stdout), &want); err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal([]byte(weir(t, "export", "receiver", "github-receiver", "-n", ns).Stdout), &got); err != nil {
-		t.Fatal(err)
-	}
-	if path := missingFrom(want, got, ""); path != "" {
-		t.Errorf("the live Receiver differs from --export at %s:\n%v\n%v", path, got, want)
-	}
+	assertCreateMatchesExport(t, args, []string{"export", "receiver", "github-receiver", "-n", ns})
 
 	res := weir(t, "create", "secret", "receiver", "github-receiver", "--type=github", "--hostname=flux.example.com", "-n", ns)
 	if want := "► receiver secret 'github-receiver' created in '" + ns + "' namespace\n"; res.Code != 0 || res.Stderr != want {
@@ -130,5 +121,21 @@ func TestCreateReceiverApply(t *testing.T) {
 	if got, want := secret.Annotations["notification.toolkit.fluxcd.io/webhook"],
 		"https://flux.example.com"+notificationv1.WebhookPath(token, "github-receiver", ns); got != want {
 		t.Errorf("webhook annotation %q, want %q", got, want)
+	}
+}
+
+// assertCreateMatchesExport checks that what `weir <create>` applied is
+// what `weir <create> --export` prints, as `weir <export>` reads it back.
+func assertCreateMatchesExport(t *testing.T, create, export []string) {
+	t.Helper()
+	var want, got map[string]any
+	if err := yaml.Unmarshal([]byte(weir(t, append(slices.Clone(create), "--export")...).Stdout), &want); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal([]byte(weir(t, export...).Stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	if path := missingFrom(want, got, ""); path != "" {
+		t.Errorf("the live object differs from --export at %s:\n%v\n%v", path, got, want)
 	}
 }

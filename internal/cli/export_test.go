@@ -47,6 +47,7 @@ func TestExportRoundTrips(t *testing.T) {
 	}{
 		{"export/objects.yaml", [][]string{{"export", "source", "git", "--all"}, {"export", "ks", "--all"}}, 3},
 		{"receiver/objects.yaml", [][]string{{"export", "receiver", "--all"}}, 4},
+		{"alert/objects.yaml", [][]string{{"export", "alert-provider", "--all"}, {"export", "alert", "--all"}}, 5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) { assertExportRoundTrips(t, tt.fixture, tt.exports, tt.want) })

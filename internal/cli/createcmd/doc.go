@@ -1,8 +1,9 @@
 // Package createcmd implements `weir create`: generate a Flux object from
-// flags (source git|oci|bucket, kustomization, receiver, secret
-// git|oci|tls|receiver, tenant), print it with --export, or apply it and
-// wait for the controller, with the flux CLI's flags, defaults and progress
-// lines.
+// flags (source git|oci|bucket, kustomization, receiver, alert-provider,
+// alert, secret git|oci|tls|receiver, tenant), print it with --export, or
+// apply it and wait for the controller (or, for the static Alert and
+// Provider, for the API server to hold it), with the flux CLI's flags,
+// defaults and progress lines.
 //
 // Differences from the flux CLI, on purpose:
 //   - objects are applied with server-side apply (field manager "flux", the
@@ -17,5 +18,10 @@
 //   - --resource of `create receiver` also takes Kind/name.namespace, sets
 //     each resource's apiVersion from its kind and refuses a kind the
 //     Receiver API does not know; --type is checked against the Receiver
-//     types, and an explicit --interval is written (flux leaves it out).
+//     types, and an explicit --interval is written (flux leaves it out);
+//   - --event-source of `create alert` is parsed the same way and refuses a
+//     kind the Alert API does not know, --event-severity is checked against
+//     info and error, and --type of `create alert-provider` against the
+//     Provider types, so that --export catches what the API server would
+//     reject (flux leaves those checks to the API server).
 package createcmd

@@ -52,29 +52,37 @@ var receiverResourceKinds = map[string]string{
 // receiverResource parses one --resource: Kind/name or Kind/name.namespace,
 // the kind matched ignoring case; name (and namespace) may be "*".
 func receiverResource(s string) (notificationv1.ReceiverResource, error) {
+	ref, err := objectRef(s, "resource", receiverResourceKinds)
+	return notificationv1.ReceiverResource{CrossNamespaceObjectReference: ref}, err
+}
+
+// objectRef parses a reference flag (what names it in messages): Kind/name
+// or Kind/name.namespace, the kind one of known's keys ignoring case and
+// written with its apiVersion; name (and namespace) may be "*".
+func objectRef(s, what string, known map[string]string) (notificationv1.CrossNamespaceObjectReference, error) {
 	kind, name, ok := strings.Cut(s, "/")
 	if !ok || kind == "" || name == "" || strings.Contains(name, "/") {
-		return notificationv1.ReceiverResource{}, fmt.Errorf("invalid resource '%s', must be in format <kind>/<name> or <kind>/<name>.<namespace>", s)
+		return notificationv1.CrossNamespaceObjectReference{}, fmt.Errorf("invalid %s '%s', must be in format <kind>/<name> or <kind>/<name>.<namespace>", what, s)
 	}
 	var ref notificationv1.CrossNamespaceObjectReference
-	for k, apiVersion := range receiverResourceKinds {
+	for k, apiVersion := range known {
 		if strings.EqualFold(k, kind) {
 			ref.Kind, ref.APIVersion = k, apiVersion
 		}
 	}
 	if ref.Kind == "" {
-		known := make([]string, 0, len(receiverResourceKinds))
-		for k := range receiverResourceKinds {
-			known = append(known, k)
+		names := make([]string, 0, len(known))
+		for k := range known {
+			names = append(names, k)
 		}
-		slices.Sort(known)
-		return notificationv1.ReceiverResource{}, fmt.Errorf("resource kind '%s' is not supported, must be one of: %s", kind, strings.Join(known, ", "))
+		slices.Sort(names)
+		return notificationv1.CrossNamespaceObjectReference{}, fmt.Errorf("%s kind '%s' is not supported, must be one of: %s", what, kind, strings.Join(names, ", "))
 	}
 	ref.Name = name
 	if i := strings.LastIndex(name, "."); i > 0 && i < len(name)-1 {
 		ref.Name, ref.Namespace = name[:i], name[i+1:]
 	}
-	return notificationv1.ReceiverResource{CrossNamespaceObjectReference: ref}, nil
+	return ref, nil
 }
 
 type receiverOptions struct {

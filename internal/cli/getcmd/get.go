@@ -72,7 +72,7 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 	}
 	cmd.AddCommand(sources)
 	cmd.AddCommand(kindCommand(deps, kinds.Kustomization, run), kindCommand(deps, kinds.HelmRelease, run),
-		kindCommand(deps, kinds.Receiver, run))
+		kindCommand(deps, kinds.Receiver, run), kindCommand(deps, kinds.Provider, run), kindCommand(deps, kinds.Alert, run))
 	cmd.AddCommand(&cobra.Command{
 		Use: "all", Short: "Get all resources and statuses", Args: cobra.NoArgs,
 		Long: "The get all command prints the statuses of all resources.",
@@ -265,7 +265,7 @@ func (g *getter) row(k kinds.Kind, u *unstructured.Unstructured, withKind, wide 
 	if g.o.allNamespaces {
 		row = append(row, u.GetNamespace())
 	}
-	status, msg := kinds.ReadyStatus(u)
+	status, msg := k.ReadyStatus(u)
 	rev := k.Revision(u)
 	// The flux CLI shortens digests in the tables of kinds with revisions;
 	// a Receiver's message carries its webhook path, which stays whole.

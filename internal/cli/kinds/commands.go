@@ -14,7 +14,7 @@ import (
 
 // Reconcilable lists the kinds that suspend, resume, reconcile, export and
 // delete act on, in help order.
-var Reconcilable = []Kind{GitRepository, OCIRepository, Bucket, HelmRepository, HelmChart, Kustomization, HelmRelease, Receiver}
+var Reconcilable = []Kind{GitRepository, OCIRepository, Bucket, HelmRepository, HelmChart, Kustomization, HelmRelease, Receiver, Provider, Alert}
 
 // AddCommands attaches to parent one subcommand per kind of set, built by
 // build, laid out as the flux CLI does: sources below a `source` command

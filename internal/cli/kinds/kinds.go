@@ -10,6 +10,7 @@ import (
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	notificationv1 "github.com/weir-gitops/weir/api/notification/v1"
+	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 )
 
@@ -39,6 +40,10 @@ type Kind struct {
 	// without a revision to report.
 	completed string
 	static    func(u *unstructured.Unstructured) bool
+	// readyMessage, when set, is the MESSAGE column of every object of a
+	// kind that no controller reports on (Alert, Provider): the flux CLI
+	// shows such objects as ready with fixed words.
+	readyMessage string
 	// origin is nil for a kind that reads from nowhere (Receiver): -o wide
 	// then has no SOURCE column.
 	origin func(u *unstructured.Unstructured) string
@@ -95,15 +100,31 @@ var (
 		Noun: "receiver", Use: "receiver", GetUse: "receivers",
 		completed: notificationv1.ReceiverKind + " reconciliation completed",
 	}
+	// Provider and Alert are static since Flux 2.1: notification-controller
+	// reads them when an event arrives and writes no status, so nothing is
+	// waited for and `get` prints them ready.
+	Provider = staticKind(notificationv1beta3.ProviderKind, notificationv1beta3.GroupVersion,
+		"alert-provider", "alert-providers")
+	Alert = staticKind(notificationv1beta3.AlertKind, notificationv1beta3.GroupVersion, "alert", "alerts")
 )
+
+// staticKind describes a kind without a reconciler, in the flux CLI's words.
+func staticKind(kind string, gv schema.GroupVersion, use, getUse string) Kind {
+	return Kind{
+		Kind: kind, GroupVersion: gv, Noun: use, Use: use, GetUse: getUse,
+		completed:    kind + " reconciliation completed",
+		readyMessage: kind + " is Ready",
+		static:       func(*unstructured.Unstructured) bool { return true },
+	}
+}
 
 // Sources lists the source kinds in the order `get sources all` prints them
 // (the flux CLI's order).
 var Sources = []Kind{OCIRepository, Bucket, GitRepository, HelmRepository, HelmChart}
 
 // All lists every kind in the order `get all` prints them: the flux CLI
-// lists receivers after the kustomizations.
-var All = append(append([]Kind{}, Sources...), HelmRelease, Kustomization, Receiver)
+// lists receivers, alert providers and alerts after the kustomizations.
+var All = append(append([]Kind{}, Sources...), HelmRelease, Kustomization, Receiver, Provider, Alert)
 
 // ByKind finds a kind by its API kind name, ignoring case.
 func ByKind(kind string) (Kind, bool) {

@@ -52,6 +52,16 @@ func ReadyStatus(u *unstructured.Unstructured) (string, string) {
 	return string(metav1.ConditionFalse), NotReconciledMessage
 }
 
+// ReadyStatus returns the READY and MESSAGE columns for u: the Ready
+// condition's (see ReadyStatus), or True and the fixed message of a kind
+// that has no status.
+func (k Kind) ReadyStatus(u *unstructured.Unstructured) (string, string) {
+	if k.readyMessage != "" {
+		return string(metav1.ConditionTrue), k.readyMessage
+	}
+	return ReadyStatus(u)
+}
+
 // StatusMatches is --status-selector: whether u has a condition of type
 // condType (any case) whose status is condStatus (any case). An object
 // without the condition does not match.
