@@ -29,6 +29,7 @@ import (
 	"github.com/weir-gitops/weir/internal/cli/clideps"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/scheme"
+	"github.com/weir-gitops/weir/internal/testenv"
 	"github.com/weir-gitops/weir/internal/testenv/gitserver"
 )
 
@@ -166,7 +167,7 @@ data:
 `},
 	})
 	revision := "main@sha1:" + sha
-	waitFor(t, 2*time.Minute, func(ctx context.Context) (bool, string) {
+	testenv.Eventually(t, 2*time.Minute, func(ctx context.Context) (bool, string) {
 		if ok, state := kustomizationsReady(ctx, c, revision); !ok {
 			return false, state
 		}
@@ -177,7 +178,7 @@ data:
 	if rollout > time.Minute {
 		t.Errorf("push to rollout took %s, want under a minute", rollout)
 	}
-	waitFor(t, 10*time.Second, func(context.Context) (bool, string) {
+	testenv.Eventually(t, 10*time.Second, func(context.Context) (bool, string) {
 		return strings.Contains(stderr.String(), "✔ "+revision+" rolled out in"), "weir dev has not reported the rollout"
 	})
 
@@ -304,25 +305,6 @@ func clientFor(t *testing.T, kubeconfig string) client.Client {
 		t.Fatal(err)
 	}
 	return c
-}
-
-func waitFor(t *testing.T, timeout time.Duration, check func(context.Context) (bool, string)) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	var last string
-	for {
-		ok, state := check(ctx)
-		if ok {
-			return
-		}
-		last = state
-		select {
-		case <-ctx.Done():
-			t.Fatalf("not done after %s: %s", timeout, last)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
 }
 
 // assertStopped fails if a process the run started is still alive.
