@@ -50,6 +50,8 @@ func TestCreateExport(t *testing.T) {
 			"--path=deploy/../apps", "--prune", "--depends-on=infra,flux-system/crds@dep.status.ready",
 			"--health-check=Deployment/podinfo.apps", "--target-namespace=apps", "--service-account=deployer",
 			"--decryption-provider=sops", "--decryption-secret=sops-age", "--retry-interval=1m", "--interval=5m"}},
+		{"create/export-ks-health.golden", []string{"ks", "frontend", "--source=GitRepository/fleet", "--path=./dev",
+			"--health-check=Deployment/frontend.dev", "--health-check=StatefulSet/db.dev", "--health-check=HelmRelease/redis.dev"}},
 		{"create/export-ks-wait.golden", []string{"ks", "apps", "--source=OCIRepository/NSX/podinfo", "--wait", "--health-check-timeout=3m"}},
 		{"create/export-secret-git.golden", []string{"secret", "git", "git-auth", "--url=https://127.0.0.1/repo.git",
 			"-u", "git", "-p", "s3cret", "--ca-crt-file=testdata/create/ca.crt"}},

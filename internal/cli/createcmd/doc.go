@@ -13,8 +13,10 @@
 //     --known-hosts-file or is left out (with a warning);
 //   - --source of `create kustomization` also takes Kind/namespace/name,
 //     the form `get -o wide` prints;
-//   - --health-check sets the apiVersion of Deployment, DaemonSet and
-//     StatefulSet (apps/v1), so the check finds them;
+//   - --health-check writes the apiVersion of Deployment, DaemonSet and
+//     StatefulSet (apps/v1) where flux leaves it out; the controllers read
+//     a missing apiVersion as apps/v1 too, so both forms check the same
+//     object;
 //   - --resource of `create receiver` also takes Kind/name.namespace, sets
 //     each resource's apiVersion from its kind and refuses a kind the
 //     Receiver API does not know; --type is checked against the Receiver

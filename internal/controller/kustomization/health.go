@@ -12,7 +12,9 @@ import (
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/health"
+	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
+	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 	"github.com/weir-gitops/weir/internal/ssa"
 )
 
@@ -63,15 +65,9 @@ func (r *Reconciler) checkHealth(ctx context.Context, obj *kustomizev1.Kustomiza
 	case obj.Spec.Wait:
 		objects = cs.Objects()
 	case len(obj.Spec.HealthChecks) > 0:
-		for _, ref := range obj.Spec.HealthChecks {
-			gv, err := schema.ParseGroupVersion(ref.APIVersion)
-			if err != nil {
-				return &errs.Stalling{Err: fmt.Errorf("invalid health check apiVersion %q: %w", ref.APIVersion, err), Reason: meta.HealthCheckFailedReason}
-			}
-			objects = append(objects, ssa.ObjMetadata{
-				Namespace: ref.Namespace, Name: ref.Name,
-				GroupKind: schema.GroupKind{Group: gv.Group, Kind: ref.Kind},
-			})
+		var err error
+		if objects, err = healthCheckObjects(obj.Spec.HealthChecks); err != nil {
+			return err
 		}
 	}
 	// A Kustomization never waits for itself.
@@ -85,6 +81,11 @@ func (r *Reconciler) checkHealth(ctx context.Context, obj *kustomizev1.Kustomiza
 	}
 	if len(toCheck) == 0 {
 		return nil
+	}
+	msg := fmt.Sprintf("Running health checks for revision %s with a timeout of %s", out.revision, obj.GetTimeout())
+	conditions.MarkUnknown(obj, meta.HealthyCondition, meta.ProgressingReason, "%s", msg)
+	if err := reconcile.ProgressUnknown(ctx, obj, "%s", msg); err != nil {
+		return err
 	}
 	start := time.Now()
 	timeout := obj.GetTimeout()
@@ -101,6 +102,33 @@ func (r *Reconciler) checkHealth(ctx context.Context, obj *kustomizev1.Kustomiza
 	}
 	out.healthChecked, out.healthTook = true, time.Since(start)
 	return nil
+}
+
+// defaultHealthCheckAPIVersion is what a spec.healthChecks entry without an
+// apiVersion means: Flux's controller reads it so, for Kustomization
+// v1beta1 repositories and for what `flux create kustomization
+// --health-check=Deployment/name.namespace` writes.
+const defaultHealthCheckAPIVersion = "apps/v1"
+
+// healthCheckObjects turns spec.healthChecks into the objects to wait for.
+// An apiVersion that does not parse stalls the Kustomization.
+func healthCheckObjects(refs []meta.NamespacedObjectKindReference) ([]ssa.ObjMetadata, error) {
+	objects := make([]ssa.ObjMetadata, 0, len(refs))
+	for _, ref := range refs {
+		apiVersion := ref.APIVersion
+		if apiVersion == "" {
+			apiVersion = defaultHealthCheckAPIVersion
+		}
+		gv, err := schema.ParseGroupVersion(apiVersion)
+		if err != nil {
+			return nil, &errs.Stalling{Err: fmt.Errorf("invalid health check apiVersion %q: %w", ref.APIVersion, err), Reason: meta.HealthCheckFailedReason}
+		}
+		objects = append(objects, ssa.ObjMetadata{
+			Namespace: ref.Namespace, Name: ref.Name,
+			GroupKind: schema.GroupKind{Group: gv.Group, Kind: ref.Kind},
+		})
+	}
+	return objects, nil
 }
 
 func isHealthy(obj *kustomizev1.Kustomization) bool {
