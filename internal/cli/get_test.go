@@ -50,6 +50,19 @@ func TestGet(t *testing.T) {
 	}
 }
 
+// TestGetShowsProgress lists a Kustomization whose reconcile is running its
+// health checks, as reconcile.ProgressUnknown leaves it: READY Unknown with
+// the phase that runs.
+func TestGetShowsProgress(t *testing.T) {
+	ns := testenv.Get(t).Namespace(t)
+	applyFixture(t, "get/progress.yaml", ns)
+	res := weir(t, "get", "kustomizations", "-n", ns)
+	if res.Code != 0 {
+		t.Fatalf("exit code %d; stderr:\n%s", res.Code, res.Stderr)
+	}
+	assertGolden(t, "get/ks-progress.golden", "stdout:\n"+res.Stdout+"stderr:\n"+res.Stderr, ns)
+}
+
 // TestGetAllNamespaces lists across namespaces: the NAMESPACE column comes
 // first.
 func TestGetAllNamespaces(t *testing.T) {

@@ -82,6 +82,27 @@ func New(cs *ssa.ChangeSet) kustomizev1.ResourceInventory {
 	return inv
 }
 
+// Merge returns inv with the objects of entries it does not name yet added
+// at its end, and whether it added any. Objects are compared without their
+// API version, as in Diff. The Kustomization controller records so what an
+// apply stage is about to write, before it writes it.
+func Merge(inv kustomizev1.ResourceInventory, entries []ssa.ChangeSetEntry) (kustomizev1.ResourceInventory, bool) {
+	seen := make(map[string]bool, len(inv.Entries))
+	for _, e := range inv.Entries {
+		seen[e.ID] = true
+	}
+	out := kustomizev1.ResourceInventory{Entries: append([]kustomizev1.ResourceRef{}, inv.Entries...)}
+	for _, e := range entries {
+		id := ID(e.ObjMetadata)
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		out.Entries = append(out.Entries, kustomizev1.ResourceRef{ID: id, Version: e.Version})
+	}
+	return out, len(out.Entries) > len(inv.Entries)
+}
+
 // List returns the objects an inventory names, in its order.
 func List(inv kustomizev1.ResourceInventory) ([]ssa.ObjMetadata, error) {
 	out := make([]ssa.ObjMetadata, 0, len(inv.Entries))

@@ -211,3 +211,29 @@ func TestDiff(t *testing.T) {
 		t.Error("Diff of an unreadable inventory: want an error")
 	}
 }
+
+func TestMerge(t *testing.T) {
+	old := kustomizev1.ResourceInventory{Entries: []kustomizev1.ResourceRef{
+		{ID: "apps_a__ConfigMap", Version: "v1"},
+		{ID: "apps_podinfo_apps_Deployment", Version: "v1"},
+	}}
+	got, grew := Merge(old, []ssa.ChangeSetEntry{
+		{ObjMetadata: obj("apps", "podinfo", "apps", "Deployment"), Version: "v1beta2", Action: ssa.Configured},
+		{ObjMetadata: obj("apps", "b", "", "ConfigMap"), Version: "v1", Action: ssa.Created},
+		{ObjMetadata: obj("apps", "b", "", "ConfigMap"), Version: "v1", Action: ssa.Created},
+	})
+	want := kustomizev1.ResourceInventory{Entries: []kustomizev1.ResourceRef{
+		{ID: "apps_a__ConfigMap", Version: "v1"},
+		{ID: "apps_podinfo_apps_Deployment", Version: "v1"},
+		{ID: "apps_b__ConfigMap", Version: "v1"},
+	}}
+	if diff := cmp.Diff(want, got); diff != "" || !grew {
+		t.Errorf("Merge grew=%v (-want +got):\n%s", grew, diff)
+	}
+	if len(old.Entries) != 2 {
+		t.Errorf("Merge changed its input: %+v", old)
+	}
+	if _, grew := Merge(got, []ssa.ChangeSetEntry{{ObjMetadata: obj("apps", "a", "", "ConfigMap"), Version: "v1"}}); grew {
+		t.Error("Merge of a known object reports growth")
+	}
+}

@@ -43,6 +43,15 @@ type ApplyOptions struct {
 	// removed (--override-manager). Names match as prefixes, as in Flux.
 	OverrideManagers []string
 
+	// BeforeWrite, when set, is called once per stage, after the whole
+	// stage was validated and before any of it is written, with the
+	// objects the stage is about to create or change. An error stops Apply
+	// before the stage writes anything. The Kustomization controller
+	// records them in its inventory there, so that the inventory never
+	// lags behind what is in the cluster, even if the process dies
+	// halfway through a stage.
+	BeforeWrite func(ctx context.Context, writes []ChangeSetEntry) error
+
 	// WaitTimeout bounds the wait for the definitions and classes applied
 	// in the first stages to become ready, and for an object deleted to be
 	// recreated to go away. Default DefaultWaitTimeout.
@@ -177,6 +186,9 @@ func (m *Manager) applyStage(ctx context.Context, objs []*unstructured.Unstructu
 	if err != nil {
 		return nil, err
 	}
+	if err := beforeWrite(ctx, plans, opts); err != nil {
+		return nil, err
+	}
 	if err := m.write(ctx, plans, opts); err != nil {
 		return nil, err
 	}
@@ -185,6 +197,23 @@ func (m *Manager) applyStage(ctx context.Context, objs []*unstructured.Unstructu
 		entries[i] = p.entry()
 	}
 	return entries, nil
+}
+
+// beforeWrite calls opts.BeforeWrite with the plans that write.
+func beforeWrite(ctx context.Context, plans []*plan, opts ApplyOptions) error {
+	if opts.BeforeWrite == nil {
+		return nil
+	}
+	var writes []ChangeSetEntry
+	for _, p := range plans {
+		if p.action == Created || p.action == Configured {
+			writes = append(writes, p.entry())
+		}
+	}
+	if len(writes) == 0 {
+		return nil
+	}
+	return opts.BeforeWrite(ctx, writes)
 }
 
 // plan reads obj's in-cluster state, applies the per-object annotations,

@@ -642,3 +642,71 @@ rules:
 		}
 	}
 }
+
+// TestApplyBeforeWrite checks that BeforeWrite hears of each stage's writes
+// before any of them reaches the cluster, is not called for a stage that
+// writes nothing, and that its error stops the stage.
+func TestApplyBeforeWrite(t *testing.T) {
+	m, _ := newManager(t)
+	ctx := context.Background()
+	ns := uniqueName("before")
+	manifest := fmt.Sprintf(`
+apiVersion: v1
+kind: Namespace
+metadata: {name: %[1]s}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: a, namespace: %[1]s}
+data: {k: "1"}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: b, namespace: %[1]s}
+data: {k: "1"}
+`, ns)
+	objs := objects(t, manifest)
+	deleteAfter(t, objs)
+	var calls []string
+	record := func(ctx context.Context, writes []ssa.ChangeSetEntry) error {
+		var call []string
+		for _, w := range writes {
+			call = append(call, w.String())
+			if w.ObjMetadata.GroupKind.Kind == "ConfigMap" {
+				if err := testenv.Get(t).Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: w.ObjMetadata.Name},
+					&unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}}); !apierrors.IsNotFound(err) {
+					t.Errorf("%s exists before BeforeWrite returned: %v", w.ObjMetadata, err)
+				}
+			}
+		}
+		calls = append(calls, strings.Join(call, ", "))
+		return nil
+	}
+	if _, err := m.Apply(ctx, objs, ssa.ApplyOptions{BeforeWrite: record}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Namespace/" + ns + " created", "ConfigMap/" + ns + "/a created, ConfigMap/" + ns + "/b created"}
+	if diff := cmp.Diff(want, calls); diff != "" {
+		t.Errorf("BeforeWrite calls (-want +got):\n%s", diff)
+	}
+
+	calls = nil
+	changed := objects(t, strings.Replace(manifest, "name: b, namespace: "+ns+"}\ndata: {k: \"1\"}", "name: b, namespace: "+ns+"}\ndata: {k: \"2\"}", 1))
+	if _, err := m.Apply(ctx, changed, ssa.ApplyOptions{BeforeWrite: record}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"ConfigMap/" + ns + "/b configured"}, calls); diff != "" {
+		t.Errorf("BeforeWrite calls of a reapply (-want +got):\n%s", diff)
+	}
+
+	boom := errors.New("boom")
+	extra := objects(t, manifest+fmt.Sprintf("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: %s}\n", ns))
+	_, err := m.Apply(ctx, extra, ssa.ApplyOptions{BeforeWrite: func(context.Context, []ssa.ChangeSetEntry) error { return boom }})
+	if !errors.Is(err, boom) {
+		t.Errorf("err = %v, want BeforeWrite's", err)
+	}
+	if err := testenv.Get(t).Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "c"},
+		&unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}}); !apierrors.IsNotFound(err) {
+		t.Errorf("ConfigMap c written although BeforeWrite failed: %v", err)
+	}
+}

@@ -66,6 +66,9 @@ type outcome struct {
 // reconcile runs the phases in order and stops at the first error.
 func (r *Reconciler) reconcile(ctx context.Context, obj *sourcev1.Bucket) (*outcome, error) {
 	out := &outcome{artifact: obj.Status.Artifact}
+	if err := source.Begin(ctx, obj, obj.Status.ObservedGeneration, obj.Status.LastHandledReconcileAt); err != nil {
+		return out, err
+	}
 	if err := supported(obj); err != nil {
 		return out, err
 	}
@@ -82,6 +85,9 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *sourcev1.Bucket) (*outc
 	}
 	if r.upToDate(obj, out.revision) {
 		return out, nil
+	}
+	if err := source.Building(ctx, obj, out.revision); err != nil {
+		return out, err
 	}
 	return out, r.fetchAndStore(ctx, obj, c, ix, ignoreText, out)
 }

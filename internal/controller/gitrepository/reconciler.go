@@ -62,6 +62,9 @@ type outcome struct {
 // reconcile runs the phases in order and stops at the first error.
 func (r *Reconciler) reconcile(ctx context.Context, obj *sourcev1.GitRepository) (*outcome, error) {
 	out := &outcome{artifact: obj.Status.Artifact}
+	if err := source.Begin(ctx, obj, obj.Status.ObservedGeneration, obj.Status.LastHandledReconcileAt); err != nil {
+		return out, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, obj.GetTimeout())
 	defer cancel()
 
@@ -87,6 +90,9 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *sourcev1.GitRepository)
 	out.includes = includes
 	if r.upToDate(obj, out) {
 		return out, nil
+	}
+	if err := source.Building(ctx, obj, out.revision); err != nil {
+		return out, err
 	}
 	return out, r.fetchAndStore(ctx, obj, remote, ref, out)
 }

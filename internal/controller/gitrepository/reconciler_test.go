@@ -36,7 +36,7 @@ func startController(ctx context.Context, env *testenv.Env) (err error) {
 		return err
 	}
 	return testenv.StartManager(ctx, env, func(mgr ctrl.Manager) error {
-		r := &Reconciler{Deps: testenv.SourceDeps(mgr, storage)}
+		r := &Reconciler{Deps: testenv.SourceDeps(mgr, storage), Git: gated}
 		return r.SetupWithManager(mgr, testenv.FastQueue)
 	})
 }

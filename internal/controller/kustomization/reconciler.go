@@ -174,6 +174,9 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomizati
 		}
 	}
 
+	if err := r.progress(ctx, obj, "Fetching manifests", out.revision); err != nil {
+		return out, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, obj.GetTimeout())
 	defer cancel()
 	kube, err := r.Clients.For(ctx, obj)
@@ -223,6 +226,10 @@ func (r *Reconciler) fetchAndBuild(ctx context.Context, obj *kustomizev1.Kustomi
 		return nil, err
 	}
 	out.attempted = true
+	obj.Status.LastAttemptedRevision = out.revision
+	if err := r.progress(ctx, obj, "Building manifests", out.revision); err != nil {
+		return nil, err
+	}
 	res, err := r.build(ctx, obj, dir, out)
 	if err != nil {
 		return nil, err
@@ -323,17 +330,56 @@ func Render(ctx context.Context, reader client.Reader, obj *kustomizev1.Kustomiz
 	return kustomize.Build(ctx, build)
 }
 
+// progress reports the phase that begins, in kustomize-controller's words,
+// on Reconciling=True and Ready=Unknown (reason Progressing), and patches
+// the status. kustomize-controller leaves "Reconciliation in progress" on
+// Ready; weir puts the phase there too, so that `get` shows which phase
+// runs (see docs/design/0005-finalizer-inventory-progress.md).
+func (r *Reconciler) progress(ctx context.Context, obj *kustomizev1.Kustomization, phase, revision string) error {
+	return reconcile.ProgressUnknown(ctx, obj, "%s for revision %s with a timeout of %s", phase, revision, obj.GetTimeout())
+}
+
+// recordWrites adds what an apply stage is about to write to
+// status.inventory and patches it before the stage writes, so that the
+// inventory never lags behind the cluster: if the controller dies in the
+// middle of the stage, deleting the Kustomization still prunes all it
+// created. Objects planned but never created are NotFound to that prune,
+// which counts them deleted; prune deletes only objects labelled as this
+// Kustomization's.
+func (r *Reconciler) recordWrites(obj *kustomizev1.Kustomization) func(context.Context, []ssa.ChangeSetEntry) error {
+	return func(ctx context.Context, writes []ssa.ChangeSetEntry) error {
+		current := kustomizev1.ResourceInventory{Entries: []kustomizev1.ResourceRef{}}
+		if obj.Status.Inventory != nil {
+			current = *obj.Status.Inventory
+		}
+		merged, grew := inventory.Merge(current, writes)
+		if !grew {
+			return nil
+		}
+		obj.Status.Inventory = &merged
+		return reconcile.Patch(ctx, obj)
+	}
+}
+
 // apply applies, records the inventory, prunes and checks health.
 func (r *Reconciler) apply(ctx context.Context, obj *kustomizev1.Kustomization, kube client.Client,
 	objects []*unstructured.Unstructured, checks *healthChecks, out *outcome) error {
 	mgr := ssa.NewManager(kube, ssa.Options{Concurrency: r.Options.ConcurrentSSA, PollInterval: r.Options.HealthPollInterval})
 	owner := &ssa.Owner{Name: obj.Name, Namespace: obj.Namespace}
+	old := kustomizev1.ResourceInventory{}
+	if obj.Status.Inventory != nil {
+		old = *obj.Status.Inventory.DeepCopy()
+	}
+	if err := r.progress(ctx, obj, "Detecting drift", out.revision); err != nil {
+		return err
+	}
 	cs, err := mgr.Apply(ctx, objects, ssa.ApplyOptions{
 		FieldManager:     ControllerName,
 		Force:            obj.Spec.Force,
 		Owner:            owner,
 		CustomStageKinds: r.Options.CustomStageKinds,
 		OverrideManagers: r.Options.OverrideManagers,
+		BeforeWrite:      r.recordWrites(obj),
 	})
 	out.applied = cs
 	if err != nil {
@@ -348,10 +394,6 @@ func (r *Reconciler) apply(ctx context.Context, obj *kustomizev1.Kustomization, 
 	out.inventory = &inv
 
 	if obj.Spec.Prune {
-		old := kustomizev1.ResourceInventory{}
-		if obj.Status.Inventory != nil {
-			old = *obj.Status.Inventory
-		}
 		stale, err := inventory.Diff(old, inv, cs.Skipped()...)
 		if err != nil {
 			return r.retry(obj, meta.PruneFailedReason, err)

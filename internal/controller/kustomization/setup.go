@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -136,7 +137,17 @@ func (dependencyChanged) Update(e event.UpdateEvent) bool {
 	if !ok1 || !ok2 {
 		return false
 	}
-	return readinessOf(older) != readinessOf(newer)
+	// A dependency that only reports the progress of a run (Ready Unknown
+	// while Reconciling) has nothing new for a dependent yet: its result
+	// comes with the patch that ends the run.
+	return readinessOf(older) != readinessOf(newer) && !inProgress(newer)
+}
+
+// inProgress reports whether k is in the middle of a reconcile: Reconciling
+// True with reason Progressing, as reconcile.Progress leaves it.
+func inProgress(k *kustomizev1.Kustomization) bool {
+	c := apimeta.FindStatusCondition(k.Status.Conditions, meta.ReconcilingCondition)
+	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == meta.ProgressingReason
 }
 
 // readiness is what a dependent's check reads from a dependency.

@@ -70,8 +70,10 @@ func applyFailure(obj *kustomizev1.Kustomization, out *outcome, err error) {
 		conditions.MarkStalled(obj, reason, "%s", err)
 	case isWaiting(err):
 		// Waiting on something else (a dependency, an artifact) is not a
-		// failure of this Kustomization's spec: no Reconciling retry.
+		// failure of this Kustomization's spec: no Reconciling retry, and
+		// the progress a phase reported before it had to wait is over.
 		conditions.Delete(obj, meta.StalledCondition)
+		conditions.Delete(obj, meta.ReconcilingCondition)
 		conditions.MarkFalse(obj, meta.ReadyCondition, reason, "%s", err)
 	default:
 		conditions.MarkFailed(obj, reason, "%s", err)

@@ -32,11 +32,30 @@ func TestApplyStatus(t *testing.T) {
 		lastApplied  string
 		lastAttempt  string
 		historyState string
+		// healthRan: the run got to the health check, which marked
+		// Healthy Unknown while it ran.
+		healthRan bool
+		healthy   metav1.ConditionStatus // "" when Healthy must be absent
 	}{
 		{
 			name: "success", out: applied,
 			ready: metav1.ConditionTrue, reason: meta.ReconciliationSucceededReason, message: "Applied revision: " + rev,
 			observed: 2, lastApplied: rev, lastAttempt: rev, historyState: meta.ReconciliationSucceededReason,
+		},
+		{
+			name: "success after a health check", out: &outcome{revision: rev, attempted: true, checksum: "sha256:abc",
+				healthChecked: true, healthTook: time.Second, inventory: applied.inventory},
+			ready: metav1.ConditionTrue, reason: meta.ReconciliationSucceededReason, message: "Applied revision: " + rev,
+			observed: 2, lastApplied: rev, lastAttempt: rev, historyState: meta.ReconciliationSucceededReason,
+			healthRan: true, healthy: metav1.ConditionTrue,
+		},
+		{
+			name:  "health check failure retries and says Healthy False",
+			out:   &outcome{revision: rev, attempted: true, checksum: "sha256:abc", inventory: applied.inventory},
+			err:   &errs.Generic{Err: errors.New("timeout waiting for: [Deployment/ns/a status: 'InProgress']"), Reason: meta.HealthCheckFailedReason},
+			ready: metav1.ConditionFalse, reason: meta.HealthCheckFailedReason, message: "timeout waiting for: [Deployment/ns/a status: 'InProgress']",
+			reconciling: true, observed: 1, lastApplied: old, lastAttempt: rev, historyState: meta.HealthCheckFailedReason,
+			healthRan: true, healthy: metav1.ConditionFalse,
 		},
 		{
 			name:  "build failure keeps last applied, retries, records history",
@@ -76,34 +95,60 @@ func TestApplyStatus(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			obj := &kustomizev1.Kustomization{ObjectMeta: metav1.ObjectMeta{Generation: 2}}
-			obj.Status.ObservedGeneration = 1
-			obj.Status.LastAppliedRevision, obj.Status.LastAttemptedRevision = old, old
-			applyStatus(obj, tt.out, tt.err, now, time.Second)
+		for _, inProgress := range []bool{false, true} {
+			name := tt.name
+			if inProgress {
+				name += ", from the progress a run reports"
+			}
+			t.Run(name, func(t *testing.T) {
+				obj := &kustomizev1.Kustomization{ObjectMeta: metav1.ObjectMeta{Generation: 2}}
+				obj.Status.ObservedGeneration = 1
+				obj.Status.LastAppliedRevision, obj.Status.LastAttemptedRevision = old, old
+				if inProgress {
+					conditions.MarkReconciling(obj, meta.ProgressingReason, "Detecting drift for revision %s with a timeout of 5m0s", rev)
+					if tt.healthRan {
+						conditions.MarkUnknown(obj, meta.HealthyCondition, meta.ProgressingReason, "Running health checks")
+					}
+				}
+				applyStatus(obj, tt.out, tt.err, now, time.Second)
+				checkStatus(t, obj, tt.ready, tt.reason, tt.message, tt.reconciling, tt.stalled)
+				for _, c := range obj.Status.Conditions {
+					if c.Reason == meta.ProgressingReason {
+						t.Errorf("%s still %s/%s %q after the run ended", c.Type, c.Status, c.Reason, c.Message)
+					}
+				}
+				h := conditions.Get(obj, meta.HealthyCondition)
+				if (tt.healthy == "") != (h == nil) || (h != nil && h.Status != tt.healthy) {
+					t.Errorf("Healthy = %+v, want %q", h, tt.healthy)
+				}
+				st := obj.Status
+				if st.ObservedGeneration != tt.observed || st.LastAppliedRevision != tt.lastApplied || st.LastAttemptedRevision != tt.lastAttempt {
+					t.Errorf("observed %d applied %q attempted %q, want %d %q %q",
+						st.ObservedGeneration, st.LastAppliedRevision, st.LastAttemptedRevision, tt.observed, tt.lastApplied, tt.lastAttempt)
+				}
+				switch {
+				case tt.historyState == "" && len(st.History) != 0:
+					t.Errorf("history = %+v, want none", st.History)
+				case tt.historyState != "" && (len(st.History) != 1 || st.History[0].LastReconciledStatus != tt.historyState ||
+					st.History[0].Metadata["revision"] != rev):
+					t.Errorf("history = %+v, want one %s snapshot of %s", st.History, tt.historyState, rev)
+				}
+			})
+		}
+	}
+}
 
-			ready := conditions.Get(obj, meta.ReadyCondition)
-			if ready.Status != tt.ready || ready.Reason != tt.reason || ready.Message != tt.message {
-				t.Errorf("Ready = %s %s %q, want %s %s %q", ready.Status, ready.Reason, ready.Message, tt.ready, tt.reason, tt.message)
-			}
-			if got := conditions.IsTrue(obj, meta.ReconcilingCondition); got != tt.reconciling {
-				t.Errorf("Reconciling = %v, want %v", got, tt.reconciling)
-			}
-			if got := conditions.IsTrue(obj, meta.StalledCondition); got != tt.stalled {
-				t.Errorf("Stalled = %v, want %v", got, tt.stalled)
-			}
-			st := obj.Status
-			if st.ObservedGeneration != tt.observed || st.LastAppliedRevision != tt.lastApplied || st.LastAttemptedRevision != tt.lastAttempt {
-				t.Errorf("observed %d applied %q attempted %q, want %d %q %q",
-					st.ObservedGeneration, st.LastAppliedRevision, st.LastAttemptedRevision, tt.observed, tt.lastApplied, tt.lastAttempt)
-			}
-			switch {
-			case tt.historyState == "" && len(st.History) != 0:
-				t.Errorf("history = %+v, want none", st.History)
-			case tt.historyState != "" && (len(st.History) != 1 || st.History[0].LastReconciledStatus != tt.historyState ||
-				st.History[0].Metadata["revision"] != rev):
-				t.Errorf("history = %+v, want one %s snapshot of %s", st.History, tt.historyState, rev)
-			}
-		})
+// checkStatus checks Ready, Reconciling and Stalled.
+func checkStatus(t *testing.T, obj *kustomizev1.Kustomization, status metav1.ConditionStatus, reason, message string, reconciling, stalled bool) {
+	t.Helper()
+	ready := conditions.Get(obj, meta.ReadyCondition)
+	if ready.Status != status || ready.Reason != reason || ready.Message != message {
+		t.Errorf("Ready = %s %s %q, want %s %s %q", ready.Status, ready.Reason, ready.Message, status, reason, message)
+	}
+	if got := conditions.IsTrue(obj, meta.ReconcilingCondition); got != reconciling {
+		t.Errorf("Reconciling = %v, want %v", got, reconciling)
+	}
+	if got := conditions.IsTrue(obj, meta.StalledCondition); got != stalled {
+		t.Errorf("Stalled = %v, want %v", got, stalled)
 	}
 }

@@ -68,6 +68,9 @@ type outcome struct {
 // reconcile runs the phases in order and stops at the first error.
 func (r *Reconciler) reconcile(ctx context.Context, obj *sourcev1.OCIRepository) (*outcome, error) {
 	out := &outcome{artifact: obj.Status.Artifact}
+	if err := source.Begin(ctx, obj, obj.Status.ObservedGeneration, obj.Status.LastHandledReconcileAt); err != nil {
+		return out, err
+	}
 	if a := obj.Status.Artifact; a != nil {
 		out.previousDigest = a.Digest
 	}
@@ -92,6 +95,9 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *sourcev1.OCIRepository)
 	}
 	if r.upToDate(obj, out) {
 		return out, nil
+	}
+	if err := source.Building(ctx, obj, out.revision); err != nil {
+		return out, err
 	}
 	return out, r.pullAndStore(ctx, obj, remote, res, out)
 }

@@ -9,6 +9,7 @@ package reconcile
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -73,10 +74,19 @@ func Run[T Object](ctx context.Context, d Driver, req ctrl.Request, obj T, h Hoo
 		}
 	}()
 
+	ctx = withPatcher(ctx, helper)
+
 	if !obj.GetDeletionTimestamp().IsZero() {
 		return ctrl.Result{}, h.Finalize(ctx, obj)
 	}
-	controllerutil.AddFinalizer(obj, meta.Finalizer)
+	// The finalizer is stored before anything is fetched, stored or
+	// applied: an object deleted while its first reconcile runs can no
+	// longer gain one, and what that reconcile made would be left behind.
+	if controllerutil.AddFinalizer(obj, meta.Finalizer) {
+		if err := helper.Patch(ctx, obj); err != nil {
+			return ctrl.Result{}, fmt.Errorf("adding the finalizer: %w", err)
+		}
+	}
 	if h.Suspended(obj) {
 		ctrl.LoggerFrom(ctx).V(1).Info("reconciliation is suspended")
 		return ctrl.Result{}, nil

@@ -1,0 +1,47 @@
+package source
+
+import (
+	"context"
+
+	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/runtime/reconcile"
+)
+
+// Observed is what a source's status says it last handled.
+type Observed interface {
+	reconcile.Object
+	GetArtifact() *meta.Artifact
+}
+
+// Begin marks a source reconcile as under way, with source-controller's
+// messages, when there is news to show: a new generation (Reconciling=True
+// and Ready=Unknown, "processing object: new generation X -> Y") or a
+// reconcile request not handled yet ("reconciliation in progress"). The
+// status is patched at once. A periodic run leaves the conditions alone,
+// so one that changes nothing writes nothing (source-controller flips
+// Ready in memory and back, which moves its lastTransitionTime).
+func Begin(ctx context.Context, obj Observed, observedGeneration int64, lastHandled string) error {
+	token, requested := meta.ReconcileAnnotationValue(obj.GetAnnotations())
+	switch {
+	case obj.GetGeneration() != observedGeneration:
+		return reconcile.ProgressUnknown(ctx, obj, "processing object: new generation %d -> %d", observedGeneration, obj.GetGeneration())
+	case requested && token != lastHandled:
+		return reconcile.ProgressUnknown(ctx, obj, "reconciliation in progress")
+	}
+	return nil
+}
+
+// Building reports, before a source downloads revision to store it, that
+// a new artifact is being built: "building artifact" when there is none
+// yet (Ready Unknown), "building artifact: new upstream revision '…'" when
+// revision replaces the stored one (Ready kept).
+func Building(ctx context.Context, obj Observed, revision string) error {
+	a := obj.GetArtifact()
+	switch {
+	case a == nil:
+		return reconcile.ProgressUnknown(ctx, obj, "building artifact")
+	case a.Revision != revision:
+		return reconcile.Progress(ctx, obj, "building artifact: new upstream revision '%s'", revision)
+	}
+	return nil
+}
