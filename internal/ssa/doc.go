@@ -43,7 +43,9 @@
 // reconcile of an unchanged build makes no write at all; different means
 // "configured", absent means "created". Only when every object of the
 // stage passed its dry-run are the changed ones applied for real, in
-// order; objects of one kind are written concurrently. When a controller
+// order; objects of one kind are written concurrently. Just before, Apply
+// hands them to ApplyOptions.BeforeWrite, where the Kustomization
+// controller records them in its inventory. When a controller
 // updated the object between the read and the dry-run (the dry-run answers
 // with the resourceVersion it was computed on), the object is read and
 // dry-run again, so a Deployment rolling out is not reported configured.
