@@ -672,7 +672,7 @@ data: {k: "1"}
 		var call []string
 		for _, w := range writes {
 			call = append(call, w.String())
-			if w.ObjMetadata.GroupKind.Kind == "ConfigMap" {
+			if w.Action == ssa.Created && w.ObjMetadata.GroupKind.Kind == "ConfigMap" {
 				if err := testenv.Get(t).Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: w.ObjMetadata.Name},
 					&unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}}); !apierrors.IsNotFound(err) {
 					t.Errorf("%s exists before BeforeWrite returned: %v", w.ObjMetadata, err)
