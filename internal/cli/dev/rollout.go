@@ -40,7 +40,7 @@ func objectStates(ctx context.Context, c client.Reader, k *kustomizev1.Kustomiza
 	for _, e := range k.Status.Inventory.Entries {
 		id, err := inventory.Parse(e.ID)
 		if err != nil {
-			return nil, fmt.Errorf("Kustomization %s: inventory entry %q: %w", displayName(k), e.ID, err)
+			return nil, fmt.Errorf("inventory of Kustomization %s: entry %q: %w", displayName(k), e.ID, err)
 		}
 		if id.GroupKind.Group == kustomizev1.GroupVersion.Group && id.GroupKind.Kind == kustomizev1.KustomizationKind {
 			continue
