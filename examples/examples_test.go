@@ -88,6 +88,53 @@ func TestFleetBuilds(t *testing.T) {
 	}
 }
 
+// TestLayersFollowTheRoot is seed 003's check, made mechanical: the root
+// (flux-system, which weir dev creates) applies cluster-vars, so every
+// Kustomization that substitutes from it must reach the root through
+// dependsOn, or a push that changes cluster-vars can be built with the old
+// values. dependsOn is revision-gated, so a path to the root is enough.
+// The walk also fails on a cycle or a dependency that does not exist.
+func TestLayersFollowTheRoot(t *testing.T) {
+	const root = "flux-system"
+	ks := kustomizations(t)
+	deps := map[string][]string{}
+	for _, k := range ks {
+		deps[k.Name] = []string{}
+		for _, d := range k.Spec.DependsOn {
+			if d.Namespace != "" && d.Namespace != k.Namespace {
+				t.Errorf("%s: dependsOn %s/%s leaves the namespace", k.Name, d.Namespace, d.Name)
+			}
+			deps[k.Name] = append(deps[k.Name], d.Name)
+		}
+	}
+	var reachesRoot func(name string, seen map[string]bool) bool
+	reachesRoot = func(name string, seen map[string]bool) bool {
+		if name == root {
+			return true
+		}
+		if seen[name] {
+			t.Errorf("dependsOn cycle through %s", name)
+			return false
+		}
+		seen[name] = true
+		if _, declared := deps[name]; !declared {
+			t.Errorf("dependsOn names %s, which clusters/dev does not declare", name)
+			return false
+		}
+		for _, d := range deps[name] {
+			if reachesRoot(d, seen) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, k := range ks {
+		if !reachesRoot(k.Name, map[string]bool{}) {
+			t.Errorf("Kustomization %s does not depend, directly or through others, on %s: it can be built before %s has applied the same revision's cluster-vars", k.Name, root, root)
+		}
+	}
+}
+
 // kustomizations reads the Kustomizations clusters/dev declares.
 func kustomizations(t *testing.T) []kustomizev1.Kustomization {
 	t.Helper()

@@ -61,6 +61,8 @@ func setupKustomize(ctx context.Context, deps *Deps) error {
 			AllowUndefinedVariables:    gateOff(gates, "StrictPostBuildSubstitutions"),
 			DisableFailFast:            gates["DisableFailFastBehavior"],
 			ConfigsSelector:            configsUnlessDisabled(configs, gates),
+			FollowProducedConfigs:      followConfigs(gates),
+			WatchNamespace:             watchNamespace(opts),
 		},
 	}
 	return r.SetupWithManager(ctx, mgr, reconcile.SetupOptions{
@@ -70,14 +72,30 @@ func setupKustomize(ctx context.Context, deps *Deps) error {
 	})
 }
 
+// watchNamespace is the one namespace the controllers watch with
+// --watch-all-namespaces=false, or empty for all.
+func watchNamespace(opts *Options) string {
+	if opts.WatchAllNamespaces {
+		return ""
+	}
+	return os.Getenv("RUNTIME_NAMESPACE")
+}
+
 // configsUnlessDisabled is the config watch selector, unless the
-// DisableConfigWatchers gate turns the watches off.
+// DisableConfigWatchers gate turns the watches off. The gate turns off
+// the substitution followers too (FollowProducedConfigs): both are watches
+// on ConfigMaps and Secrets, and the gate is how an operator says the
+// controller must watch none.
 func configsUnlessDisabled(sel labels.Selector, gates map[string]bool) labels.Selector {
 	if gates["DisableConfigWatchers"] {
 		return nil
 	}
 	return sel
 }
+
+// followConfigs reports whether the substitution followers run: unless
+// DisableConfigWatchers is on (see configsUnlessDisabled).
+func followConfigs(gates map[string]bool) bool { return !gates["DisableConfigWatchers"] }
 
 // gateOff reports whether a gate that defaults to on was turned off.
 func gateOff(gates map[string]bool, name string) bool {

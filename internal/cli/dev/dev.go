@@ -54,6 +54,10 @@ type Options struct {
 	// OnReady, when set, is called once the example has converged, before
 	// weir dev waits for Ctrl-C (or, with Once, stops). An error ends the run.
 	OnReady func(ctx context.Context, res *Result) error
+	// OnRollout, when set, is called each time a pushed revision has
+	// rolled out, just before weir dev says so: what it reads of the
+	// cluster is what "rolled out" meant. An error ends the run.
+	OnRollout func(ctx context.Context, res *Result, revision string) error
 }
 
 // Result says what a run started, for the caller and for tests.
@@ -233,7 +237,7 @@ func syncExample(ctx context.Context, c client.Client, opts Options, res *Result
 		return nil
 	}
 	printHint(out, res)
-	return followPushes(ctx, c, f, p, pushes, res, opts.Timeout)
+	return followPushes(ctx, c, f, p, pushes, res, opts)
 }
 
 // printHint tells how to look at the cluster and how to roll out a change.
@@ -247,12 +251,10 @@ func printHint(out io.Writer, res *Result) {
 // followPushes prints every change of the sync's objects until ctx ends.
 // On each push it asks the GitRepository to fetch at once and, when the
 // pushed revision has rolled out everywhere, says how long that took.
-func followPushes(ctx context.Context, c client.Client, f *fleet, p *progress, pushes <-chan struct{}, res *Result, timeout time.Duration) error {
-	current := res.Revision
+func followPushes(ctx context.Context, c client.Client, f *fleet, p *progress, pushes <-chan struct{}, res *Result, opts Options) error {
+	fw := &follower{c: c, f: f, p: p, res: res, opts: opts, current: res.Revision}
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
-	var pending string // the pushed revision not yet rolled out
-	var pushed time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -261,44 +263,78 @@ func followPushes(ctx context.Context, c client.Client, f *fleet, p *progress, p
 			}
 			return nil
 		case <-pushes:
-			rev, err := f.Head()
-			if err != nil {
-				p.say("✗ reading the pushed revision: %v", err)
-				continue
-			}
-			if rev == current || rev == pending {
-				continue // the first push, or one that did not move main
-			}
-			pending, pushed, current = rev, time.Now(), rev
-			if res.ReceiverAddr != "" {
-				p.say("► push received: %s; calling the webhook of Receiver/%s", rev, receiverName)
-				if err := callReceiver(ctx, c, res.ReceiverAddr); err != nil {
-					p.say("✗ Receiver/%s: %v", receiverName, err)
-				}
-				continue
-			}
-			p.say("► push received: %s; asking GitRepository/%s to fetch", rev, syncName)
-			if err := requestFetch(ctx, c); err != nil {
-				p.say("✗ asking GitRepository/%s to fetch: %v", syncName, err)
-			}
+			fw.push(ctx)
 		case <-tick.C:
-			s, err := p.poll(ctx)
-			if err != nil || pending == "" {
-				continue
-			}
-			ok, waiting := s.converged(pending)
-			switch {
-			case ok:
-				p.say("✔ %s rolled out in %s after the push", pending, since(pushed))
-				pending = ""
-			case time.Since(pushed) > timeout:
-				p.say("✗ %s not rolled out after %s: waiting for %s", pending, timeout, strings.Join(waiting, ", "))
-				pending = ""
-			default:
-				p.waitingNote(waiting, pushed)
+			if err := fw.tick(ctx); err != nil {
+				return err
 			}
 		}
 	}
+}
+
+// follower is the state of followPushes.
+type follower struct {
+	c    client.Client
+	f    *fleet
+	p    *progress
+	res  *Result
+	opts Options
+	// current is the newest revision seen on main; pending the pushed one
+	// not rolled out yet, pushed at pushed.
+	current, pending string
+	pushed           time.Time
+}
+
+// push handles a push notice: a new revision on main is fetched at once,
+// through the Receiver's webhook when there is one.
+func (fw *follower) push(ctx context.Context) {
+	rev, err := fw.f.Head()
+	if err != nil {
+		fw.p.say("✗ reading the pushed revision: %v", err)
+		return
+	}
+	if rev == fw.current || rev == fw.pending {
+		return // the first push, or one that did not move main
+	}
+	fw.pending, fw.pushed, fw.current = rev, time.Now(), rev
+	if fw.res.ReceiverAddr != "" {
+		fw.p.say("► push received: %s; calling the webhook of Receiver/%s", rev, receiverName)
+		if err := callReceiver(ctx, fw.c, fw.res.ReceiverAddr); err != nil {
+			fw.p.say("✗ Receiver/%s: %v", receiverName, err)
+		}
+		return
+	}
+	fw.p.say("► push received: %s; asking GitRepository/%s to fetch", rev, syncName)
+	if err := requestFetch(ctx, fw.c); err != nil {
+		fw.p.say("✗ asking GitRepository/%s to fetch: %v", syncName, err)
+	}
+}
+
+// tick polls the sync's objects and, once the pending revision is in the
+// cluster, says so; past the timeout it says what it still waits for.
+func (fw *follower) tick(ctx context.Context) error {
+	s, err := fw.p.poll(ctx)
+	if err != nil || fw.pending == "" {
+		return nil
+	}
+	ok, waiting := s.converged(fw.pending)
+	switch {
+	case ok:
+		took := since(fw.pushed)
+		if fw.opts.OnRollout != nil {
+			if err := fw.opts.OnRollout(ctx, fw.res, fw.pending); err != nil {
+				return err
+			}
+		}
+		fw.p.say("✔ %s rolled out in %s after the push", fw.pending, took)
+		fw.pending = ""
+	case time.Since(fw.pushed) > fw.opts.Timeout:
+		fw.p.say("✗ %s not rolled out after %s: waiting for %s", fw.pending, fw.opts.Timeout, strings.Join(waiting, ", "))
+		fw.pending = ""
+	default:
+		fw.p.waitingNote(waiting, fw.pushed)
+	}
+	return nil
 }
 
 // startControllers runs weir's controllers in this process against the

@@ -56,6 +56,9 @@ func newProgress(c client.Client, out io.Writer) *progress {
 type snapshot struct {
 	source         *sourcev1.GitRepository
 	kustomizations []kustomizev1.Kustomization
+	// objects holds, for each Kustomization Ready at its generation (by
+	// displayName), the kstatus state of every object of its inventory.
+	objects map[string][]objectState
 }
 
 // poll reads the sync's objects and prints what changed since the last poll.
@@ -75,11 +78,46 @@ func (p *progress) poll(ctx context.Context) (*snapshot, error) {
 				s.kustomizations[i].Name < s.kustomizations[j].Name
 	})
 	p.report("GitRepository/"+syncName, s.source, s.source.Generation)
+	s.objects = map[string][]objectState{}
 	for i := range s.kustomizations {
 		k := &s.kustomizations[i]
 		p.report(displayName(k), k, k.Generation)
+		if !readyAt(k) {
+			continue
+		}
+		objs, err := objectStates(ctx, p.c, k)
+		if err != nil {
+			return nil, err
+		}
+		s.objects[displayName(k)] = objs
+		p.reportObjects(displayName(k), objs)
 	}
 	return s, nil
+}
+
+// reportObjects prints each inventory object of the Kustomization name
+// that is not current, once per message, and says when such an object
+// has become current. Objects that were current all along are not
+// printed: the Kustomization's line covers them.
+func (p *progress) reportObjects(name string, objs []objectState) {
+	for _, o := range objs {
+		key := name + " " + o.name
+		last, printed := p.lines[key]
+		switch {
+		case !o.current && last != o.message:
+			p.lines[key] = o.message
+			p.say("◎ %s: %s: %s", name, o.name, o.message)
+		case o.current && printed && last != "":
+			p.lines[key] = ""
+			p.say("✔ %s: %s: %s", name, o.name, o.message)
+		}
+	}
+}
+
+// readyAt reports whether k is Ready at its generation.
+func readyAt(k *kustomizev1.Kustomization) bool {
+	ready := conditions.Get(k, meta.ReadyCondition)
+	return ready != nil && ready.Status == metav1.ConditionTrue && ready.ObservedGeneration == k.Generation
 }
 
 // report prints obj's state if it differs from the last one printed.
@@ -114,6 +152,14 @@ func (p *progress) waitingNote(waiting []string, since time.Time) {
 // "dependency 'ns/name' is not ready", "... revision is not up to date".
 var dependencyMessage = regexp.MustCompile(`^dependency '([^']+)' (?:is )?(.*)$`)
 
+// sourceWaitMessage matches the ArtifactFailed messages that mean the
+// source has no artifact to give yet: "Source artifact not found, retrying
+// in 30s" (not fetched yet), "Source is not ready, artifact not found, ..."
+// (the artifact is being replaced) and "Source 'GitRepository/ns/name' not
+// found" (the source object is not created yet). Other ArtifactFailed
+// messages, such as a path missing from the artifact, are failures.
+var sourceWaitMessage = regexp.MustCompile(`^(Source artifact not found|Source is not ready, artifact not found|Source '[^']+' not found)`)
+
 // state is an object's Ready condition as one progress line: a symbol
 // (◎ waiting or in progress, ✔ ready, ✗ failed), the reason and message.
 func state(obj conditions.Object, generation int64) (symbol, text string) {
@@ -128,6 +174,10 @@ func state(obj conditions.Object, generation int64) (symbol, text string) {
 			return "◎", fmt.Sprintf("waiting for dependency '%s' (%s)", m[1], m[2])
 		}
 		return "◎", "waiting: " + ready.Message
+	case ready.Reason == meta.ArtifactFailedReason && sourceWaitMessage.MatchString(ready.Message):
+		// Flux's condition stays on the object; it is a wait for the
+		// source's first (or next) artifact, not a failure.
+		return "◎", "waiting for the source: " + ready.Message
 	case ready.Status == metav1.ConditionFalse:
 		return "✗", ready.Reason + ": " + ready.Message
 	default:
@@ -135,9 +185,11 @@ func state(obj conditions.Object, generation int64) (symbol, text string) {
 	}
 }
 
-// converged reports whether the source has fetched revision and every
-// Kustomization built from it is Ready having applied it; otherwise it
-// returns the names of those not there yet.
+// converged reports whether revision is in the cluster: the source has
+// fetched it, every Kustomization built from it is Ready at its generation
+// having applied it, and every object of their inventories is Current by
+// kstatus (its controller has observed its generation; a Deployment has
+// rolled out). Otherwise it returns what is not there yet.
 func (s *snapshot) converged(revision string) (bool, []string) {
 	var waiting []string
 	if a := s.source.Status.Artifact; a == nil || a.Revision != revision || !conditions.IsReady(s.source) {
@@ -153,10 +205,15 @@ func (s *snapshot) converged(revision string) (bool, []string) {
 		if ref.Kind != sourcev1.GitRepositoryKind || ref.Name != syncName || (ref.Namespace != "" && ref.Namespace != namespace) {
 			continue
 		}
-		ready := conditions.Get(k, meta.ReadyCondition)
-		if ready == nil || ready.Status != metav1.ConditionTrue || ready.ObservedGeneration != k.Generation ||
-			k.Status.LastAppliedRevision != revision {
+		if !readyAt(k) || k.Status.LastAppliedRevision != revision {
 			waiting = append(waiting, displayName(k))
+			continue
+		}
+		for _, o := range s.objects[displayName(k)] {
+			if !o.current {
+				waiting = append(waiting, fmt.Sprintf("%s (%s: %s)", displayName(k), o.name, o.message))
+				break
+			}
 		}
 	}
 	if !sync {

@@ -44,6 +44,14 @@ func TestState(t *testing.T) {
 			"◎ waiting for dependency 'flux-system/infrastructure' (revision is not up to date)"},
 		{"failed", kustomization("apps", 1, "", readyCond(metav1.ConditionFalse, 1, "BuildFailed", "kustomize build failed")),
 			"✗ BuildFailed: kustomize build failed"},
+		{"source not fetched yet", kustomization("flux-system", 1, "", readyCond(metav1.ConditionFalse, 1, meta.ArtifactFailedReason, "Source artifact not found, retrying in 30s")),
+			"◎ waiting for the source: Source artifact not found, retrying in 30s"},
+		{"artifact being replaced", kustomization("flux-system", 1, "", readyCond(metav1.ConditionFalse, 1, meta.ArtifactFailedReason, "Source is not ready, artifact not found, retrying in 30s")),
+			"◎ waiting for the source: Source is not ready, artifact not found, retrying in 30s"},
+		{"source not created yet", kustomization("apps", 1, "", readyCond(metav1.ConditionFalse, 1, meta.ArtifactFailedReason, "Source 'GitRepository/flux-system/fleet' not found")),
+			"◎ waiting for the source: Source 'GitRepository/flux-system/fleet' not found"},
+		{"path missing from the artifact", kustomization("apps", 1, "", readyCond(metav1.ConditionFalse, 1, meta.ArtifactFailedReason, "kustomization path not found: stat ./apps: no such file or directory")),
+			"✗ ArtifactFailed: kustomization path not found: stat ./apps: no such file or directory"},
 		{"progressing", kustomization("apps", 1, "", readyCond(metav1.ConditionUnknown, 1, meta.ProgressingReason, "Reconciliation in progress")),
 			"◎ Progressing: Reconciliation in progress"},
 	}
@@ -70,19 +78,31 @@ func TestConverged(t *testing.T) {
 	other.Spec.SourceRef.Name = "another-repo"
 	other.Status.LastAppliedRevision = ""
 
+	current := map[string][]objectState{"apps": {
+		{name: "Service/apps/podinfo", current: true, message: "Service is ready"},
+		{name: "Deployment/apps/podinfo", current: true, message: "Deployment is available. Replicas: 2"},
+	}}
+	rollingOut := map[string][]objectState{"apps": {
+		{name: "Service/apps/podinfo", current: true, message: "Service is ready"},
+		{name: "Deployment/apps/podinfo", message: "Updated: 2/3"},
+	}}
 	tests := []struct {
 		name    string
 		ks      []kustomizev1.Kustomization
+		objects map[string][]objectState
 		waiting string
 	}{
-		{"all ready", []kustomizev1.Kustomization{ok(syncName), ok("infrastructure"), ok("apps")}, ""},
-		{"one behind", []kustomizev1.Kustomization{ok(syncName), ok("infrastructure"), behind}, "apps"},
-		{"no sync yet", nil, syncName},
-		{"other sources do not count", []kustomizev1.Kustomization{ok(syncName), other}, ""},
+		{"all ready", []kustomizev1.Kustomization{ok(syncName), ok("infrastructure"), ok("apps")}, current, ""},
+		{"one behind", []kustomizev1.Kustomization{ok(syncName), ok("infrastructure"), behind}, current, "apps"},
+		{"no sync yet", nil, nil, syncName},
+		{"other sources do not count", []kustomizev1.Kustomization{ok(syncName), other}, nil, ""},
+		{"an object still rolling out", []kustomizev1.Kustomization{ok(syncName), ok("apps")}, rollingOut,
+			"apps (Deployment/apps/podinfo: Updated: 2/3)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			done, waiting := (&snapshot{source: source, kustomizations: tt.ks}).converged(rev)
+			s := &snapshot{source: source, kustomizations: tt.ks, objects: tt.objects}
+			done, waiting := s.converged(rev)
 			if got := strings.Join(waiting, ", "); got != tt.waiting || done != (tt.waiting == "") {
 				t.Errorf("converged = %v, waiting %q; want waiting %q", done, got, tt.waiting)
 			}

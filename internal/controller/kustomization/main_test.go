@@ -54,6 +54,7 @@ func newReconciler(mgr ctrl.Manager, opts Options) *Reconciler {
 	}
 	opts.HealthPollInterval = 200 * time.Millisecond
 	opts.ConfigsSelector = labels.SelectorFromSet(labels.Set{"reconcile.fluxcd.io/watch": "Enabled"})
+	opts.FollowProducedConfigs = true
 	return &Reconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),

@@ -94,6 +94,13 @@ type Options struct {
 	// ConfigMap or Secret it matches queues the Kustomizations that read it
 	// (substituteFrom, decryption). Nil watches none.
 	ConfigsSelector labels.Selector
+	// FollowProducedConfigs queues the Kustomizations that read a
+	// ConfigMap or Secret another Kustomization applied when it changes,
+	// without a label (followers.go); off with DisableConfigWatchers.
+	FollowProducedConfigs bool
+	// WatchNamespace restricts FollowProducedConfigs's watch to one
+	// namespace (--watch-all-namespaces=false); all when empty.
+	WatchNamespace string
 }
 
 func (r *Reconciler) now() time.Time {

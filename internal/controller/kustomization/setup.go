@@ -53,7 +53,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		return fmt.Errorf("indexing Kustomizations by dependency: %w", err)
 	}
 
-	if r.Options.ConfigsSelector != nil {
+	if r.Options.ConfigsSelector != nil || r.Options.FollowProducedConfigs {
 		if err := idx.IndexField(ctx, &kustomizev1.Kustomization{}, configIndex, configRefs); err != nil {
 			return fmt.Errorf("indexing Kustomizations by ConfigMap and Secret: %w", err)
 		}
@@ -78,6 +78,13 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	}
 	if r.Options.ConfigsSelector != nil {
 		watches = append(watches, r.configWatches(r.Options.ConfigsSelector)...)
+	}
+	if r.Options.FollowProducedConfigs {
+		followers, err := r.followerWatches(mgr)
+		if err != nil {
+			return err
+		}
+		watches = append(watches, followers...)
 	}
 	return reconcile.Setup(mgr, &kustomizev1.Kustomization{}, r, opts, watches...)
 }

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 )
 
 // SetupOptions tunes a controller's work queue (--concurrent,
@@ -22,11 +23,14 @@ type SetupOptions struct {
 }
 
 // Watch is a further source of reconcile requests: changes to objects of
-// some kind, mapped by Handler to the objects to reconcile.
+// some kind, mapped by Handler to the objects to reconcile. Source, when
+// set, replaces the other fields: a source of its own, such as a watch
+// through a cache other than the manager's.
 type Watch struct {
 	Object     client.Object
 	Handler    handler.EventHandler
 	Predicates []predicate.Predicate
+	Source     source.Source
 }
 
 // Setup registers r for kind obj. Only spec changes (generation) and
@@ -45,6 +49,10 @@ func Setup(mgr ctrl.Manager, obj client.Object, r crreconcile.Reconciler, opts S
 			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}),
 		))
 	for _, w := range watches {
+		if w.Source != nil {
+			b = b.WatchesRawSource(w.Source)
+			continue
+		}
 		b = b.Watches(w.Object, w.Handler, builder.WithPredicates(w.Predicates...))
 	}
 	return b.
