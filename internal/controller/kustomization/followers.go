@@ -21,7 +21,7 @@ import (
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
 
-// Substitution followers (docs/design/0005-substitution-followers.md): a
+// Substitution followers (docs/design/0006-substitution-followers.md): a
 // ConfigMap or Secret that a Kustomization applied carries the owner
 // labels weir's apply sets. When one changes, the Kustomizations that read
 // it (spec.postBuild.substituteFrom, spec.decryption.secretRef) are queued
