@@ -29,7 +29,7 @@ func TestServeCharts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), s.URL()+"/hello-0.1.0.tgz") {
 		t.Errorf("index.yaml: %s\n%s", resp.Status, body)

@@ -205,7 +205,7 @@ func syncExample(ctx context.Context, c client.Client, opts Options, res *Result
 	if err != nil {
 		return err
 	}
-	defer charts.Close()
+	defer func() { _ = charts.Close() }()
 	res.ChartsURL = charts.URL()
 	fmt.Fprint(out, chartsLine(res.ChartsURL, archives))
 
