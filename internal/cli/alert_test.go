@@ -88,23 +88,14 @@ func TestAlertsAllNamespaces(t *testing.T) {
 // print with --export.
 func TestCreateAlertExport(t *testing.T) {
 	ns := testenv.Get(t).Namespace(t)
-	for _, s := range []struct {
-		golden string
-		args   []string
-	}{
+	assertCreateExports(t, ns, []createStep{
 		{"create/export-alert.golden", []string{"alert", "apps", "--provider-ref=slack", "--event-severity=info",
 			"--event-source=GitRepository/*,kustomization/apps.flux-system", "--event-source=HelmRelease/redis", "--label=team=apps"}},
 		{"create/export-alert-minimal.golden", []string{"alert", "errors", "--provider-ref=slack", "--event-source=Kustomization/*"}},
 		{"create/export-alert-provider.golden", []string{"alert-provider", "slack", "--type=slack", "--channel=general",
 			"--username=weir", "--address=https://hooks.slack.com/services/T0/B0/X", "--secret-ref=slack-webhook"}},
 		{"create/export-alert-provider-minimal.golden", []string{"alert-provider", "hook", "--type=generic"}},
-	} {
-		res := weir(t, append(append([]string{"create"}, s.args...), "--export", "-n", ns)...)
-		if res.Code != 0 {
-			t.Errorf("%v: exit %d\n%s", s.args, res.Code, res.Stderr)
-		}
-		assertGolden(t, s.golden, res.Output(), ns)
-	}
+	})
 }
 
 func TestCreateAlertErrors(t *testing.T) {

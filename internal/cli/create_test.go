@@ -34,10 +34,7 @@ func sourceReady(u *unstructured.Unstructured) map[string]any {
 func TestCreateExport(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
-	steps := []struct {
-		golden string
-		args   []string
-	}{
+	assertCreateExports(t, ns, []createStep{
 		{"create/export-git.golden", []string{"source", "git", "podinfo", "--url=https://github.com/stefanprodan/podinfo",
 			"--branch=main", "--interval=10m", "--ignore-paths=/docs,*.md", "--label=team=apps", "--fetch-timeout=2m"}},
 		{"create/export-git-semver.golden", []string{"source", "git", "podinfo", "--url=ssh://git@127.0.0.1/podinfo",
@@ -60,10 +57,22 @@ func TestCreateExport(t *testing.T) {
 			"--tls-key-file=testdata/create/tls.key", "--ca-crt-file=testdata/create/ca.crt"}},
 		{"create/export-tenant.golden", []string{"tenant", "dev-team", "--with-namespace=frontend", "--with-namespace=backend",
 			"--label=env=dev"}},
-	}
+	})
+}
+
+// createStep is one `weir create` command line and the golden file of what
+// it prints.
+type createStep struct {
+	golden string
+	args   []string
+}
+
+// assertCreateExports runs each step as `weir create ARGS --export -n ns`
+// and compares its output with the golden file.
+func assertCreateExports(t *testing.T, ns string, steps []createStep) {
+	t.Helper()
 	for _, s := range steps {
-		args := append([]string{"create"}, s.args...)
-		res := weir(t, append(args, "--export", "-n", ns)...)
+		res := weir(t, append(append([]string{"create"}, s.args...), "--export", "-n", ns)...)
 		if res.Code != 0 {
 			t.Errorf("%v: exit %d\n%s", s.args, res.Code, res.Stderr)
 		}

@@ -39,6 +39,8 @@ func TestTrace(t *testing.T) {
 		{"trace/oci.golden", 0, []string{"configmap", "from-oci"}},
 		{"trace/helm.golden", 0, []string{"cm/podinfo-values"}},
 		{"trace/two.golden", 0, []string{"cm/settings", "cm/from-oci"}},
+		{"trace/chart.golden", 0, []string{ns + "-podinfo", "--kind=HelmChart", "--api-version=source.toolkit.fluxcd.io/v1"}},
+		{"trace/chart-applied.golden", 0, []string{"helmchart/hello"}},
 		{"trace/not-managed.golden", 1, []string{"cm/hand-made"}},
 		{"trace/missing.golden", 1, []string{"missing", "--kind=ConfigMap", "--api-version=v1"}},
 		{"trace/no-kind.golden", 1, []string{"settings", "--api-version=v1"}},

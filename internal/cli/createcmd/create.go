@@ -70,7 +70,7 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 	source := &cobra.Command{Use: "source", Short: "Create or update sources", Long: "The create source sub-commands generate sources."}
 	source.PersistentFlags().DurationVar(&o.fetchTimeout, "fetch-timeout", 0,
 		"set a timeout for fetch operations performed by source-controller (e.g. 'git clone' or 'helm repo update')")
-	source.AddCommand(newGitCommand(e), newOCICommand(e), newBucketCommand(e))
+	source.AddCommand(newGitCommand(e), newHelmCommand(e), newChartCommand(e), newOCICommand(e), newBucketCommand(e))
 	secret := &cobra.Command{Use: "secret", Short: "Create or update Kubernetes secrets",
 		Long: "The create secret sub-commands generate Kubernetes secrets specific to Flux."}
 	secret.AddCommand(newSecretGitCommand(e), newSecretOCICommand(e), newSecretTLSCommand(e), newSecretReceiverCommand(e))
@@ -174,22 +174,28 @@ func apply(ctx context.Context, c client.Client, obj runtime.Object) (created bo
 // object.
 func (e *env) applyAndWait(ctx context.Context, c client.Client, k kinds.Kind, noun string, obj client.Object,
 	completed string) (*unstructured.Unstructured, error) {
-	e.p.Actionf("applying %s", noun)
+	return e.applyAndWaitAs(ctx, c, k, createNames{noun: noun, created: noun, completed: completed}, obj)
+}
+
+// applyAndWaitAs is applyAndWait in the words n gives.
+func (e *env) applyAndWaitAs(ctx context.Context, c client.Client, k kinds.Kind, n createNames,
+	obj client.Object) (*unstructured.Unstructured, error) {
+	e.p.Actionf("applying %s", n.noun)
 	created, err := apply(ctx, c, obj)
 	if err != nil {
 		return nil, err
 	}
 	if created {
-		e.p.Successf("%s created", noun)
+		e.p.Successf("%s created", n.created)
 	} else {
-		e.p.Successf("%s updated", noun)
+		e.p.Successf("%s updated", n.created)
 	}
-	e.p.Waitingf("waiting for %s reconciliation", noun)
+	e.p.Waitingf("waiting for %s reconciliation", n.noun)
 	u, err := k.WaitReady(ctx, c, client.ObjectKeyFromObject(obj), e.deps.Poll())
 	if err != nil {
 		return nil, err
 	}
-	e.p.Successf("%s", completed)
+	e.p.Successf("%s", n.completed)
 	return u, nil
 }
 

@@ -1,5 +1,5 @@
 // Package createcmd implements `weir create`: generate a Flux object from
-// flags (source git|oci|bucket, kustomization, receiver, alert-provider,
+// flags (source git|helm|chart|oci|bucket, kustomization, receiver, alert-provider,
 // alert, secret git|oci|tls|receiver, tenant), print it with --export, or
 // apply it and wait for the controller (or, for the static Alert and
 // Provider, for the API server to hold it), with the flux CLI's flags,
@@ -25,5 +25,8 @@
 //     kind the Alert API does not know, --event-severity is checked against
 //     info and error, and --type of `create alert-provider` against the
 //     Provider types, so that --export catches what the API server would
-//     reject (flux leaves those checks to the API server).
+//     reject (flux leaves those checks to the API server);
+//   - `create source chart` reads --verify-subject for its own check that a
+//     subject needs a --verify-provider (flux reads the OCIRepository's flag
+//     there).
 package createcmd

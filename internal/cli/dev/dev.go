@@ -73,6 +73,9 @@ type Result struct {
 	RepoURL, Clone string
 	// Revision is the revision the example converged at: main@sha1:<sha>.
 	Revision string
+	// ChartsURL is the example chart repository's URL on 127.0.0.1, which
+	// the HelmRepository flux-system/charts points at.
+	ChartsURL string
 	// ReceiverAddr is the 127.0.0.1 address of the Receiver webhooks,
 	// empty when the notification controller does not run: pushes then
 	// annotate the GitRepository directly.
@@ -202,6 +205,13 @@ func syncExample(ctx context.Context, c client.Client, opts Options, res *Result
 	}
 	res.RepoURL, res.Clone = f.URL(), f.clone
 	fmt.Fprintf(out, "✔ example repository at %s (%s), working clone in %s\n", res.RepoURL, res.Revision, res.Clone)
+	charts, archives, err := serveCharts(opts.Dir)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = charts.Close() }()
+	res.ChartsURL = charts.URL()
+	fmt.Fprint(out, chartsLine(res.ChartsURL, archives))
 
 	receiver := ""
 	if res.ReceiverAddr != "" {
@@ -211,6 +221,9 @@ func syncExample(ctx context.Context, c client.Client, opts Options, res *Result
 		namespace, ageSecret, syncName, syncPath, receiver)
 	syncStart := time.Now()
 	if err := bootstrap(ctx, c, res.RepoURL, res.ReceiverAddr != ""); err != nil {
+		return err
+	}
+	if err := createChartsRepository(ctx, c, res.ChartsURL); err != nil {
 		return err
 	}
 	p := newProgress(c, out)

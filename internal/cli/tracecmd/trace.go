@@ -150,6 +150,9 @@ func traceAll(ctx context.Context, c client.Client, streams genericiooptions.IOS
 }
 
 func traceOne(ctx context.Context, c client.Client, w io.Writer, obj *unstructured.Unstructured) error {
+	if obj.GroupVersionKind().GroupKind() == kinds.HelmChart.GVK().GroupKind() {
+		return traceHelmChart(ctx, c, w, obj)
+	}
 	if key, ok := managedBy(ctx, c, obj, kustomizeGroup); ok {
 		return traceKustomization(ctx, c, w, key, obj)
 	}
@@ -244,15 +247,26 @@ func get(ctx context.Context, c client.Client, k kinds.Kind, key client.ObjectKe
 }
 
 func traceKustomization(ctx context.Context, c client.Client, w io.Writer, key client.ObjectKey, obj *unstructured.Unstructured) error {
-	ks, err := get(ctx, c, kinds.Kustomization, key)
+	r, err := kustomizationReport(ctx, c, key, obj)
 	if err != nil {
 		return err
+	}
+	_, err = io.WriteString(w, r.b.String())
+	return err
+}
+
+// kustomizationReport is the trace of obj applied by the Kustomization at
+// key: the object, the Kustomization and its source.
+func kustomizationReport(ctx context.Context, c client.Client, key client.ObjectKey, obj *unstructured.Unstructured) (*report, error) {
+	ks, err := get(ctx, c, kinds.Kustomization, key)
+	if err != nil {
+		return nil, err
 	}
 	var src *unstructured.Unstructured
 	srcKind, srcNS, srcName, err := kinds.SourceRef(ks)
 	if err == nil {
 		if src, err = get(ctx, c, srcKind, client.ObjectKey{Namespace: srcNS, Name: srcName}); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	r := &report{width: 17}
@@ -270,8 +284,7 @@ func traceKustomization(ctx context.Context, c client.Client, w io.Writer, key c
 		r.separator()
 		r.source(src, srcKind)
 	}
-	_, err = io.WriteString(w, r.b.String())
-	return err
+	return r, nil
 }
 
 // source writes a GitRepository, OCIRepository or Bucket section.
@@ -351,28 +364,40 @@ func (r *report) helm(hr, chart, repo *unstructured.Unstructured, repoKind kinds
 	r.status(hr, false)
 	if chart != nil {
 		r.separator()
-		r.line("HelmChart:", chart.GetName())
-		r.line("Namespace:", chart.GetNamespace())
-		r.line("Chart:", str(chart, "spec", "chart"))
-		r.line("Version:", str(chart, "spec", "version"))
-		if rev, ok, _ := unstructured.NestedString(chart.Object, "status", "artifact", "revision"); ok {
-			r.line("Revision:", rev)
-		}
-		r.status(chart, false)
+		r.chart(chart)
 	}
 	if repo != nil {
 		r.separator()
-		if repoKind.Kind == kinds.GitRepository.Kind {
-			r.width = 15
-			r.source(repo, repoKind)
-		} else {
-			r.line("HelmRepository:", repo.GetName())
-			r.line("Namespace:", repo.GetNamespace())
-			r.line("URL:", str(repo, "spec", "url"))
-			if rev, ok, _ := unstructured.NestedString(repo.Object, "status", "artifact", "revision"); ok {
-				r.line("Revision:", rev)
-			}
-			r.status(repo, false)
-		}
+		r.chartSource(repo, repoKind)
 	}
+}
+
+// chart writes a HelmChart section.
+func (r *report) chart(chart *unstructured.Unstructured) {
+	r.line("HelmChart:", chart.GetName())
+	r.line("Namespace:", chart.GetNamespace())
+	r.line("Chart:", str(chart, "spec", "chart"))
+	r.line("Version:", str(chart, "spec", "version"))
+	if rev, ok, _ := unstructured.NestedString(chart.Object, "status", "artifact", "revision"); ok {
+		r.line("Revision:", rev)
+	}
+	r.status(chart, false)
+}
+
+// chartSource writes the section of the source a chart comes from: a
+// HelmRepository, or a GitRepository or Bucket as a Kustomization's source
+// is written.
+func (r *report) chartSource(repo *unstructured.Unstructured, repoKind kinds.Kind) {
+	if repoKind.Kind != kinds.HelmRepository.Kind {
+		r.width = 15 // as the flux CLI aligns a chart's Git source
+		r.source(repo, repoKind)
+		return
+	}
+	r.line("HelmRepository:", repo.GetName())
+	r.line("Namespace:", repo.GetNamespace())
+	r.line("URL:", str(repo, "spec", "url"))
+	if rev, ok, _ := unstructured.NestedString(repo.Object, "status", "artifact", "revision"); ok {
+		r.line("Revision:", rev)
+	}
+	r.status(repo, false)
 }
