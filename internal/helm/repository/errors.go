@@ -43,13 +43,3 @@ func (e *kindError) Is(target error) bool { return target == e.kind }
 func errorf(kind error, format string, args ...any) error {
 	return &kindError{kind: kind, err: fmt.Errorf(format, args...)}
 }
-
-// kindOf returns the first kind err matches, or nil.
-func kindOf(err error) error {
-	for _, k := range []error{ErrInvalidURL, ErrUnsupported, ErrAuth, ErrTooLarge, ErrInvalidIndex, ErrNotFound, ErrFetch} {
-		if errors.Is(err, k) {
-			return k
-		}
-	}
-	return nil
-}
