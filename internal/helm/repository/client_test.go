@@ -137,6 +137,7 @@ func TestFetchIndexSkipsUnchanged(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := helmrepo.New(t, tt.opts)
 			srv.AddChart(t, helmrepo.NewChart("podinfo", "6.0.0", "6.0.0"))
+			srv.Backdate(t, time.Minute)
 			c := newClient(t, helmRepo(srv.URL()), Limits{})
 			first, changed, err := c.FetchIndex(context.Background(), Previous{})
 			if err != nil || !changed {
@@ -156,6 +157,25 @@ func TestFetchIndexSkipsUnchanged(t *testing.T) {
 				t.Errorf("digest %s, want %s", second.Digest, first.Digest)
 			}
 		})
+	}
+}
+
+func TestStrongLastModified(t *testing.T) {
+	const lm = "Tue, 01 Dec 2026 11:00:00 GMT"
+	tests := []struct{ date, want string }{
+		{date: "Tue, 01 Dec 2026 11:00:00 GMT", want: ""},
+		{date: "Tue, 01 Dec 2026 11:00:01 GMT", want: lm},
+		{date: "Tue, 01 Dec 2026 12:00:00 GMT", want: lm},
+		{date: "", want: ""},
+	}
+	for _, tt := range tests {
+		h := http.Header{"Last-Modified": {lm}, "Date": {tt.date}}
+		if got := strongLastModified(h); got != tt.want {
+			t.Errorf("Date %q: got %q, want %q", tt.date, got, tt.want)
+		}
+	}
+	if got := strongLastModified(http.Header{"Date": {lm}}); got != "" {
+		t.Errorf("no Last-Modified: got %q", got)
 	}
 }
 

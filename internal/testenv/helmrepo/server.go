@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
@@ -175,6 +176,25 @@ func basicAuth(opts Options, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// Backdate moves the modification time of every file d into the past, so
+// that its Last-Modified is a strong validator (a second or more before the
+// response's Date) and If-Modified-Since gets 304.
+func (s *Server) Backdate(t testing.TB, d time.Duration) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	when := time.Now().Add(-d)
+	for _, e := range entries {
+		if err := os.Chtimes(filepath.Join(s.dir, e.Name()), when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // record logs every request with the status it was answered.
