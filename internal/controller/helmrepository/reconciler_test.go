@@ -2,10 +2,7 @@ package helmrepository
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -90,26 +87,6 @@ func authSecret(ns, name, user, pass string) *corev1.Secret {
 	}
 }
 
-// servedDigest is sha256:<hex> of index.yaml as the server sends it.
-func servedDigest(t *testing.T, srv *helmrepo.Server, user, pass string) string {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, srv.URL()+"/index.yaml", nil)
-	if user != "" {
-		req.SetBasicAuth(user, pass)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(body)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
 func waitRevision(t *testing.T, env *testenv.Env, obj *sourcev1.HelmRepository, revision string) {
 	t.Helper()
 	env.WaitForReady(t, obj, func() (bool, string) {
@@ -147,7 +124,7 @@ func TestFluxExportedObjectBecomesReady(t *testing.T) {
 	obj := fromFluxExport(t, ns, srv.URL())
 	env.Create(t, obj)
 
-	want := servedDigest(t, srv, "", "")
+	want := srv.IndexDigest(t)
 	waitRevision(t, env, obj, want)
 	msg := "stored artifact: revision '" + want + "'"
 	if c := conditions.Get(obj, meta.ReadyCondition); c.Reason != meta.SucceededReason || c.Message != msg {
@@ -179,7 +156,7 @@ func TestUnchangedIndexIsNotDownloadedAgain(t *testing.T) {
 	srv.AddChart(t, helmrepo.NewChart("podinfo", "6.0.0", "6.0.0"))
 	obj := newRepo(ns, "podinfo", srv.URL())
 	env.Create(t, obj)
-	first := servedDigest(t, srv, "", "")
+	first := srv.IndexDigest(t)
 	waitRevision(t, env, obj, first)
 	stored := obj.Status.Artifact.DeepCopy()
 	sent := srv.Downloads("/index.yaml") // the controller's download, and servedDigest's
@@ -200,7 +177,7 @@ func TestUnchangedIndexIsNotDownloadedAgain(t *testing.T) {
 	}
 
 	srv.AddChart(t, helmrepo.NewChart("podinfo", "6.2.0", "6.2.0"))
-	second := servedDigest(t, srv, "", "")
+	second := srv.IndexDigest(t)
 	env.RequestReconcile(t, obj)
 	waitRevision(t, env, obj, second)
 	if got := storedIndex(t, obj.Status.Artifact); got["podinfo"][0] != "6.2.0" {
@@ -224,7 +201,7 @@ func TestCredentials(t *testing.T) {
 	missing.Spec.SecretRef = &meta.LocalObjectReference{Name: "nowhere"}
 	env.Create(t, authSecret(ns, "good", user, pass), authSecret(ns, "bad", user, wrong), good, bad, missing)
 
-	waitRevision(t, env, good, servedDigest(t, srv, user, pass))
+	waitRevision(t, env, good, srv.IndexDigest(t))
 	ready := env.WaitForFailure(t, bad, sourcev1.AuthenticationFailedReason)
 	if want := "failed to fetch Helm repository index: failed to fetch " + srv.URL() + "/index.yaml : 401 Unauthorized"; ready.Message != want {
 		t.Errorf("message %q, want %q", ready.Message, want)
@@ -266,8 +243,7 @@ func TestTLSWithCertSecretRef(t *testing.T) {
 	ca := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ca"}, Data: map[string][]byte{"ca.crt": srv.CAPEM()}}
 	env.Create(t, ca, trusted, untrusted)
 
-	tlsClient := &http.Client{Transport: &http.Transport{TLSClientConfig: srvTLS(t, srv)}}
-	waitRevision(t, env, trusted, digestWith(t, tlsClient, srv.URL()+"/index.yaml"))
+	waitRevision(t, env, trusted, srv.IndexDigest(t))
 	ready := env.WaitForFailure(t, untrusted, meta.FailedReason)
 	if !strings.Contains(ready.Message, "certificate") {
 		t.Errorf("message %q, want a certificate error", ready.Message)
@@ -281,7 +257,7 @@ func TestIndexOverLimitKeepsArtifact(t *testing.T) {
 	srv.AddChart(t, helmrepo.NewChart("podinfo", "6.0.0", "6.0.0"))
 	obj := newRepo(ns, "podinfo", srv.URL())
 	env.Create(t, obj)
-	waitRevision(t, env, obj, servedDigest(t, srv, "", ""))
+	waitRevision(t, env, obj, srv.IndexDigest(t))
 	kept := obj.Status.Artifact.DeepCopy()
 
 	srv.WriteFile(t, "index.yaml", []byte("apiVersion: v1\nentries: {}\n# "+strings.Repeat("x", indexLimit)+"\n"))
@@ -347,7 +323,7 @@ func TestOCIRepositoryIsStatic(t *testing.T) {
 	}
 
 	// A default repository turned oci loses its artifacts and finalizer.
-	waitRevision(t, env, converted, servedDigest(t, srv, "", ""))
+	waitRevision(t, env, converted, srv.IndexDigest(t))
 	dir := filepath.Join(storage.BasePath(), artifact.ObjectDir(sourcev1.HelmRepositoryKind, ns, "converted"))
 	env.Update(t, converted, func() {
 		converted.Spec.Type, converted.Spec.URL = sourcev1.HelmRepositoryTypeOCI, "oci://ghcr.io/stefanprodan/charts"
@@ -379,7 +355,7 @@ func TestDeleteRemovesArtifacts(t *testing.T) {
 	srv.AddChart(t, helmrepo.NewChart("podinfo", "6.0.0", "6.0.0"))
 	obj := newRepo(ns, "podinfo", srv.URL())
 	env.Create(t, obj)
-	waitRevision(t, env, obj, servedDigest(t, srv, "", ""))
+	waitRevision(t, env, obj, srv.IndexDigest(t))
 	path := obj.Status.Artifact.Path
 	if err := env.Client.Delete(context.Background(), obj); err != nil {
 		t.Fatal(err)
@@ -406,7 +382,7 @@ func TestSuspendedRepositoryIsLeftAlone(t *testing.T) {
 	env.Create(t, obj)
 	other := newRepo(ns, "witness", srv.URL())
 	env.Create(t, other)
-	waitRevision(t, env, other, servedDigest(t, srv, "", ""))
+	waitRevision(t, env, other, srv.IndexDigest(t))
 	if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
 		t.Fatal(err)
 	}

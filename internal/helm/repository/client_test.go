@@ -2,11 +2,8 @@ package repository
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -74,24 +71,6 @@ func newClient(t *testing.T, r *sourcev1.HelmRepository, limits Limits, objs ...
 	return c
 }
 
-func served(t *testing.T, srv *helmrepo.Server, urlPath, user, pass string) []byte {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, srv.URL()+urlPath, nil)
-	if user != "" {
-		req.SetBasicAuth(user, pass)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func TestFetchIndexRevisionIsDigestOfServedBytes(t *testing.T) {
 	srv := helmrepo.New(t, helmrepo.Options{Username: user, Password: password})
 	srv.AddChart(t, helmrepo.NewChart("podinfo", "6.0.0", "6.0.0"))
@@ -103,9 +82,8 @@ func TestFetchIndexRevisionIsDigestOfServedBytes(t *testing.T) {
 	if err != nil || !changed {
 		t.Fatalf("FetchIndex = changed %v, %v", changed, err)
 	}
-	body := served(t, srv, "/index.yaml", user, password)
-	sum := sha256.Sum256(body)
-	if want := "sha256:" + hex.EncodeToString(sum[:]); ix.Digest != want {
+	body := srv.Get(t, "/index.yaml")
+	if want := srv.IndexDigest(t); ix.Digest != want {
 		t.Errorf("digest %s, want %s (sha256 of the served bytes)", ix.Digest, want)
 	}
 	if ix.Size != int64(len(body)) {
@@ -200,7 +178,7 @@ func TestFetchIndexChangedAfterNewChart(t *testing.T) {
 func TestFetchIndexOverLimit(t *testing.T) {
 	srv := helmrepo.New(t, helmrepo.Options{})
 	srv.AddChart(t, helmrepo.NewChart("podinfo", "6.0.0", "6.0.0"))
-	size := int64(len(served(t, srv, "/index.yaml", "", "")))
+	size := int64(len(srv.Get(t, "/index.yaml")))
 	for _, limit := range []int64{size - 1, 16} {
 		c := newClient(t, helmRepo(srv.URL()), Limits{MaxIndexSize: limit})
 		_, _, err := c.FetchIndex(context.Background(), Previous{})
@@ -298,7 +276,7 @@ func TestDownloadChartCredentialsStayOnRepositoryHost(t *testing.T) {
 func TestDownloadChart(t *testing.T) {
 	srv := helmrepo.New(t, helmrepo.Options{})
 	abs := srv.AddChart(t, helmrepo.NewChart("podinfo", "6.0.0", "6.0.0"))
-	want := served(t, srv, "/podinfo-6.0.0.tgz", "", "")
+	want := srv.Get(t, "/podinfo-6.0.0.tgz")
 	c := newClient(t, helmRepo(srv.URL()+"/"), Limits{})
 	for _, u := range []string{abs, "podinfo-6.0.0.tgz", "./podinfo-6.0.0.tgz"} {
 		got, err := c.DownloadChart(context.Background(), u, 0)
