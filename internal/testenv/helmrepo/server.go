@@ -65,7 +65,7 @@ type Server struct {
 func New(t testing.TB, opts Options) *Server {
 	t.Helper()
 	s := &Server{dir: t.TempDir(), opts: opts}
-	var h http.Handler = http.FileServer(http.Dir(s.dir))
+	h := http.FileServer(http.Dir(s.dir))
 	if opts.ETag {
 		h = s.withETag(h)
 	}
@@ -111,7 +111,7 @@ func (s *Server) Get(t testing.TB, urlPath string) []byte {
 	if err != nil {
 		t.Fatalf("GET %s: %v", urlPath, err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET %s: %s", urlPath, resp.Status)
 	}
