@@ -434,6 +434,18 @@ func TestLoadIndexFileReadsStoredJSON(t *testing.T) {
 	if _, err := LoadIndexFile(p, int64(len(b)-1)); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("over the limit: %v", err)
 	}
+
+	c := NewCache(CacheOptions{MaxSize: 1})
+	for i, wantHit := range []bool{false, true} {
+		idx, hit, err := c.Load("helmrepository/apps/podinfo/index.yaml", p, 0)
+		if err != nil || hit != wantHit || len(idx.Entries["podinfo"]) != 1 {
+			t.Errorf("Load #%d = hit %v, %v", i, hit, err)
+		}
+	}
+	var disabled *Cache
+	if _, hit, err := disabled.Load("k", p, 0); hit || err != nil {
+		t.Errorf("disabled Load = hit %v, %v", hit, err)
+	}
 }
 
 func TestCache(t *testing.T) {
