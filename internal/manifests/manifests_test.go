@@ -137,9 +137,12 @@ func TestSplitLayout(t *testing.T) {
 		t.Errorf("service selects app=%s", sel)
 	}
 	nc := find(t, objs, "Deployment", "notification-controller")
-	if a := args(t, nc); !slices.Contains(a, "--receiverAddr=:9292") || a[len(a)-1] != "--controllers=notification" ||
-		slices.ContainsFunc(a, func(s string) bool { return strings.HasPrefix(s, "--events-") }) {
-		t.Errorf("notification-controller args: %v", a)
+	// Flux's notification-controller args exactly (it listens on its
+	// --events-addr default, :9090, and --receiverAddr's, :9292), then
+	// weir's selection.
+	wantNC := []string{"--watch-all-namespaces=true", "--log-level=info", "--log-encoding=json", "--enable-leader-election", "--controllers=notification"}
+	if diff := cmp.Diff(wantNC, args(t, nc)); diff != "" {
+		t.Errorf("notification-controller args (-want +got):\n%s", diff)
 	}
 	events := find(t, objs, "Service", "notification-controller")
 	if port, _, _ := unstructured.NestedSlice(events.Object, "spec", "ports"); len(port) != 1 || port[0].(map[string]any)["targetPort"] != "http" {

@@ -1,0 +1,85 @@
+package app
+
+import (
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// FluxOnlyFlags are flags of Flux's controllers that weir-controller
+// accepts, so that Deployments and patches written for Flux's start
+// unchanged, but does not act on yet: they tune a controller weir does not
+// run yet (helm-controller, the image controllers) or a part weir does not
+// have (token caches, SOPS fallback keys, the Helm index cache). Names, types
+// and defaults are Flux's; the help of each says "not used by weir yet".
+type FluxOnlyFlags struct {
+	TokenCacheMaxSize      int
+	TokenCacheMaxDuration  time.Duration
+	ExportHTTPPathMetrics  bool
+	DefaultKubeConfigSA    string
+	DefaultDecryptionSA    string
+	SOPSAgeSecret          string
+	SOPSVaultConfigMap     string
+	GracefulShutdown       time.Duration
+	HTTPTimeout            time.Duration
+	OOMWatchThreshold      uint8
+	OOMWatchInterval       time.Duration
+	OOMWatchMaxMemoryPath  string
+	OOMWatchCurMemoryPath  string
+	SnapshotDigestAlgo     string
+	HelmIndexMaxSize       int64
+	HelmChartMaxSize       int64
+	HelmChartFileMaxSize   int64
+	HelmCacheMaxSize       int
+	HelmCacheTTL           string
+	HelmCachePurgeInterval string
+	SSHKexAlgos            []string
+	SSHHostKeyAlgos        []string
+}
+
+func defaultFluxOnlyFlags() FluxOnlyFlags {
+	return FluxOnlyFlags{
+		TokenCacheMaxSize:      100,
+		TokenCacheMaxDuration:  time.Hour,
+		GracefulShutdown:       600 * time.Second,
+		HTTPTimeout:            30 * time.Second,
+		OOMWatchThreshold:      95,
+		OOMWatchInterval:       500 * time.Millisecond,
+		SnapshotDigestAlgo:     "sha256",
+		HelmIndexMaxSize:       50 << 20,
+		HelmChartMaxSize:       10 << 20,
+		HelmChartFileMaxSize:   5 << 20,
+		HelmCacheTTL:           "15m",
+		HelmCachePurgeInterval: "1m",
+	}
+}
+
+// notYet marks the help of a flag weir accepts but does not use.
+func notYet(controller, help string) string {
+	return help + " (" + controller + "'s flag; accepted, not used by weir yet)"
+}
+
+func (f *FluxOnlyFlags) addFlags(fs *pflag.FlagSet) {
+	fs.IntVar(&f.TokenCacheMaxSize, "token-cache-max-size", f.TokenCacheMaxSize, notYet("Flux controllers", "maximum number of cached cloud provider tokens"))
+	fs.DurationVar(&f.TokenCacheMaxDuration, "token-cache-max-duration", f.TokenCacheMaxDuration, notYet("Flux controllers", "longest a cloud provider token is cached"))
+	fs.BoolVar(&f.ExportHTTPPathMetrics, "export-http-path-metrics", f.ExportHTTPPathMetrics, notYet("notification-controller", "label HTTP metrics with the request path"))
+	fs.StringVar(&f.DefaultKubeConfigSA, "default-kubeconfig-service-account", f.DefaultKubeConfigSA, notYet("kustomize-controller and helm-controller", "default service account for spec.kubeConfig workload identity"))
+	fs.StringVar(&f.DefaultDecryptionSA, "default-decryption-service-account", f.DefaultDecryptionSA, notYet("kustomize-controller", "default service account for decryption workload identity"))
+	fs.StringVar(&f.SOPSAgeSecret, "sops-age-secret", f.SOPSAgeSecret, notYet("kustomize-controller", "Secret in the runtime namespace with a fallback SOPS age key"))
+	fs.StringVar(&f.SOPSVaultConfigMap, "sops-vault-configmap", f.SOPSVaultConfigMap, notYet("kustomize-controller", "ConfigMap listing the Vault/OpenBao addresses SOPS may use"))
+	fs.DurationVar(&f.GracefulShutdown, "graceful-shutdown-timeout", f.GracefulShutdown, notYet("helm-controller", "how long Helm actions may run after a shutdown signal"))
+	fs.DurationVar(&f.HTTPTimeout, "http-timeout", f.HTTPTimeout, notYet("helm-controller", "timeout of a chart download"))
+	fs.Uint8Var(&f.OOMWatchThreshold, "oom-watch-memory-threshold", f.OOMWatchThreshold, notYet("helm-controller", "memory use in percent of the limit at which Helm actions are cancelled"))
+	fs.DurationVar(&f.OOMWatchInterval, "oom-watch-interval", f.OOMWatchInterval, notYet("helm-controller", "how often memory use is checked"))
+	fs.StringVar(&f.OOMWatchMaxMemoryPath, "oom-watch-max-memory-path", f.OOMWatchMaxMemoryPath, notYet("helm-controller", "cgroup file with the memory limit"))
+	fs.StringVar(&f.OOMWatchCurMemoryPath, "oom-watch-current-memory-path", f.OOMWatchCurMemoryPath, notYet("helm-controller", "cgroup file with the memory use"))
+	fs.StringVar(&f.SnapshotDigestAlgo, "snapshot-digest-algo", f.SnapshotDigestAlgo, notYet("helm-controller", "digest algorithm of release snapshots"))
+	fs.Int64Var(&f.HelmIndexMaxSize, "helm-index-max-size", f.HelmIndexMaxSize, notYet("source-controller", "largest Helm repository index, in bytes"))
+	fs.Int64Var(&f.HelmChartMaxSize, "helm-chart-max-size", f.HelmChartMaxSize, notYet("source-controller", "largest Helm chart, in bytes"))
+	fs.Int64Var(&f.HelmChartFileMaxSize, "helm-chart-file-max-size", f.HelmChartFileMaxSize, notYet("source-controller", "largest file in a Helm chart, in bytes"))
+	fs.IntVar(&f.HelmCacheMaxSize, "helm-cache-max-size", f.HelmCacheMaxSize, notYet("source-controller", "Helm repository indexes kept in memory; 0 keeps none"))
+	fs.StringVar(&f.HelmCacheTTL, "helm-cache-ttl", f.HelmCacheTTL, notYet("source-controller", "how long a cached Helm index is kept"))
+	fs.StringVar(&f.HelmCachePurgeInterval, "helm-cache-purge-interval", f.HelmCachePurgeInterval, notYet("source-controller", "how often expired Helm indexes are dropped"))
+	fs.StringSliceVar(&f.SSHKexAlgos, "ssh-kex-algos", f.SSHKexAlgos, notYet("source-controller and image-automation-controller", "SSH key exchange algorithms"))
+	fs.StringSliceVar(&f.SSHHostKeyAlgos, "ssh-hostkey-algos", f.SSHHostKeyAlgos, notYet("source-controller and image-automation-controller", "SSH host key algorithms"))
+}
