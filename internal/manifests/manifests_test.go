@@ -61,12 +61,12 @@ func TestControllersExist(t *testing.T) {
 func TestSelected(t *testing.T) {
 	o := manifests.DefaultOptions("v1.0.0")
 	o.ComponentsExtra = []string{"image-reflector-controller"}
-	real, skipped, err := o.Selected()
+	run, skipped, err := o.Selected()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"source-controller", "kustomize-controller", "notification-controller"}, real); diff != "" {
-		t.Errorf("real (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]string{"source-controller", "kustomize-controller", "notification-controller"}, run); diff != "" {
+		t.Errorf("run (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"helm-controller", "image-reflector-controller"}, skipped); diff != "" {
 		t.Errorf("skipped (-want +got):\n%s", diff)
