@@ -20,9 +20,18 @@ run: controlplane build ## Run weir's whole job locally: control plane, controll
 
 ##@ Test
 
+# RACE_PACKAGES run concurrent reconcilers (--concurrent=4 by default):
+# make test runs them with the race detector, the rest without.
+RACE_PACKAGES     := ./internal/controller/... ./internal/runtime/...
+
 .PHONY: test
-test: controlplane ## Run every test: unit, and integration against a real kube-apiserver.
-	go test $(GO_TEST_FLAGS) ./...
+test: controlplane ## Run every test: unit, and integration against a real kube-apiserver; controllers with -race.
+	go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v -e /internal/controller/ -e /internal/runtime/)
+	go test $(GO_TEST_FLAGS) -race $(RACE_PACKAGES)
+
+.PHONY: test-race
+test-race: controlplane ## Run the controller and runtime packages' tests with the race detector.
+	go test $(GO_TEST_FLAGS) -race $(RACE_PACKAGES)
 
 .PHONY: test-unit
 test-unit: ## Run the tests of the packages that need no control plane.

@@ -111,7 +111,7 @@ func newManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 		LeaseDuration:                 &opts.LeaseDuration,
 		RenewDeadline:                 &opts.RenewDeadline,
 		RetryPeriod:                   &opts.RetryPeriod,
-		LeaderElectionReleaseOnCancel: true,
+		LeaderElectionReleaseOnCancel: opts.LeaderElectionReleaseOnCancel,
 		Client:                        client.Options{Cache: &client.CacheOptions{Unstructured: false}},
 		Controller:                    config.Controller{SkipNameValidation: &opts.SkipNameValidation},
 	})

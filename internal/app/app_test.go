@@ -71,7 +71,9 @@ func TestRunHonoursKubeconfigAndServesArtifacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
+	if err := resp.Body.Close(); err != nil {
+		t.Error(err)
+	}
 	if resp.StatusCode != http.StatusOK || repo.Status.Artifact.URL[:len("http://"+addr)] != "http://"+addr {
 		t.Errorf("GET %s: %s", repo.Status.Artifact.URL, resp.Status)
 	}
@@ -82,8 +84,11 @@ func freeAddr(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return addr
 }
 
 func repr(c *metav1.Condition) string {

@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/weir-gitops/weir/internal/artifact"
 	"github.com/weir-gitops/weir/internal/controller/kustomization"
@@ -101,18 +99,4 @@ func followConfigs(gates map[string]bool) bool { return !gates["DisableConfigWat
 func gateOff(gates map[string]bool, name string) bool {
 	on, set := gates[name]
 	return set && !on
-}
-
-// parseGroupKinds reads --custom-apply-stage-kinds values: "Kind.group" or
-// "Kind" for the core group.
-func parseGroupKinds(values []string) ([]schema.GroupKind, error) {
-	var out []schema.GroupKind
-	for _, v := range values {
-		kind, group, _ := strings.Cut(strings.TrimSpace(v), ".")
-		if kind == "" {
-			return nil, fmt.Errorf("--custom-apply-stage-kinds: %q is not Kind.group", v)
-		}
-		out = append(out, schema.GroupKind{Group: group, Kind: kind})
-	}
-	return out, nil
 }

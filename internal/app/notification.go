@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -19,8 +20,8 @@ const notificationConcurrency = 4
 
 // setupNotification runs the Receiver reconciler, the webhook server
 // (unless --receiverAddr is "0") and the events server that forwards the
-// controllers' events to the Providers of matching Alerts (unless
-// --events-listen-addr is "0").
+// controllers' events to the Providers of matching Alerts (unless its
+// address, see eventsListenAddr, is "0").
 func setupNotification(ctx context.Context, deps *Deps) error {
 	opts, mgr := deps.Options, deps.Manager
 	concurrency := opts.Concurrent
@@ -31,7 +32,7 @@ func setupNotification(ctx context.Context, deps *Deps) error {
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
 		Events: events.NewRecorder(mgr.GetEventRecorderFor(receiver.ControllerName), mgr.GetScheme(),
-			receiver.ControllerName, os.Getenv("POD_NAME"), opts.EventsAddr),
+			receiver.ControllerName, os.Getenv("POD_NAME"), eventsWebhook(opts, deps.Selected)),
 		Metrics:              deps.Metrics,
 		NoCrossNamespaceRefs: opts.NoCrossNamespaceRefs,
 		Jitter:               opts.IntervalJitter,
@@ -60,14 +61,9 @@ func setupNotification(ctx context.Context, deps *Deps) error {
 // addEventsServer starts the server Alerts are served from.
 func addEventsServer(deps *Deps) error {
 	opts, mgr := deps.Options, deps.Manager
-	addr := opts.EventsListenAddr
-	switch {
-	case addr == "0":
-		return nil
-	case addr == "" && deps.runs("source"):
-		addr = ":9091"
-	case addr == "":
-		addr = ":9090"
+	addr, err := eventsListenAddr(opts, deps.Selected)
+	if err != nil || addr == "0" {
+		return err
 	}
 	if deps.runs("source") && addr == opts.StorageAddr {
 		return fmt.Errorf("--events-listen-addr %s is also the artifact server's --storage-addr", addr)
@@ -77,4 +73,45 @@ func addEventsServer(deps *Deps) error {
 		RateLimitInterval:    opts.RateLimitInterval,
 		SecretReader:         mgr.GetAPIReader(),
 	}))
+}
+
+// notificationAlone reports whether this process runs the notification
+// controller and nothing else: Flux's notification-controller Deployment.
+// --events-addr then means what it means to Flux's notification-controller,
+// the address events are taken on; to every other controller it is the URL
+// they are sent to.
+func notificationAlone(selected []string) bool {
+	return len(selected) == 1 && selected[0] == "notification"
+}
+
+// eventsListenAddr is where the notification controller takes events:
+// --events-listen-addr when set; else, running alone, --events-addr
+// (Flux's notification-controller flag, default :9090); else, beside other
+// controllers, :9090, or :9091 when the source controller's artifact
+// server has 9090. In that layout --events-addr stays the URL the other
+// controllers send to (in one process it names this very server).
+func eventsListenAddr(opts *Options, selected []string) (string, error) {
+	switch {
+	case opts.EventsListenAddr != "":
+		return opts.EventsListenAddr, nil
+	case notificationAlone(selected) && strings.Contains(opts.EventsAddr, "://"):
+		return "", fmt.Errorf("--events-addr=%s: the notification controller, run alone as Flux's notification-controller, "+
+			"listens on --events-addr (host:port, default :9090), it does not send to it", opts.EventsAddr)
+	case notificationAlone(selected) && opts.EventsAddr != "":
+		return opts.EventsAddr, nil
+	case contains(selected, "source"):
+		return ":9091", nil
+	default:
+		return ":9090", nil
+	}
+}
+
+// eventsWebhook is the URL this process's controllers send events to:
+// --events-addr, except where it is the notification controller's listen
+// address (its own events are then Kubernetes Events only).
+func eventsWebhook(opts *Options, selected []string) string {
+	if notificationAlone(selected) {
+		return ""
+	}
+	return opts.EventsAddr
 }

@@ -25,10 +25,10 @@ type Options struct {
 	// webhooks; "0" turns the server off.
 	ReceiverAddr string
 	// EventsListenAddr is where the notification controller takes the
-	// controllers' events (Flux's notification-controller calls this flag
-	// --events-addr; in weir that name is the address events are sent to).
-	// Empty means :9090, or :9091 when the source controller's artifact
-	// server runs in the same process; "0" turns it off.
+	// controllers' events. Empty means --events-addr when the notification
+	// controller runs alone (Flux's notification-controller listens on
+	// --events-addr), else :9090, or :9091 when the source controller's
+	// artifact server runs in the same process; "0" turns it off.
 	EventsListenAddr string
 	// RateLimitInterval forwards an identical event once per interval.
 	RateLimitInterval time.Duration
@@ -81,6 +81,11 @@ type Options struct {
 	HelmCacheMaxSize       int
 	HelmCacheTTL           time.Duration
 	HelmCachePurgeInterval time.Duration
+	// FluxOnly are Flux's flags weir accepts but does not use yet.
+	FluxOnly FluxOnlyFlags
+	// LeaderElectionReleaseOnCancel gives the lease up at shutdown, so the
+	// next replica takes over at once.
+	LeaderElectionReleaseOnCancel bool
 
 	// LogOutput receives the logs instead of stderr (weir dev writes them to
 	// a file); not a flag.
@@ -123,6 +128,9 @@ func DefaultOptions() Options {
 		HelmChartFileMaxSize:      repository.DefaultMaxChartFileSize,
 		HelmCacheTTL:              repository.DefaultCacheTTL,
 		HelmCachePurgeInterval:    repository.DefaultCachePurgeInterval,
+		FluxOnly:                  defaultFluxOnlyFlags(),
+
+		LeaderElectionReleaseOnCancel: true,
 	}
 }
 
@@ -132,9 +140,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"controllers to run: * for all, names to pick ("+strings.Join(AllControllers(), ",")+"), -name to leave one out")
 	fs.StringVar(&o.MetricsAddr, "metrics-addr", o.MetricsAddr, "address the metric endpoint binds to")
 	fs.StringVar(&o.HealthAddr, "health-addr", o.HealthAddr, "address the health endpoint binds to")
-	fs.StringVar(&o.EventsAddr, "events-addr", o.EventsAddr, "notification controller address to forward events to; empty for Kubernetes events only")
+	fs.StringVar(&o.EventsAddr, "events-addr", o.EventsAddr, "URL of the notification controller events are sent to (empty: Kubernetes Events only); "+
+		"with --controllers=notification alone, the address it takes events on (default :9090), as Flux's notification-controller")
 	fs.StringVar(&o.ReceiverAddr, "receiverAddr", o.ReceiverAddr, "address the Receiver webhook server binds to (notification controller); 0 turns it off")
-	fs.StringVar(&o.EventsListenAddr, "events-listen-addr", o.EventsListenAddr, "address the notification controller takes events on (default :9090, :9091 beside the source controller); 0 turns it off")
+	fs.StringVar(&o.EventsListenAddr, "events-listen-addr", o.EventsListenAddr, "address the notification controller takes events on, beside other controllers (default :9090, :9091 beside the source controller); 0 turns it off")
 	fs.DurationVar(&o.RateLimitInterval, "rate-limit-interval", o.RateLimitInterval, "interval in which an identical event is forwarded once")
 	fs.IntVar(&o.Concurrent, "concurrent", o.Concurrent, "number of concurrent reconciles per controller (0: each controller's Flux default)")
 	fs.DurationVar(&o.RequeueDependency, "requeue-dependency", o.RequeueDependency, "safety-net interval to re-check dependencies that are not ready")
@@ -147,6 +156,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.LeaseDuration, "leader-election-lease-duration", o.LeaseDuration, "leader election lease duration")
 	fs.DurationVar(&o.RenewDeadline, "leader-election-renew-deadline", o.RenewDeadline, "leader election renew deadline")
 	fs.DurationVar(&o.RetryPeriod, "leader-election-retry-period", o.RetryPeriod, "leader election retry period")
+	fs.BoolVar(&o.LeaderElectionReleaseOnCancel, "leader-election-release-on-cancel", o.LeaderElectionReleaseOnCancel, "give the leader lease up when the manager stops")
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "queries per second to the Kubernetes API")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "burst of queries to the Kubernetes API")
 	fs.BoolVar(&o.WatchAllNamespaces, "watch-all-namespaces", o.WatchAllNamespaces, "watch every namespace; false watches only the runtime namespace")
@@ -159,7 +169,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.NoRemoteBases, "no-remote-bases", o.NoRemoteBases, "refuse kustomize remote bases and URLs: builds read only the source artifact")
 	fs.IntVar(&o.HTTPRetry, "http-retry", o.HTTPRetry, "retries of a failed artifact download")
 	fs.StringSliceVar(&o.OverrideManagers, "override-manager", o.OverrideManagers, "field managers whose fields server-side apply takes over")
-	fs.StringSliceVar(&o.CustomApplyStageKinds, "custom-apply-stage-kinds", o.CustomApplyStageKinds, "kinds (Kind.group) applied in a stage of their own before the rest")
+	fs.StringSliceVar(&o.CustomApplyStageKinds, "custom-apply-stage-kinds", o.CustomApplyStageKinds, "comma-separated GroupKinds (group/Kind, e.g. rbac.authorization.k8s.io/Role; Kind for the core group) applied in a stage of their own, after CRDs and classes, before the rest")
 	fs.BoolVar(&o.InsecureKubeConfigExec, "insecure-kubeconfig-exec", o.InsecureKubeConfigExec, "allow exec credential plugins in spec.kubeConfig")
 	fs.BoolVar(&o.InsecureKubeConfigTLS, "insecure-kubeconfig-tls", o.InsecureKubeConfigTLS, "allow kubeconfigs in spec.kubeConfig that skip TLS verification")
 	fs.StringVar(&o.StoragePath, "storage-path", o.StoragePath, "directory artifacts are stored in")
@@ -174,11 +184,29 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.HelmCacheMaxSize, "helm-cache-max-size", o.HelmCacheMaxSize, "the maximum size of the cache in number of indexes; 0 disables it")
 	fs.DurationVar(&o.HelmCacheTTL, "helm-cache-ttl", o.HelmCacheTTL, "the TTL of an index in the cache")
 	fs.DurationVar(&o.HelmCachePurgeInterval, "helm-cache-purge-interval", o.HelmCachePurgeInterval, "the interval at which the cache is purged")
+	o.FluxOnly.addFlags(fs)
 }
 
-// Selected returns the controllers --controllers names, in a stable order.
+// Selected returns the controllers --controllers names, in a stable order,
+// after checking the flags whose meaning depends on them, as Flux's
+// controllers check theirs at start.
 func (o *Options) Selected() ([]string, error) {
-	return selectControllers(o.Controllers, AllControllers())
+	selected, err := selectControllers(o.Controllers, AllControllers())
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFeatureGates(o.FeatureGates, selected); err != nil {
+		return nil, err
+	}
+	if _, err := parseGroupKinds(o.CustomApplyStageKinds); err != nil {
+		return nil, err
+	}
+	if contains(selected, "notification") {
+		if _, err := eventsListenAddr(o, selected); err != nil {
+			return nil, err
+		}
+	}
+	return selected, nil
 }
 
 // selectControllers applies --controllers values to the known names.

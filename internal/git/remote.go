@@ -316,32 +316,9 @@ func (r *remote) Clone(dir string, opts CloneOptions) (*Commit, error) {
 		return nil, err
 	}
 
-	name := rr.refName
-	var target plumbing.Hash
-	switch rr.kind {
-	case kindSemVer:
-		adv, err := r.list(s, rr.display)
-		if err != nil {
-			return nil, err
-		}
-		if name, err = pickSemVer(adv, rr); err != nil {
-			return nil, err
-		}
-		fallthrough
-	case kindBranch, kindTag, kindName:
-		if err := r.fetch(repo, o, []config.RefSpec{refSpec(name)}, 1, string(name)); err != nil {
-			return nil, err
-		}
-		ref, err := repo.Storer.Reference(name)
-		if err != nil {
-			return nil, fmt.Errorf("read fetched reference %s: %w", name, err)
-		}
-		target = ref.Hash()
-	case kindCommit:
-		target = plumbing.NewHash(rr.commit)
-		if err := r.fetchCommit(repo, o, target, name, rr.display); err != nil {
-			return nil, err
-		}
+	name, target, err := r.fetchTarget(s, repo, o, rr)
+	if err != nil {
+		return nil, err
 	}
 
 	c, tag, err := peel(repo, target)
@@ -372,6 +349,39 @@ func (r *remote) Clone(dir string, opts CloneOptions) (*Commit, error) {
 		}
 	}
 	return commit, nil
+}
+
+// fetchTarget fetches what rr names into repo and returns the reference
+// and the commit (or tag) it points at.
+func (r *remote) fetchTarget(s *session, repo *gogit.Repository, o transportOptions, rr resolvedRef) (plumbing.ReferenceName, plumbing.Hash, error) {
+	name := rr.refName
+	switch rr.kind {
+	case kindSemVer:
+		adv, err := r.list(s, rr.display)
+		if err != nil {
+			return "", plumbing.ZeroHash, err
+		}
+		if name, err = pickSemVer(adv, rr); err != nil {
+			return "", plumbing.ZeroHash, err
+		}
+		fallthrough
+	case kindBranch, kindTag, kindName:
+		if err := r.fetch(repo, o, []config.RefSpec{refSpec(name)}, 1, string(name)); err != nil {
+			return "", plumbing.ZeroHash, err
+		}
+		ref, err := repo.Storer.Reference(name)
+		if err != nil {
+			return "", plumbing.ZeroHash, fmt.Errorf("read fetched reference %s: %w", name, err)
+		}
+		return name, ref.Hash(), nil
+	case kindCommit:
+		target := plumbing.NewHash(rr.commit)
+		if err := r.fetchCommit(repo, o, target, name, rr.display); err != nil {
+			return "", plumbing.ZeroHash, err
+		}
+		return name, target, nil
+	}
+	return name, plumbing.ZeroHash, nil
 }
 
 // openEmptyDir creates dir if needed and opens it as the root every

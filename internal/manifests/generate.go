@@ -380,7 +380,8 @@ func (g generator) container(d deploymentSpec, serves bool) corev1.Container {
 		args = append([]string{fmt.Sprintf("--events-addr=http://%s.$(RUNTIME_NAMESPACE).svc.%s./", NotificationController, g.opts.ClusterDomain)}, args...)
 	}
 	if slices.Contains(d.components, NotificationController) {
-		args = append(args, fmt.Sprintf("--receiverAddr=:%d", webhookPort))
+		// Alone, it listens on Flux's --events-addr default (:9090) and
+		// --receiverAddr default (:9292), so its args are Flux's.
 		eventsPort := int32(httpPort)
 		if g.opts.Layout == LayoutSingle {
 			eventsPort = singleEventsPort

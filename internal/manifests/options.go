@@ -100,7 +100,7 @@ func DefaultOptions(version string) Options {
 // Selected returns the requested components weir has controllers for, in
 // a stable order, and those it accepted but has no controller for.
 // Unknown names are an error.
-func (o Options) Selected() (real, skipped []string, err error) {
+func (o Options) Selected() (run, skipped []string, err error) {
 	requested := append(append([]string{}, o.Components...), o.ComponentsExtra...)
 	for _, c := range requested {
 		if c = strings.TrimSpace(c); c == "" {
@@ -115,10 +115,10 @@ func (o Options) Selected() (real, skipped []string, err error) {
 	}
 	for _, c := range componentOrder {
 		if slices.Contains(requested, c) {
-			real = append(real, c)
+			run = append(run, c)
 		}
 	}
-	return real, skipped, nil
+	return run, skipped, nil
 }
 
 // Controller returns the weir-controller --controllers name of a component

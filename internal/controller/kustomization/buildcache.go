@@ -40,6 +40,14 @@ type cachedBuild struct {
 	result *kustomize.Result
 }
 
+// builds returns the build cache, made on first use. Every use goes through
+// it: the reconcile that builds one Kustomization and the finalizer of
+// another run on different workers, and only the Once orders them.
+func (r *Reconciler) builds() *buildCache {
+	r.cacheOnce.Do(func() { r.cache = newBuildCache(r.Options.BuildCacheObjects) })
+	return r.cache
+}
+
 func newBuildCache(budget int) *buildCache {
 	if budget == 0 {
 		budget = DefaultBuildCacheObjects

@@ -1,14 +1,22 @@
 package kustomization
 
 import (
+	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/artifact"
 	"github.com/weir-gitops/weir/internal/kustomize"
+	"github.com/weir-gitops/weir/internal/runtime/errs"
 )
 
 func result(n int) *kustomize.Result {
@@ -88,5 +96,40 @@ func TestBuildKeyCoversInputs(t *testing.T) {
 		if k, _ := key(); k == base {
 			t.Errorf("a change of %s keeps the key", name)
 		}
+	}
+}
+
+// TestDeleteDuringFirstBuild finalizes one Kustomization while another is
+// in its first build, on another goroutine, as two workers do at the
+// default --concurrent=4. Run with -race: the finalizer reaches the build
+// cache only through the same sync.Once that made it.
+func TestDeleteDuringFirstBuild(t *testing.T) {
+	finalized := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		<-finalized // the build is under way until the deletion is done
+		http.NotFound(w, nil)
+	}))
+	defer srv.Close()
+	r := &Reconciler{Fetcher: &artifact.Fetcher{}}
+	building := &kustomizev1.Kustomization{ObjectMeta: metav1.ObjectMeta{Name: "building", Namespace: "ns"}}
+	deleted := &kustomizev1.Kustomization{ObjectMeta: metav1.ObjectMeta{
+		Name: "deleted", Namespace: "ns", Finalizers: []string{meta.Finalizer},
+	}}
+
+	built := make(chan error, 1)
+	go func() {
+		a := &meta.Artifact{URL: srv.URL + "/fleet.tar.gz", Digest: "sha256:" + strings.Repeat("0", 64)}
+		_, err := r.fetchAndBuild(context.Background(), building, a, &outcome{})
+		built <- err
+	}()
+	if err := r.finalize(context.Background(), deleted); err != nil {
+		t.Fatal(err)
+	}
+	close(finalized)
+	if _, ok := errs.AsWaiting(<-built); !ok {
+		t.Error("the build of a missing artifact does not wait for the source")
+	}
+	if len(deleted.Finalizers) != 0 {
+		t.Errorf("finalizers %v left", deleted.Finalizers)
 	}
 }

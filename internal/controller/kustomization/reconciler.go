@@ -201,7 +201,7 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomizati
 // nothing the build reads has changed, else by downloading the artifact
 // and building it.
 func (r *Reconciler) fetchAndBuild(ctx context.Context, obj *kustomizev1.Kustomization, a *meta.Artifact, out *outcome) ([]*unstructured.Unstructured, error) {
-	r.cacheOnce.Do(func() { r.cache = newBuildCache(r.Options.BuildCacheObjects) })
+	cache := r.builds()
 	name := types.NamespacedName{Namespace: obj.Namespace, Name: obj.Name}
 	opts := r.renderOptions()
 	key := ""
@@ -218,7 +218,7 @@ func (r *Reconciler) fetchAndBuild(ctx context.Context, obj *kustomizev1.Kustomi
 		if key, err = buildKey(a.Digest, &obj.Spec, vars, opts); err != nil {
 			return nil, r.retry(obj, meta.BuildFailedReason, err)
 		}
-		if res, ok := r.cache.get(name, key); ok {
+		if res, ok := cache.get(name, key); ok {
 			out.attempted, out.checksum = true, res.Checksum
 			return res.Objects, nil
 		}
@@ -242,7 +242,7 @@ func (r *Reconciler) fetchAndBuild(ctx context.Context, obj *kustomizev1.Kustomi
 		return nil, err
 	}
 	if key != "" {
-		r.cache.put(name, key, res)
+		cache.put(name, key, res)
 	}
 	return res.Objects, nil
 }

@@ -1,0 +1,68 @@
+package app
+
+import (
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// FluxOnlyFlags are flags of Flux's controllers that weir-controller
+// accepts, so that Deployments and patches written for Flux's start
+// unchanged, but does not act on yet: they tune a controller weir does not
+// run yet (helm-controller, the image controllers) or a part weir does not
+// have (token caches, SOPS fallback keys). Names, types
+// and defaults are Flux's; the help of each says "not used by weir yet".
+type FluxOnlyFlags struct {
+	TokenCacheMaxSize     int
+	TokenCacheMaxDuration time.Duration
+	ExportHTTPPathMetrics bool
+	DefaultKubeConfigSA   string
+	DefaultDecryptionSA   string
+	SOPSAgeSecret         string
+	SOPSVaultConfigMap    string
+	GracefulShutdown      time.Duration
+	HTTPTimeout           time.Duration
+	OOMWatchThreshold     uint8
+	OOMWatchInterval      time.Duration
+	OOMWatchMaxMemoryPath string
+	OOMWatchCurMemoryPath string
+	SnapshotDigestAlgo    string
+	SSHKexAlgos           []string
+	SSHHostKeyAlgos       []string
+}
+
+func defaultFluxOnlyFlags() FluxOnlyFlags {
+	return FluxOnlyFlags{
+		TokenCacheMaxSize:     100,
+		TokenCacheMaxDuration: time.Hour,
+		GracefulShutdown:      600 * time.Second,
+		HTTPTimeout:           30 * time.Second,
+		OOMWatchThreshold:     95,
+		OOMWatchInterval:      500 * time.Millisecond,
+		SnapshotDigestAlgo:    "sha256",
+	}
+}
+
+// notYet marks the help of a flag weir accepts but does not use.
+func notYet(controller, help string) string {
+	return help + " (" + controller + "'s flag; accepted, not used by weir yet)"
+}
+
+func (f *FluxOnlyFlags) addFlags(fs *pflag.FlagSet) {
+	fs.IntVar(&f.TokenCacheMaxSize, "token-cache-max-size", f.TokenCacheMaxSize, notYet("Flux controllers", "maximum number of cached cloud provider tokens"))
+	fs.DurationVar(&f.TokenCacheMaxDuration, "token-cache-max-duration", f.TokenCacheMaxDuration, notYet("Flux controllers", "longest a cloud provider token is cached"))
+	fs.BoolVar(&f.ExportHTTPPathMetrics, "export-http-path-metrics", f.ExportHTTPPathMetrics, notYet("notification-controller", "label HTTP metrics with the request path"))
+	fs.StringVar(&f.DefaultKubeConfigSA, "default-kubeconfig-service-account", f.DefaultKubeConfigSA, notYet("kustomize-controller and helm-controller", "default service account for spec.kubeConfig workload identity"))
+	fs.StringVar(&f.DefaultDecryptionSA, "default-decryption-service-account", f.DefaultDecryptionSA, notYet("kustomize-controller", "default service account for decryption workload identity"))
+	fs.StringVar(&f.SOPSAgeSecret, "sops-age-secret", f.SOPSAgeSecret, notYet("kustomize-controller", "Secret in the runtime namespace with a fallback SOPS age key"))
+	fs.StringVar(&f.SOPSVaultConfigMap, "sops-vault-configmap", f.SOPSVaultConfigMap, notYet("kustomize-controller", "ConfigMap listing the Vault/OpenBao addresses SOPS may use"))
+	fs.DurationVar(&f.GracefulShutdown, "graceful-shutdown-timeout", f.GracefulShutdown, notYet("helm-controller", "how long Helm actions may run after a shutdown signal"))
+	fs.DurationVar(&f.HTTPTimeout, "http-timeout", f.HTTPTimeout, notYet("helm-controller", "timeout of a chart download"))
+	fs.Uint8Var(&f.OOMWatchThreshold, "oom-watch-memory-threshold", f.OOMWatchThreshold, notYet("helm-controller", "memory use in percent of the limit at which Helm actions are cancelled"))
+	fs.DurationVar(&f.OOMWatchInterval, "oom-watch-interval", f.OOMWatchInterval, notYet("helm-controller", "how often memory use is checked"))
+	fs.StringVar(&f.OOMWatchMaxMemoryPath, "oom-watch-max-memory-path", f.OOMWatchMaxMemoryPath, notYet("helm-controller", "cgroup file with the memory limit"))
+	fs.StringVar(&f.OOMWatchCurMemoryPath, "oom-watch-current-memory-path", f.OOMWatchCurMemoryPath, notYet("helm-controller", "cgroup file with the memory use"))
+	fs.StringVar(&f.SnapshotDigestAlgo, "snapshot-digest-algo", f.SnapshotDigestAlgo, notYet("helm-controller", "digest algorithm of release snapshots"))
+	fs.StringSliceVar(&f.SSHKexAlgos, "ssh-kex-algos", f.SSHKexAlgos, notYet("source-controller and image-automation-controller", "SSH key exchange algorithms"))
+	fs.StringSliceVar(&f.SSHHostKeyAlgos, "ssh-hostkey-algos", f.SSHHostKeyAlgos, notYet("source-controller and image-automation-controller", "SSH host key algorithms"))
+}
