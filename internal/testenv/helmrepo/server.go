@@ -1,12 +1,17 @@
 package helmrepo
 
 import (
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -21,6 +26,25 @@ type Options struct {
 	// Username and Password, when Username is set, make every request require
 	// basic auth.
 	Username, Password string
+	// TLS serves HTTPS with a self-signed certificate; CAPEM returns it for
+	// a certSecretRef's ca.crt.
+	TLS bool
+	// ETag makes every file carry a strong ETag (its SHA-256), so that
+	// If-None-Match gets 304; without it only Last-Modified is sent.
+	ETag bool
+}
+
+// Request is one request the server answered, for tests that count
+// downloads or check where credentials went.
+type Request struct {
+	Method, Path string
+	// Authorization is true when the request carried an Authorization
+	// header (right or wrong).
+	Authorization bool
+	// IfNoneMatch and IfModifiedSince are the conditional headers sent.
+	IfNoneMatch, IfModifiedSince string
+	// Status is the answer's status code.
+	Status int
 }
 
 // Server is a Helm chart repository: a directory of chart archives and its
@@ -29,6 +53,9 @@ type Server struct {
 	http *httptest.Server
 	dir  string
 	mu   sync.Mutex // serialises packaging and indexing
+
+	logMu sync.Mutex
+	log   []Request
 }
 
 // New starts a Server on 127.0.0.1 with an empty index and stops it when the
@@ -36,9 +63,17 @@ type Server struct {
 func New(t testing.TB, opts Options) *Server {
 	t.Helper()
 	s := &Server{dir: t.TempDir()}
-	s.http = httptest.NewUnstartedServer(basicAuth(opts, http.FileServer(http.Dir(s.dir))))
+	var h http.Handler = http.FileServer(http.Dir(s.dir))
+	if opts.ETag {
+		h = s.withETag(h)
+	}
+	s.http = httptest.NewUnstartedServer(s.record(basicAuth(opts, h)))
 	s.http.Config.ErrorLog = log.New(io.Discard, "", 0)
-	s.http.Start()
+	if opts.TLS {
+		s.http.StartTLS()
+	} else {
+		s.http.Start()
+	}
 	t.Cleanup(s.http.Close)
 	if err := s.reindex(); err != nil {
 		t.Fatalf("write empty index: %v", err)
@@ -46,9 +81,55 @@ func New(t testing.TB, opts Options) *Server {
 	return s
 }
 
-// URL is the repository URL, http://127.0.0.1:PORT, as a HelmRepository's
-// spec.url takes it.
+// URL is the repository URL, http(s)://127.0.0.1:PORT, as a
+// HelmRepository's spec.url takes it.
 func (s *Server) URL() string { return s.http.URL }
+
+// CAPEM is the PEM certificate of a TLS server, for ca.crt; nil without
+// Options.TLS.
+func (s *Server) CAPEM() []byte {
+	if s.http.Certificate() == nil {
+		return nil
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.http.Certificate().Raw})
+}
+
+// Requests returns the requests answered so far for urlPath
+// ("/index.yaml"), or all of them when urlPath is empty, oldest first.
+func (s *Server) Requests(urlPath string) []Request {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	var out []Request
+	for _, r := range s.log {
+		if urlPath == "" || r.Path == urlPath {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Downloads counts the requests for urlPath answered 200 OK: the times its
+// content was sent.
+func (s *Server) Downloads(urlPath string) int {
+	n := 0
+	for _, r := range s.Requests(urlPath) {
+		if r.Status == http.StatusOK {
+			n++
+		}
+	}
+	return n
+}
+
+// WriteFile serves data at name (index.yaml, say) until the next AddChart
+// re-indexes; tests write invalid or hand-made indexes with it.
+func (s *Server) WriteFile(t testing.TB, name string, data []byte) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := os.WriteFile(filepath.Join(s.dir, filepath.Clean("/"+name)), data, 0o644); err != nil {
+		t.Fatalf("write %s: %v", name, err)
+	}
+}
 
 // AddChart packages ch into the repository, re-indexes it and returns the
 // absolute URL of the chart archive. Adding a version that exists replaces it.
@@ -91,6 +172,46 @@ func basicAuth(opts Options, next http.Handler) http.Handler {
 			w.Header().Set("WWW-Authenticate", `Basic realm="weir-test"`)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// record logs every request with the status it was answered.
+func (s *Server) record(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		s.logMu.Lock()
+		defer s.logMu.Unlock()
+		s.log = append(s.log, Request{
+			Method: r.Method, Path: r.URL.Path, Authorization: r.Header.Get("Authorization") != "",
+			IfNoneMatch: r.Header.Get("If-None-Match"), IfModifiedSince: r.Header.Get("If-Modified-Since"),
+			Status: sw.status,
+		})
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// withETag sets a file's SHA-256 as its ETag before the file server runs,
+// which then answers If-None-Match itself.
+func (s *Server) withETag(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(path.Clean("/"+r.URL.Path))))
+		s.mu.Unlock()
+		if err == nil {
+			sum := sha256.Sum256(data)
+			w.Header().Set("ETag", `"`+hex.EncodeToString(sum[:])+`"`)
 		}
 		next.ServeHTTP(w, r)
 	})
