@@ -70,6 +70,10 @@ type Build struct {
 	Packaged bool
 	// UpToDate is true when the stored chart already is this build.
 	UpToDate bool
+	// Digest is the repository's digest of the chart: an OCI chart's
+	// manifest digest, an index entry's archive digest; empty from a
+	// source tree.
+	Digest string
 }
 
 // Summary is Flux's message for the build: "pulled|packaged '<name>' chart

@@ -12,18 +12,19 @@ import (
 
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
+
+	"github.com/weir-gitops/weir/internal/helm/repository"
 )
 
-// Flux's defaults for the source controller's size flags.
+// Flux's defaults for the source controller's size flags, defined once in
+// internal/helm/repository.
 const (
-	// DefaultMaxIndexSize is --helm-index-max-size.
-	DefaultMaxIndexSize int64 = 50 << 20
 	// DefaultMaxChartSize is --helm-chart-max-size: a chart archive's
 	// bytes, as downloaded.
-	DefaultMaxChartSize int64 = 10 << 20
+	DefaultMaxChartSize = repository.DefaultMaxChartSize
 	// DefaultMaxFileSize is --helm-chart-file-max-size: one file of a
 	// chart, unpacked.
-	DefaultMaxFileSize int64 = 5 << 20
+	DefaultMaxFileSize = repository.DefaultMaxChartFileSize
 )
 
 // ErrTooLarge marks a chart or a chart file over its bound.

@@ -2,6 +2,7 @@ package chart
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	repo "helm.sh/helm/v4/pkg/repo/v1"
@@ -26,10 +27,14 @@ type RemoteOptions struct {
 // version metadata change it.
 func BuildRemote(ctx context.Context, r Repository, opts RemoteOptions) (*Build, error) {
 	cv, err := r.Resolve(ctx, opts.Name, opts.Version)
+	var be *BuildError
+	if errors.As(err, &be) {
+		return nil, be // a verification failure, already classified
+	}
 	if err != nil {
 		return nil, buildErr(ErrChartReference, fmt.Errorf("failed to get chart version for remote reference: %w", err))
 	}
-	b := &Build{Name: cv.Name}
+	b := &Build{Name: cv.Name, Digest: cv.Digest}
 	if b.Name == "" {
 		b.Name = opts.Name
 	}
