@@ -7,6 +7,7 @@ require (
 	github.com/Masterminds/semver/v3 v3.5.0
 	github.com/ProtonMail/go-crypto v1.4.1
 	github.com/distribution/distribution/v3 v3.1.2
+	github.com/docker/go-units v0.5.0
 	github.com/getsops/sops/v3 v3.13.3
 	github.com/go-git/go-billy/v5 v5.9.2
 	github.com/go-git/go-git/v5 v5.19.3

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/weir-gitops/weir/internal/helm/repository"
 )
 
 // Options are weir-controller's flags. Names and defaults are Flux's, so
@@ -72,6 +74,14 @@ type Options struct {
 	ArtifactRetentionRecords int
 	ArtifactDigestAlgo       string
 
+	// source-controller's Helm flags.
+	HelmIndexMaxSize       int64
+	HelmChartMaxSize       int64
+	HelmChartFileMaxSize   int64
+	HelmCacheMaxSize       int
+	HelmCacheTTL           time.Duration
+	HelmCachePurgeInterval time.Duration
+
 	// LogOutput receives the logs instead of stderr (weir dev writes them to
 	// a file); not a flag.
 	LogOutput io.Writer
@@ -108,6 +118,11 @@ func DefaultOptions() Options {
 		ArtifactRetentionTTL:      time.Minute,
 		ArtifactRetentionRecords:  2,
 		ArtifactDigestAlgo:        "sha256",
+		HelmIndexMaxSize:          repository.DefaultMaxIndexSize,
+		HelmChartMaxSize:          repository.DefaultMaxChartSize,
+		HelmChartFileMaxSize:      repository.DefaultMaxChartFileSize,
+		HelmCacheTTL:              repository.DefaultCacheTTL,
+		HelmCachePurgeInterval:    repository.DefaultCachePurgeInterval,
 	}
 }
 
@@ -153,6 +168,12 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.ArtifactRetentionTTL, "artifact-retention-ttl", o.ArtifactRetentionTTL, "how long superseded artifacts are kept")
 	fs.IntVar(&o.ArtifactRetentionRecords, "artifact-retention-records", o.ArtifactRetentionRecords, "how many artifacts per object are kept")
 	fs.StringVar(&o.ArtifactDigestAlgo, "artifact-digest-algo", o.ArtifactDigestAlgo, "artifact digest algorithm: sha256, sha384, sha512")
+	fs.Int64Var(&o.HelmIndexMaxSize, "helm-index-max-size", o.HelmIndexMaxSize, "the max allowed size in bytes of a Helm repository index file")
+	fs.Int64Var(&o.HelmChartMaxSize, "helm-chart-max-size", o.HelmChartMaxSize, "the max allowed size in bytes of a Helm chart file")
+	fs.Int64Var(&o.HelmChartFileMaxSize, "helm-chart-file-max-size", o.HelmChartFileMaxSize, "the max allowed size in bytes of a file in a Helm chart")
+	fs.IntVar(&o.HelmCacheMaxSize, "helm-cache-max-size", o.HelmCacheMaxSize, "the maximum size of the cache in number of indexes; 0 disables it")
+	fs.DurationVar(&o.HelmCacheTTL, "helm-cache-ttl", o.HelmCacheTTL, "the TTL of an index in the cache")
+	fs.DurationVar(&o.HelmCachePurgeInterval, "helm-cache-purge-interval", o.HelmCachePurgeInterval, "the interval at which the cache is purged")
 }
 
 // Selected returns the controllers --controllers names, in a stable order.

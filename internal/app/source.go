@@ -18,8 +18,10 @@ import (
 	"github.com/weir-gitops/weir/internal/controller/bucket"
 	"github.com/weir-gitops/weir/internal/controller/gitrepository"
 	"github.com/weir-gitops/weir/internal/controller/helmchart"
+	"github.com/weir-gitops/weir/internal/controller/helmrepository"
 	"github.com/weir-gitops/weir/internal/controller/ocirepository"
 	"github.com/weir-gitops/weir/internal/controller/source"
+	"github.com/weir-gitops/weir/internal/helm/repository"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
@@ -58,6 +60,12 @@ func setupSource(_ context.Context, deps *Deps) error {
 		RetentionTTL:     opts.ArtifactRetentionTTL,
 		RetentionRecords: opts.ArtifactRetentionRecords,
 		Jitter:           opts.IntervalJitter,
+		Helm:             helmDeps(opts),
+	}
+	if c := common.Helm.Cache; c != nil {
+		if err := mgr.Add(c); err != nil {
+			return fmt.Errorf("adding the Helm index cache purger: %w", err)
+		}
 	}
 	queue := reconcile.SetupOptions{
 		MaxConcurrentReconciles: concurrency,
@@ -72,6 +80,7 @@ func setupSource(_ context.Context, deps *Deps) error {
 		{sourcev1.OCIRepositoryKind, (&ocirepository.Reconciler{Deps: common}).SetupWithManager},
 		{sourcev1.BucketKind, (&bucket.Reconciler{Deps: common}).SetupWithManager},
 		{sourcev1.HelmChartKind, (&helmchart.Reconciler{Deps: common}).SetupWithManager},
+		{sourcev1.HelmRepositoryKind, (&helmrepository.Reconciler{Deps: common}).SetupWithManager},
 	}
 	for _, r := range reconcilers {
 		if err := r.setup(mgr, queue); err != nil {
@@ -79,6 +88,18 @@ func setupSource(_ context.Context, deps *Deps) error {
 		}
 	}
 	return nil
+}
+
+// helmDeps turns the --helm-* flags into what the Helm reconcilers share;
+// one index cache serves both.
+func helmDeps(opts *Options) source.Helm {
+	return source.Helm{
+		Limits:           repository.Limits{MaxIndexSize: opts.HelmIndexMaxSize, MaxChartSize: opts.HelmChartMaxSize},
+		MaxChartFileSize: opts.HelmChartFileMaxSize,
+		Cache: repository.NewCache(repository.CacheOptions{
+			MaxSize: opts.HelmCacheMaxSize, TTL: opts.HelmCacheTTL, PurgeInterval: opts.HelmCachePurgeInterval,
+		}),
+	}
 }
 
 // advertisedAddr is --storage-adv-addr, or the storage address with this

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	repo "helm.sh/helm/v4/pkg/repo/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
@@ -55,7 +55,7 @@ func (r *Reconciler) buildFromRepository(ctx context.Context, obj *sourcev1.Helm
 		ValuesFiles:              valuesFiles,
 		IgnoreMissingValuesFiles: obj.Spec.IgnoreMissingValuesFiles,
 		VersionMetadata:          chart.VersionMetadata(r.stamp(obj, "", len(valuesFiles) > 0)),
-		Limits:                   r.Limits,
+		Limits:                   r.limits(),
 		UpToDate:                 r.upToDate(obj),
 		OutDir:                   dir,
 	})
@@ -84,7 +84,7 @@ func (r *Reconciler) buildFromSource(ctx context.Context, obj *sourcev1.HelmChar
 		IgnoreMissingValuesFiles: obj.Spec.IgnoreMissingValuesFiles,
 		VersionMetadata:          chart.VersionMetadata(r.stamp(obj, a.Revision, len(valuesFiles) > 0)),
 		Repositories:             r.dependencyRepositories(obj.Namespace),
-		Limits:                   r.Limits,
+		Limits:                   r.limits(),
 		UpToDate:                 r.upToDate(obj),
 		OutDir:                   filepath.Join(dir, "out"),
 	})
@@ -100,9 +100,7 @@ func (r *Reconciler) stamp(obj *sourcev1.HelmChart, sourceRevision string, value
 	}
 }
 
-func (r *Reconciler) repositoryLimits() repository.Limits {
-	return repository.Limits{MaxIndexSize: r.MaxIndexSize, MaxChartSize: r.Limits.MaxChartSize}
-}
+func (r *Reconciler) repositoryLimits() repository.Limits { return r.Helm.Limits }
 
 func fetcher(c *repository.Client) func(context.Context, string, chart.Limits) ([]byte, error) {
 	return func(ctx context.Context, u string, l chart.Limits) ([]byte, error) {
@@ -114,18 +112,18 @@ func fetcher(c *repository.Client) func(context.Context, string, chart.Limits) (
 // from the cache when it holds it.
 func (r *Reconciler) index(hr *sourcev1.HelmRepository) (*repo.IndexFile, error) {
 	a := hr.GetArtifact()
-	if idx, ok := r.Cache.Get(a.Path); ok {
+	if idx, ok := r.Helm.Cache.Get(a.Path); ok {
 		return idx, nil
 	}
 	p, err := r.Storage.LocalPath(*a)
 	if err != nil {
 		return nil, err
 	}
-	idx, err := repository.LoadIndexFile(p, r.MaxIndexSize)
+	idx, err := repository.LoadIndexFile(p, r.Helm.Limits.MaxIndexSize)
 	if err != nil {
 		return nil, err
 	}
-	r.Cache.Set(a.Path, idx)
+	r.Helm.Cache.Set(a.Path, idx)
 	return idx, nil
 }
 

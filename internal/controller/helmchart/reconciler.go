@@ -14,7 +14,6 @@ import (
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/controller/source"
 	"github.com/weir-gitops/weir/internal/helm/chart"
-	"github.com/weir-gitops/weir/internal/helm/repository"
 	"github.com/weir-gitops/weir/internal/oci"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
@@ -33,13 +32,11 @@ type Reconciler struct {
 	source.Deps
 	// OCI reaches registries (charts of OCI HelmRepositories).
 	OCI oci.Client
-	// Cache holds parsed HelmRepository indexes, shared with the
-	// HelmRepository reconciler; nil disables it.
-	Cache *repository.Cache
-	// Limits are --helm-chart-max-size and --helm-chart-file-max-size.
-	Limits chart.Limits
-	// MaxIndexSize is --helm-index-max-size.
-	MaxIndexSize int64
+}
+
+// limits are --helm-chart-max-size and --helm-chart-file-max-size.
+func (r *Reconciler) limits() chart.Limits {
+	return chart.Limits{MaxChartSize: r.Helm.Limits.MaxChartSize, MaxFileSize: r.Helm.MaxChartFileSize}
 }
 
 func (r *Reconciler) defaults() {

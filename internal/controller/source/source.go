@@ -1,7 +1,8 @@
 // Package source holds what the source reconcilers (GitRepository,
-// OCIRepository, Bucket) share: where artifacts are stored, how events and
-// metrics are recorded, the retention policy and the interval jitter. The
-// assembly fills one Deps and hands it to each reconciler.
+// OCIRepository, Bucket, HelmRepository, HelmChart) share: where artifacts
+// are stored, how events and metrics are recorded, the retention policy, the
+// interval jitter and the Helm limits and index cache. The assembly fills
+// one Deps and hands it to each reconciler.
 package source
 
 import (
@@ -10,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/weir-gitops/weir/internal/artifact"
+	"github.com/weir-gitops/weir/internal/helm/repository"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 	"github.com/weir-gitops/weir/internal/runtime/metrics"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
@@ -32,6 +34,21 @@ type Deps struct {
 	Jitter float64
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Helm is what the HelmRepository and HelmChart reconcilers share.
+	Helm Helm
+}
+
+// Helm holds source-controller's --helm-* settings.
+type Helm struct {
+	// Limits are --helm-index-max-size and --helm-chart-max-size; zero
+	// values take Flux's defaults.
+	Limits repository.Limits
+	// MaxChartFileSize is --helm-chart-file-max-size: the largest file a
+	// chart archive may hold; 0 means repository.DefaultMaxChartFileSize.
+	MaxChartFileSize int64
+	// Cache holds parsed indexes by artifact path (--helm-cache-*); nil
+	// when disabled, Flux's default.
+	Cache *repository.Cache
 }
 
 // Driver returns what the reconcile skeleton needs from Deps.

@@ -56,7 +56,9 @@ func (i *Index) Previous() Previous {
 // The body is streamed to a temporary file while it is hashed and counted;
 // more than Limits.MaxIndexSize bytes fail with ErrTooLarge before the rest
 // is read. Errors match ErrInvalidURL, ErrAuth, ErrNotFound, ErrTooLarge,
-// ErrInvalidIndex or ErrFetch.
+// ErrInvalidIndex or ErrFetch; only ErrInvalidIndex messages say what
+// failed ("failed to load Helm repository from index YAML: ..."), the others
+// take Flux's "failed to fetch Helm repository index: " in front.
 func (c *Client) FetchIndex(ctx context.Context, prev Previous) (*Index, bool, error) {
 	if c.isOCI {
 		return nil, false, errorf(ErrInvalidURL, "an OCI Helm repository has no index")
@@ -115,7 +117,7 @@ func (c *Client) saveIndex(body io.Reader, ix *Index) (string, error) {
 	closeErr := f.Close()
 	switch {
 	case err != nil:
-		return f.Name(), errorf(ErrFetch, "failed to fetch Helm repository index: %w", err)
+		return f.Name(), errorf(ErrFetch, "failed to read the index: %w", err)
 	case n > c.limits.MaxIndexSize:
 		return f.Name(), indexTooLarge(c.limits.MaxIndexSize)
 	case closeErr != nil:
@@ -127,7 +129,7 @@ func (c *Client) saveIndex(body io.Reader, ix *Index) (string, error) {
 }
 
 func indexTooLarge(limit int64) error {
-	return errorf(ErrTooLarge, "failed to fetch Helm repository index: index exceeds the maximum index file size of %d bytes (--helm-index-max-size)", limit)
+	return errorf(ErrTooLarge, "index exceeds the maximum index file size of %d bytes (--helm-index-max-size)", limit)
 }
 
 // LoadIndexFile parses an index file, YAML as served or JSON as stored in a

@@ -1,0 +1,45 @@
+package helmrepository
+
+import (
+	"context"
+	"fmt"
+
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/weir-gitops/weir/api/meta"
+	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/runtime/patch"
+)
+
+// reconcileStatic handles an OCI HelmRepository as Flux does since v1: a
+// data container for HelmCharts, without finalizer, artifact or status. An
+// object that was of type default before loses its artifacts, finalizer and
+// status here.
+func (r *Reconciler) reconcileStatic(ctx context.Context, obj *sourcev1.HelmRepository) error {
+	helper := patch.NewHelper(obj, r.Client)
+	if controllerutil.ContainsFinalizer(obj, meta.Finalizer) || obj.Status.Artifact != nil || !obj.GetDeletionTimestamp().IsZero() {
+		if err := r.removeArtifacts(obj); err != nil {
+			return err
+		}
+		controllerutil.RemoveFinalizer(obj, meta.Finalizer)
+	}
+	if obj.GetDeletionTimestamp().IsZero() {
+		applyStaticStatus(obj)
+	}
+	return helper.Patch(ctx, obj)
+}
+
+// applyStaticStatus empties the status of an OCI HelmRepository, or, when
+// it names a provider weir cannot log in with, says so with Stalled: Flux
+// would try the provider's workload identity; weir does not have that yet
+// and HelmCharts using the object would fail.
+func applyStaticStatus(obj *sourcev1.HelmRepository) {
+	obj.Status = sourcev1.HelmRepositoryStatus{}
+	p := obj.Spec.Provider
+	if p == "" || p == sourcev1.GenericOCIProvider {
+		return
+	}
+	obj.Status.ObservedGeneration = obj.Generation
+	msg := fmt.Sprintf("provider '%s' is not supported yet by weir; use 'generic' with spec.secretRef", p)
+	markStalled(obj, sourcev1.AuthenticationFailedReason, msg)
+}
