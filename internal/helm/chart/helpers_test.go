@@ -1,9 +1,6 @@
 package chart
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,46 +45,6 @@ func packaged(t testing.TB, name, version string) []byte {
 		t.Fatal(err)
 	}
 	return data
-}
-
-// tarEntry is one entry of a hand-made archive; link makes a symlink,
-// hard a hard link.
-type tarEntry struct {
-	name, body, link string
-	hard             bool
-	size             int64 // header size when not len(body)
-}
-
-// tarGz writes entries unchecked: tests build hostile archives with it.
-func tarGz(t testing.TB, entries ...tarEntry) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	for _, e := range entries {
-		hdr := &tar.Header{Name: e.name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(e.body))}
-		switch {
-		case e.link != "" && e.hard:
-			hdr.Typeflag, hdr.Linkname, hdr.Size = tar.TypeLink, e.link, 0
-		case e.link != "":
-			hdr.Typeflag, hdr.Linkname, hdr.Size = tar.TypeSymlink, e.link, 0
-		}
-		if err := tw.WriteHeader(hdr); err != nil {
-			t.Fatal(err)
-		}
-		if e.link == "" {
-			if _, err := tw.Write([]byte(e.body)); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := gz.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 func helmMetadata(name, version string) *chartv2.Metadata {

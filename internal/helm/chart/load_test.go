@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/weir-gitops/weir/internal/testenv"
 )
 
 func TestLoadArchiveHostile(t *testing.T) {
-	chartFile := tarEntry{name: "app/Chart.yaml", body: chartYAML("app", "1.0.0")}
+	chartFile := testenv.TarEntry{Name: "app/Chart.yaml", Body: chartYAML("app", "1.0.0")}
 	tests := []struct {
 		name    string
 		data    []byte
@@ -17,23 +19,23 @@ func TestLoadArchiveHostile(t *testing.T) {
 		wantErr string
 		check   func(t *testing.T, files map[string]string)
 	}{
-		{name: "parent directory", data: tarGz(t, chartFile, tarEntry{name: "app/../../etc/passwd", body: "x"}),
+		{name: "parent directory", data: testenv.TarGz(t, chartFile, testenv.TarEntry{Name: "app/../../etc/passwd", Body: "x"}),
 			wantErr: "chart illegally references parent directory"},
-		{name: "absolute path", data: tarGz(t, chartFile, tarEntry{name: "app//etc/passwd", body: "x"}),
+		{name: "absolute path", data: testenv.TarGz(t, chartFile, testenv.TarEntry{Name: "app//etc/passwd", Body: "x"}),
 			wantErr: "absolute paths"},
-		{name: "file over the file limit", data: tarGz(t, chartFile, tarEntry{name: "app/big.txt", body: strings.Repeat("x", 2048)}),
+		{name: "file over the file limit", data: testenv.TarGz(t, chartFile, testenv.TarEntry{Name: "app/big.txt", Body: strings.Repeat("x", 2048)}),
 			limits: Limits{MaxFileSize: 1024}, wantErr: "cannot load file app/big.txt as file size (2048) exceeds limit (1024)"},
 		{name: "archive over the chart limit", data: packaged(t, "app", "1.0.0"), limits: Limits{MaxChartSize: 64},
 			wantErr: "size of chart 'archive' exceeds '64' bytes limit"},
-		{name: "symlink out is an empty file, never followed", data: tarGz(t, chartFile,
-			tarEntry{name: "app/templates/leak.yaml", link: "/etc/passwd"}),
+		{name: "symlink out is an empty file, never followed", data: testenv.TarGz(t, chartFile,
+			testenv.TarEntry{Name: "app/templates/leak.yaml", Link: "/etc/passwd"}),
 			check: func(t *testing.T, files map[string]string) {
 				if body, ok := files["templates/leak.yaml"]; ok && body != "" {
 					t.Errorf("link entry loaded as %q", body)
 				}
 			}},
-		{name: "hard link out is an empty file", data: tarGz(t, chartFile,
-			tarEntry{name: "app/templates/leak.yaml", link: "../../etc/passwd", hard: true}),
+		{name: "hard link out is an empty file", data: testenv.TarGz(t, chartFile,
+			testenv.TarEntry{Name: "app/templates/leak.yaml", Link: "../../etc/passwd", Hard: true}),
 			check: func(t *testing.T, files map[string]string) {
 				if body := files["templates/leak.yaml"]; body != "" {
 					t.Errorf("hard link entry loaded as %q", body)
