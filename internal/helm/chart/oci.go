@@ -49,7 +49,7 @@ func (r *OCIRepository) Resolve(ctx context.Context, name, version string) (*rep
 	url := strings.TrimSuffix(r.URL, "/") + "/" + name
 	remote, err := r.Open(ctx, url)
 	if err != nil {
-		return nil, err
+		return nil, &BuildError{Reason: ErrChartReference, Err: err}
 	}
 	ref := oci.Reference{SemVer: version}
 	if _, err := ParseVersion(version); err == nil {
@@ -59,7 +59,9 @@ func (r *OCIRepository) Resolve(ctx context.Context, name, version string) (*rep
 	}
 	res, err := remote.Resolve(ref)
 	if err != nil {
-		return nil, fmt.Errorf("failed to resolve '%s' version '%s': %w", url, version, err)
+		// A registry that cannot be read is a pull failure worth retrying
+		// (Flux's ChartPullError), not a bad reference.
+		return nil, &BuildError{Reason: ErrChartPull, Err: fmt.Errorf("failed to get chart version for remote reference: %w", err)}
 	}
 	if r.Verify != nil {
 		if r.VerifiedBy, err = r.Verify(remote, res); err != nil {

@@ -29,7 +29,7 @@ func BuildRemote(ctx context.Context, r Repository, opts RemoteOptions) (*Build,
 	cv, err := r.Resolve(ctx, opts.Name, opts.Version)
 	var be *BuildError
 	if errors.As(err, &be) {
-		return nil, be // a verification failure, already classified
+		return nil, be // classified by the repository (OCI pulls, verification)
 	}
 	if err != nil {
 		return nil, buildErr(ErrChartReference, fmt.Errorf("failed to get chart version for remote reference: %w", err))
