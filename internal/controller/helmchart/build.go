@@ -69,7 +69,7 @@ func (r *Reconciler) buildFromSource(ctx context.Context, obj *sourcev1.HelmChar
 	if err != nil {
 		return nil, &errs.Generic{Err: fmt.Errorf("failed to open source artifact: %w", err), Reason: sourcev1.ReadOperationFailedReason}
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	root := filepath.Join(dir, "source")
 	// The artifact is this controller's own, bounded when it was stored;
 	// Untar still refuses entries and links that would leave root.

@@ -71,19 +71,21 @@ func newHelmRepo(ns, name, url, secret string) *sourcev1.HelmRepository {
 	return hr
 }
 
-func newGitRepo(ns, name, url string) *sourcev1.GitRepository {
+// newGitRepo is the GitRepository "app" following main at url.
+func newGitRepo(ns, url string) *sourcev1.GitRepository {
 	return &sourcev1.GitRepository{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: ns},
 		Spec: sourcev1.GitRepositorySpec{
 			URL: url, Reference: &sourcev1.GitRepositoryRef{Branch: "main"}, Interval: metav1.Duration{Duration: time.Hour},
 		},
 	}
 }
 
-func basicAuthSecret(ns, name, user, pass string) *corev1.Secret {
+// basicAuthSecret holds the login "user" with pass.
+func basicAuthSecret(ns, name, pass string) *corev1.Secret {
 	return &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Data:       map[string][]byte{"username": []byte(user), "password": []byte(pass)},
+		Data:       map[string][]byte{"username": []byte("user"), "password": []byte(pass)},
 	}
 }
 

@@ -48,7 +48,7 @@ func TestOCIChart(t *testing.T) {
 	for _, v := range []string{"6.0.1", "6.2.0", "7.0.0"} {
 		digests[v] = reg.PushChart(t, "charts/podinfo", v, packageChart(t, "podinfo", v, v))
 	}
-	env.Create(t, basicAuthSecret(ns, "reg-auth", "user", "pass"), newOCIRepo(ns, "podinfo", "oci://"+reg.Host()+"/charts", "reg-auth"))
+	env.Create(t, basicAuthSecret(ns, "reg-auth", "pass"), newOCIRepo(ns, "podinfo", "oci://"+reg.Host()+"/charts", "reg-auth"))
 
 	tests := []struct{ name, version, want string }{
 		{name: "tag", version: "6.0.1", want: "6.0.1"},
@@ -74,7 +74,7 @@ func TestOCIChart(t *testing.T) {
 		})
 	}
 	t.Run("wrong credentials", func(t *testing.T) {
-		env.Create(t, basicAuthSecret(ns, "bad-auth", "user", "nope"), newOCIRepo(ns, "badrepo", "oci://"+reg.Host()+"/charts", "bad-auth"))
+		env.Create(t, basicAuthSecret(ns, "bad-auth", "nope"), newOCIRepo(ns, "badrepo", "oci://"+reg.Host()+"/charts", "bad-auth"))
 		hc := newChart(ns, "oci-bad", sourcev1.HelmRepositoryKind, "badrepo", "podinfo", "6.0.1")
 		env.Create(t, hc)
 		ready := env.WaitForFailure(t, hc, "ChartPullError")

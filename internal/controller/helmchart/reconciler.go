@@ -92,7 +92,8 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *sourcev1.HelmChart) (*o
 	}
 	repo, fromRepository := src.(*sourcev1.HelmRepository)
 	a := src.GetArtifact()
-	if !(fromRepository && repo.IsOCI()) && (a == nil || !r.Storage.Exists(*a)) {
+	static := fromRepository && repo.IsOCI() // an OCI HelmRepository has no artifact
+	if !static && (a == nil || !r.Storage.Exists(*a)) {
 		return out, &errs.Waiting{
 			Err:          fmt.Errorf("no artifact available for %s source '%s'", obj.Spec.SourceRef.Kind, obj.Spec.SourceRef.Name),
 			Reason:       noSourceArtifactReason,

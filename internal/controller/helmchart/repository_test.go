@@ -29,7 +29,7 @@ func TestVersionSelectors(t *testing.T) {
 	for _, v := range []string{"6.0.1", "6.2.0", "6.3.0-rc.1", "7.0.0"} {
 		srv.AddChart(t, helmrepo.NewChart("podinfo", v, v))
 	}
-	env.Create(t, basicAuthSecret(ns, "helm-auth", "user", "pass"), newHelmRepo(ns, "podinfo", srv.URL(), "helm-auth"))
+	env.Create(t, basicAuthSecret(ns, "helm-auth", "pass"), newHelmRepo(ns, "podinfo", srv.URL(), "helm-auth"))
 
 	tests := []struct{ name, version, want string }{
 		{name: "exact", version: "6.0.1", want: "6.0.1"},

@@ -43,8 +43,8 @@ func TestGitChartWithDependencies(t *testing.T) {
 	git := gitserver.New(t, gitserver.Options{})
 	git.InitRepo(t, "app.git")
 	git.Commit(t, "app.git", gitserver.Commit{Files: appChart(helm.URL())})
-	env.Create(t, basicAuthSecret(ns, "helm-auth", "user", "pass"), newHelmRepo(ns, "bitnami", helm.URL(), "helm-auth"),
-		newGitRepo(ns, "app", git.HTTPURL("app.git")))
+	env.Create(t, basicAuthSecret(ns, "helm-auth", "pass"), newHelmRepo(ns, "bitnami", helm.URL(), "helm-auth"),
+		newGitRepo(ns, git.HTTPURL("app.git")))
 
 	hc := newChart(ns, "app", sourcev1.GitRepositoryKind, "app", "./charts/app", "")
 	hc.Spec.ValuesFiles = []string{"charts/app/values.yaml", "envs/prod.yaml"}
@@ -88,7 +88,7 @@ func TestValuesFilesMissing(t *testing.T) {
 	git.Commit(t, "app.git", gitserver.Commit{Files: map[string]string{
 		"chart/Chart.yaml": "apiVersion: v2\nname: app\nversion: 1.0.0\n", "chart/values.yaml": "a: 1\n", "prod.yaml": "a: 2\n",
 	}})
-	env.Create(t, newGitRepo(ns, "app", git.HTTPURL("app.git")))
+	env.Create(t, newGitRepo(ns, git.HTTPURL("app.git")))
 	hc := newChart(ns, "app", sourcev1.GitRepositoryKind, "app", "chart", "")
 	hc.Spec.ValuesFiles = []string{"prod.yaml", "missing.yaml"}
 	env.Create(t, hc)
@@ -120,7 +120,7 @@ func TestReconcileStrategyRevision(t *testing.T) {
 	git := gitserver.New(t, gitserver.Options{})
 	git.InitRepo(t, "app.git")
 	first := git.Commit(t, "app.git", gitserver.Commit{Files: map[string]string{"chart/Chart.yaml": "apiVersion: v2\nname: app\nversion: 1.0.0\n"}})
-	repo := newGitRepo(ns, "app", git.HTTPURL("app.git"))
+	repo := newGitRepo(ns, git.HTTPURL("app.git"))
 	env.Create(t, repo)
 	hc := newChart(ns, "app", sourcev1.GitRepositoryKind, "app", "chart", "")
 	hc.Spec.ReconcileStrategy = sourcev1.ReconcileStrategyRevision
@@ -156,7 +156,7 @@ func TestWaitsForSource(t *testing.T) {
 	git := gitserver.New(t, gitserver.Options{})
 	git.InitRepo(t, "app.git")
 	git.Commit(t, "app.git", gitserver.Commit{Files: map[string]string{"chart/Chart.yaml": "apiVersion: v2\nname: app\nversion: 1.0.0\n"}})
-	repo := newGitRepo(ns, "app", git.HTTPURL("app.git"))
+	repo := newGitRepo(ns, git.HTTPURL("app.git"))
 	repo.Spec.Suspend = true
 	env.Create(t, repo)
 	env.RequestReconcile(t, hc)

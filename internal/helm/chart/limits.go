@@ -56,16 +56,16 @@ func orDefault(v, def int64) int64 {
 // ReadArchive reads a chart archive from r, failing with ErrTooLarge
 // beyond the chart bound; name is for the message.
 func ReadArchive(r io.Reader, name string, l Limits) ([]byte, error) {
-	max := l.chartSize()
-	if max < 0 {
+	limit := l.chartSize()
+	if limit < 0 {
 		return io.ReadAll(r)
 	}
-	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading chart '%s': %w", name, err)
 	}
-	if int64(len(data)) > max {
-		return nil, tooLarge(name, max)
+	if int64(len(data)) > limit {
+		return nil, tooLarge(name, limit)
 	}
 	return data, nil
 }
@@ -77,7 +77,7 @@ func ReadArchiveFile(p string, l Limits) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -85,8 +85,8 @@ func ReadArchiveFile(p string, l Limits) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("chart '%s' is not a regular file", filepath.Base(p))
 	}
-	if max := l.chartSize(); max >= 0 && fi.Size() > max {
-		return nil, tooLarge(filepath.Base(p), max)
+	if limit := l.chartSize(); limit >= 0 && fi.Size() > limit {
+		return nil, tooLarge(filepath.Base(p), limit)
 	}
 	return ReadArchive(f, filepath.Base(p), l)
 }
@@ -95,8 +95,8 @@ func ReadArchiveFile(p string, l Limits) ([]byte, error) {
 // entry's size against the file bound. Helm's loader refuses absolute and
 // climbing names.
 func LoadArchive(data []byte, l Limits) (*chartv2.Chart, error) {
-	if max := l.chartSize(); max >= 0 && int64(len(data)) > max {
-		return nil, tooLarge("archive", max)
+	if limit := l.chartSize(); limit >= 0 && int64(len(data)) > limit {
+		return nil, tooLarge("archive", limit)
 	}
 	if err := checkEntrySizes(data, l.fileSize()); err != nil {
 		return nil, err
@@ -109,16 +109,16 @@ func LoadArchive(data []byte, l Limits) (*chartv2.Chart, error) {
 }
 
 // checkEntrySizes reads the archive's headers and fails on the first file
-// over max, before Helm unpacks any of it into memory.
-func checkEntrySizes(data []byte, max int64) error {
-	if max < 0 {
+// over limit, before Helm unpacks any of it into memory.
+func checkEntrySizes(data []byte, limit int64) error {
+	if limit < 0 {
 		return nil
 	}
 	gz, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
 		return fmt.Errorf("failed to load chart archive: %w", err)
 	}
-	defer gz.Close()
+	defer func() { _ = gz.Close() }()
 	tr := tar.NewReader(gz)
 	for {
 		hdr, err := tr.Next()
@@ -128,16 +128,16 @@ func checkEntrySizes(data []byte, max int64) error {
 		if err != nil {
 			return fmt.Errorf("failed to load chart archive: %w", err)
 		}
-		if hdr.Size > max {
-			return fileTooLarge(hdr.Name, hdr.Size, max)
+		if hdr.Size > limit {
+			return fileTooLarge(hdr.Name, hdr.Size, limit)
 		}
 	}
 }
 
-func tooLarge(name string, max int64) error {
-	return &sizeError{msg: fmt.Sprintf("size of chart '%s' exceeds '%d' bytes limit", name, max)}
+func tooLarge(name string, limit int64) error {
+	return &sizeError{msg: fmt.Sprintf("size of chart '%s' exceeds '%d' bytes limit", name, limit)}
 }
 
-func fileTooLarge(name string, size, max int64) error {
-	return &sizeError{msg: fmt.Sprintf("cannot load file %s as file size (%d) exceeds limit (%d)", name, size, max)}
+func fileTooLarge(name string, size, limit int64) error {
+	return &sizeError{msg: fmt.Sprintf("cannot load file %s as file size (%d) exceeds limit (%d)", name, size, limit)}
 }

@@ -94,7 +94,7 @@ func (r *OCIRepository) Download(_ context.Context, cv *repo.ChartVersion, l Lim
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	dst := filepath.Join(dir, "chart.tgz")
 	if _, err := pick.remote.Pull(pick.res, dst, oci.PullOptions{MediaType: ChartLayerMediaType, Copy: true, MaxSize: l.chartSize()}); err != nil {
 		return nil, fmt.Errorf("failed to pull '%s': %w", cv.URLs[0], err)

@@ -61,8 +61,8 @@ func readValuesFile(root, p string, l Limits) ([]byte, error) {
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil, missing
 	}
-	if max := l.fileSize(); max >= 0 && fi.Size() > max {
-		return nil, fileTooLarge(p, fi.Size(), max)
+	if limit := l.fileSize(); limit >= 0 && fi.Size() > limit {
+		return nil, fileTooLarge(p, fi.Size(), limit)
 	}
 	data, err := os.ReadFile(full)
 	if err != nil {
