@@ -50,9 +50,12 @@ func applyFailure(obj *sourcev1.HelmRepository, out *outcome, err error) {
 	default:
 		conditions.MarkTrue(obj, sourcev1.FetchFailedCondition, reason, "%s", err)
 	}
+	// Outdated only when this run saw a newer index it could not store.
 	if a := obj.Status.Artifact; a != nil && out != nil && out.revision != "" && a.Revision != out.revision {
 		conditions.MarkTrue(obj, sourcev1.ArtifactOutdatedCondition, sourcev1.NewRevisionReason,
 			"new index revision '%s'", out.revision)
+	} else {
+		conditions.Delete(obj, sourcev1.ArtifactOutdatedCondition)
 	}
 	if errs.IsStalling(err) {
 		markStalled(obj, reason, err.Error())

@@ -78,6 +78,20 @@ func (c *Cache) Set(key string, idx *repo.IndexFile) {
 	c.lru.Add(key, idx, c.opts.TTL)
 }
 
+// Load returns the index stored under key, or parses file (a stored
+// HelmRepository artifact; see LoadIndexFile) and caches it under key. hit
+// reports whether the cache answered. A disabled cache always parses.
+func (c *Cache) Load(key, file string, maxSize int64) (idx *repo.IndexFile, hit bool, err error) {
+	if idx, ok := c.Get(key); ok {
+		return idx, true, nil
+	}
+	if idx, err = LoadIndexFile(file, maxSize); err != nil {
+		return nil, false, err
+	}
+	c.Set(key, idx)
+	return idx, false, nil
+}
+
 // Touch extends the TTL of key's index, if cached: a HelmRepository whose
 // index is unchanged keeps it warm for its HelmCharts.
 func (c *Cache) Touch(key string) {

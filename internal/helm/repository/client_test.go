@@ -2,11 +2,8 @@ package repository
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -74,24 +71,6 @@ func newClient(t *testing.T, r *sourcev1.HelmRepository, limits Limits, objs ...
 	return c
 }
 
-func served(t *testing.T, srv *helmrepo.Server, urlPath, user, pass string) []byte {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, srv.URL()+urlPath, nil)
-	if user != "" {
-		req.SetBasicAuth(user, pass)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func TestFetchIndexRevisionIsDigestOfServedBytes(t *testing.T) {
 	srv := helmrepo.New(t, helmrepo.Options{Username: user, Password: password})
 	srv.AddChart(t, helmrepo.NewChart("podinfo", "6.0.0", "6.0.0"))
@@ -103,9 +82,8 @@ func TestFetchIndexRevisionIsDigestOfServedBytes(t *testing.T) {
 	if err != nil || !changed {
 		t.Fatalf("FetchIndex = changed %v, %v", changed, err)
 	}
-	body := served(t, srv, "/index.yaml", user, password)
-	sum := sha256.Sum256(body)
-	if want := "sha256:" + hex.EncodeToString(sum[:]); ix.Digest != want {
+	body := srv.Get(t, "/index.yaml")
+	if want := srv.IndexDigest(t); ix.Digest != want {
 		t.Errorf("digest %s, want %s (sha256 of the served bytes)", ix.Digest, want)
 	}
 	if ix.Size != int64(len(body)) {
@@ -137,6 +115,7 @@ func TestFetchIndexSkipsUnchanged(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := helmrepo.New(t, tt.opts)
 			srv.AddChart(t, helmrepo.NewChart("podinfo", "6.0.0", "6.0.0"))
+			srv.Backdate(t, time.Minute)
 			c := newClient(t, helmRepo(srv.URL()), Limits{})
 			first, changed, err := c.FetchIndex(context.Background(), Previous{})
 			if err != nil || !changed {
@@ -156,6 +135,25 @@ func TestFetchIndexSkipsUnchanged(t *testing.T) {
 				t.Errorf("digest %s, want %s", second.Digest, first.Digest)
 			}
 		})
+	}
+}
+
+func TestStrongLastModified(t *testing.T) {
+	const lm = "Tue, 01 Dec 2026 11:00:00 GMT"
+	tests := []struct{ date, want string }{
+		{date: "Tue, 01 Dec 2026 11:00:00 GMT", want: ""},
+		{date: "Tue, 01 Dec 2026 11:00:01 GMT", want: lm},
+		{date: "Tue, 01 Dec 2026 12:00:00 GMT", want: lm},
+		{date: "", want: ""},
+	}
+	for _, tt := range tests {
+		h := http.Header{"Last-Modified": {lm}, "Date": {tt.date}}
+		if got := strongLastModified(h); got != tt.want {
+			t.Errorf("Date %q: got %q, want %q", tt.date, got, tt.want)
+		}
+	}
+	if got := strongLastModified(http.Header{"Date": {lm}}); got != "" {
+		t.Errorf("no Last-Modified: got %q", got)
 	}
 }
 
@@ -180,7 +178,7 @@ func TestFetchIndexChangedAfterNewChart(t *testing.T) {
 func TestFetchIndexOverLimit(t *testing.T) {
 	srv := helmrepo.New(t, helmrepo.Options{})
 	srv.AddChart(t, helmrepo.NewChart("podinfo", "6.0.0", "6.0.0"))
-	size := int64(len(served(t, srv, "/index.yaml", "", "")))
+	size := int64(len(srv.Get(t, "/index.yaml")))
 	for _, limit := range []int64{size - 1, 16} {
 		c := newClient(t, helmRepo(srv.URL()), Limits{MaxIndexSize: limit})
 		_, _, err := c.FetchIndex(context.Background(), Previous{})
@@ -278,7 +276,7 @@ func TestDownloadChartCredentialsStayOnRepositoryHost(t *testing.T) {
 func TestDownloadChart(t *testing.T) {
 	srv := helmrepo.New(t, helmrepo.Options{})
 	abs := srv.AddChart(t, helmrepo.NewChart("podinfo", "6.0.0", "6.0.0"))
-	want := served(t, srv, "/podinfo-6.0.0.tgz", "", "")
+	want := srv.Get(t, "/podinfo-6.0.0.tgz")
 	c := newClient(t, helmRepo(srv.URL()+"/"), Limits{})
 	for _, u := range []string{abs, "podinfo-6.0.0.tgz", "./podinfo-6.0.0.tgz"} {
 		got, err := c.DownloadChart(context.Background(), u, 0)
@@ -435,6 +433,18 @@ func TestLoadIndexFileReadsStoredJSON(t *testing.T) {
 	}
 	if _, err := LoadIndexFile(p, int64(len(b)-1)); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("over the limit: %v", err)
+	}
+
+	c := NewCache(CacheOptions{MaxSize: 1})
+	for i, wantHit := range []bool{false, true} {
+		idx, hit, err := c.Load("helmrepository/apps/podinfo/index.yaml", p, 0)
+		if err != nil || hit != wantHit || len(idx.Entries["podinfo"]) != 1 {
+			t.Errorf("Load #%d = hit %v, %v", i, hit, err)
+		}
+	}
+	var disabled *Cache
+	if _, hit, err := disabled.Load("k", p, 0); hit || err != nil {
+		t.Errorf("disabled Load = hit %v, %v", hit, err)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"time"
 
 	repo "helm.sh/helm/v4/pkg/repo/v1"
 )
@@ -69,10 +70,12 @@ func (c *Client) FetchIndex(ctx context.Context, prev Previous) (*Index, bool, e
 		u.RawPath = path.Join(u.RawPath, "index.yaml")
 	}
 	resp, err := c.get(ctx, u.String(), func(req *http.Request) {
-		if prev.ETag != "" {
+		// If-None-Match wins over If-Modified-Since (RFC 9110 13.2.2); send
+		// one.
+		switch {
+		case prev.ETag != "":
 			req.Header.Set("If-None-Match", prev.ETag)
-		}
-		if prev.LastModified != "" {
+		case prev.LastModified != "":
 			req.Header.Set("If-Modified-Since", prev.LastModified)
 		}
 		req.Header.Set("Accept", "application/yaml, application/json, text/yaml, */*")
@@ -81,7 +84,7 @@ func (c *Client) FetchIndex(ctx context.Context, prev Previous) (*Index, bool, e
 		return nil, false, err
 	}
 	defer drainClose(resp.Body)
-	ix := &Index{ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified")}
+	ix := &Index{ETag: resp.Header.Get("ETag"), LastModified: strongLastModified(resp.Header)}
 	if resp.StatusCode == http.StatusNotModified {
 		ix.Digest = prev.Digest
 		return ix, false, nil
@@ -126,6 +129,22 @@ func (c *Client) saveIndex(body io.Reader, ix *Index) (string, error) {
 	ix.Size = n
 	ix.Digest = "sha256:" + hex.EncodeToString(h.Sum(nil))
 	return f.Name(), nil
+}
+
+// strongLastModified returns the Last-Modified header when it can serve as
+// a validator: only if the response's Date is at least a second later
+// (RFC 9110 8.8.2.2). A file changed twice within its Last-Modified second
+// would otherwise look unchanged for good.
+func strongLastModified(h http.Header) string {
+	lm, err := http.ParseTime(h.Get("Last-Modified"))
+	if err != nil {
+		return ""
+	}
+	date, err := http.ParseTime(h.Get("Date"))
+	if err != nil || date.Sub(lm) < time.Second {
+		return ""
+	}
+	return h.Get("Last-Modified")
 }
 
 func indexTooLarge(limit int64) error {

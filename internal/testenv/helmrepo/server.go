@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
@@ -51,6 +52,7 @@ type Request struct {
 // index.yaml behind an HTTP file server.
 type Server struct {
 	http *httptest.Server
+	opts Options
 	dir  string
 	mu   sync.Mutex // serialises packaging and indexing
 
@@ -62,8 +64,8 @@ type Server struct {
 // test ends.
 func New(t testing.TB, opts Options) *Server {
 	t.Helper()
-	s := &Server{dir: t.TempDir()}
-	var h http.Handler = http.FileServer(http.Dir(s.dir))
+	s := &Server{dir: t.TempDir(), opts: opts}
+	h := http.FileServer(http.Dir(s.dir))
 	if opts.ETag {
 		h = s.withETag(h)
 	}
@@ -92,6 +94,40 @@ func (s *Server) CAPEM() []byte {
 		return nil
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.http.Certificate().Raw})
+}
+
+// Get fetches urlPath ("/index.yaml") as a client with the server's
+// credentials and trust would, and returns the body.
+func (s *Server) Get(t testing.TB, urlPath string) []byte {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, s.URL()+urlPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.opts.Username != "" {
+		req.SetBasicAuth(s.opts.Username, s.opts.Password)
+	}
+	resp, err := s.http.Client().Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", urlPath, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s", urlPath, resp.Status)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// IndexDigest is sha256:<hex> of index.yaml as served: the revision a
+// HelmRepository of this server reports.
+func (s *Server) IndexDigest(t testing.TB) string {
+	t.Helper()
+	sum := sha256.Sum256(s.Get(t, "/index.yaml"))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // Requests returns the requests answered so far for urlPath
@@ -175,6 +211,25 @@ func basicAuth(opts Options, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// Backdate moves the modification time of every file d into the past, so
+// that its Last-Modified is a strong validator (a second or more before the
+// response's Date) and If-Modified-Since gets 304.
+func (s *Server) Backdate(t testing.TB, d time.Duration) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	when := time.Now().Add(-d)
+	for _, e := range entries {
+		if err := os.Chtimes(filepath.Join(s.dir, e.Name()), when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // record logs every request with the status it was answered.
