@@ -112,19 +112,12 @@ func fetcher(c *repository.Client) func(context.Context, string, chart.Limits) (
 // from the cache when it holds it.
 func (r *Reconciler) index(hr *sourcev1.HelmRepository) (*repo.IndexFile, error) {
 	a := hr.GetArtifact()
-	if idx, ok := r.Helm.Cache.Get(a.Path); ok {
-		return idx, nil
-	}
 	p, err := r.Storage.LocalPath(*a)
 	if err != nil {
 		return nil, err
 	}
-	idx, err := repository.LoadIndexFile(p, r.Helm.Limits.MaxIndexSize)
-	if err != nil {
-		return nil, err
-	}
-	r.Helm.Cache.Set(a.Path, idx)
-	return idx, nil
+	idx, _, err := r.Helm.Cache.Load(a.Path, p, r.Helm.Limits.MaxIndexSize)
+	return idx, err
 }
 
 // dependencyRepositories finds a dependency's repository: the
