@@ -1,11 +1,9 @@
 package helmchart
 
 import (
-	"os"
 	"strings"
 	"testing"
 
-	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -17,19 +15,11 @@ import (
 	"github.com/weir-gitops/weir/internal/testenv/ociregistry"
 )
 
-// packageChart returns the archive of a test chart, as `helm package`
-// writes it; appVersion varies the content.
+// packageChart returns the archive of a test chart; appVersion varies the
+// content.
 func packageChart(t *testing.T, name, version, appVersion string) []byte {
 	t.Helper()
-	p, err := chartutil.Save(helmrepo.NewChart(name, version, appVersion), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return helmrepo.Package(t, helmrepo.NewChart(name, version, appVersion))
 }
 
 func newOCIRepo(ns, name, url, secret string) *sourcev1.HelmRepository {

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
-	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
 
 	"github.com/weir-gitops/weir/internal/testenv/helmrepo"
 )
@@ -36,15 +35,7 @@ func chartYAML(name, version string, extra ...string) string {
 // packaged returns the archive helm package writes for a test chart.
 func packaged(t testing.TB, name, version string) []byte {
 	t.Helper()
-	p, err := chartutil.Save(helmrepo.NewChart(name, version, "1.0"), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return helmrepo.Package(t, helmrepo.NewChart(name, version, "1.0"))
 }
 
 func helmMetadata(name, version string) *chartv2.Metadata {
