@@ -14,8 +14,12 @@ import (
 // reconcileStatic handles an OCI HelmRepository as Flux does since v1: a
 // data container for HelmCharts, without finalizer, artifact or status. An
 // object that was of type default before loses its artifacts, finalizer and
-// status here.
+// status here, unless it is suspended (Flux leaves those alone until they
+// resume or go).
 func (r *Reconciler) reconcileStatic(ctx context.Context, obj *sourcev1.HelmRepository) error {
+	if obj.Spec.Suspend && obj.GetDeletionTimestamp().IsZero() {
+		return nil
+	}
 	helper := patch.NewHelper(obj, r.Client)
 	if controllerutil.ContainsFinalizer(obj, meta.Finalizer) || obj.Status.Artifact != nil || !obj.GetDeletionTimestamp().IsZero() {
 		if err := r.removeArtifacts(obj); err != nil {
