@@ -12,6 +12,7 @@ import (
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/artifact"
+	"github.com/weir-gitops/weir/internal/controller/bucket"
 	"github.com/weir-gitops/weir/internal/controller/gitrepository"
 	"github.com/weir-gitops/weir/internal/controller/helmrepository"
 	"github.com/weir-gitops/weir/internal/helm/repository"
@@ -44,6 +45,9 @@ func startControllers(ctx context.Context, env *testenv.Env) (err error) {
 			return err
 		}
 		if err := (&helmrepository.Reconciler{Deps: deps}).SetupWithManager(mgr, testenv.FastQueue); err != nil {
+			return err
+		}
+		if err := (&bucket.Reconciler{Deps: deps}).SetupWithManager(mgr, testenv.FastQueue); err != nil {
 			return err
 		}
 		return (&Reconciler{Deps: deps}).SetupWithManager(mgr, testenv.FastQueue)

@@ -3,8 +3,10 @@ package helmchart
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/weir-gitops/weir/api/meta"
@@ -13,6 +15,7 @@ import (
 	"github.com/weir-gitops/weir/internal/testenv"
 	"github.com/weir-gitops/weir/internal/testenv/gitserver"
 	"github.com/weir-gitops/weir/internal/testenv/helmrepo"
+	"github.com/weir-gitops/weir/internal/testenv/s3server"
 )
 
 // appChart is a chart directory in Git with a file:// dependency and one
@@ -179,4 +182,38 @@ func keys(m map[string]string) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestBucketChartRevision packages a chart from a Bucket with
+// reconcileStrategy Revision: the version carries the first 12 hex digits
+// of the Bucket's sha256 revision, and a changed object makes a new one.
+func TestBucketChartRevision(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	s3 := s3server.New(t, s3server.Options{})
+	s3.CreateBucket(t, "charts")
+	s3.PutObject(t, "charts", "app/Chart.yaml", "apiVersion: v2\nname: app\nversion: 2.0.0\n")
+	b := &sourcev1.Bucket{
+		ObjectMeta: metav1.ObjectMeta{Name: "charts", Namespace: ns},
+		Spec: sourcev1.BucketSpec{Provider: sourcev1.BucketProviderGeneric, BucketName: "charts", Endpoint: s3.Endpoint(),
+			Insecure: true, Interval: metav1.Duration{Duration: time.Hour}},
+	}
+	env.Create(t, b)
+	hc := newChart(ns, "app", sourcev1.BucketKind, "charts", "app", "")
+	hc.Spec.ReconcileStrategy = sourcev1.ReconcileStrategyRevision
+	env.Create(t, hc)
+	env.WaitForReady(t, hc, nil)
+	first := hc.Status.ObservedSourceArtifactRevision
+	if !strings.HasPrefix(first, "sha256:") || hc.Status.Artifact.Revision != "2.0.0+"+first[7:19] {
+		t.Fatalf("revision %s from bucket revision %s", hc.Status.Artifact.Revision, first)
+	}
+
+	s3.PutObject(t, "charts", "app/values.yaml", "a: 1\n")
+	env.RequestReconcile(t, b)
+	env.WaitForReady(t, hc, func() (bool, string) {
+		return hc.Status.ObservedSourceArtifactRevision != first, "bucket revision not followed yet"
+	})
+	if rev := hc.Status.ObservedSourceArtifactRevision; hc.Status.Artifact.Revision != "2.0.0+"+rev[7:19] {
+		t.Errorf("revision %s from bucket revision %s", hc.Status.Artifact.Revision, rev)
+	}
 }
