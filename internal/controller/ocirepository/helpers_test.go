@@ -21,8 +21,8 @@ type testLayer struct {
 }
 
 // pushImage writes an OCI manifest with layers and annotations as
-// repo:tag in reg and returns its digest.
-func pushImage(t testing.TB, reg *ociregistry.Registry, repo, tag string, annotations map[string]string, layers ...testLayer) string {
+// org/app:tag in reg and returns its digest.
+func pushImage(t testing.TB, reg *ociregistry.Registry, tag string, annotations map[string]string, layers ...testLayer) string {
 	t.Helper()
 	img := mutate.MediaType(empty.Image, types.OCIManifestSchema1)
 	img = mutate.ConfigMediaType(img, sourcev1.OCIArtifactConfigMediaType)
@@ -36,7 +36,7 @@ func pushImage(t testing.TB, reg *ociregistry.Registry, repo, tag string, annota
 	if annotations != nil {
 		img = mutate.Annotations(img, annotations).(v1.Image)
 	}
-	return reg.Push(t, repo, tag, img)
+	return reg.Push(t, "org/app", tag, img)
 }
 
 // dockerConfigJSON is a .dockerconfigjson document for one registry.
