@@ -46,6 +46,21 @@ func TestVersionSelectors(t *testing.T) {
 		})
 	}
 
+	t.Run("unchanged chart is not downloaded again", func(t *testing.T) {
+		hc := &sourcev1.HelmChart{}
+		if err := env.Client.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "sel-0"}, hc); err != nil {
+			t.Fatal(err)
+		}
+		before, digest := srv.Downloads("/podinfo-6.0.1.tgz"), hc.Status.Artifact.Digest
+		if before != 1 {
+			t.Fatalf("first pull downloaded the chart %d times, want 1", before)
+		}
+		env.RequestReconcile(t, hc)
+		env.WaitForReady(t, hc, nil)
+		if n := srv.Downloads("/podinfo-6.0.1.tgz"); n != before || hc.Status.Artifact.Digest != digest {
+			t.Errorf("re-reconcile downloaded the chart %d more times, digest %s -> %s", n-before, digest, hc.Status.Artifact.Digest)
+		}
+	})
 	t.Run("flux create source chart --export", func(t *testing.T) {
 		hc := createYAML(t, env, ns, `
 apiVersion: source.toolkit.fluxcd.io/v1
