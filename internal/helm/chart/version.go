@@ -81,10 +81,8 @@ func highest(versions repo.ChartVersions, c *semver.Constraints) (*repo.ChartVer
 	return best, bestSV
 }
 
-// ParseVersion is Flux's: strict semver, with an optional leading "v".
+// ParseVersion is Flux's: strict semver, with an optional leading "v"
+// (which the returned version does not keep; comparisons ignore it).
 func ParseVersion(v string) (*semver.Version, error) {
-	if _, err := semver.StrictNewVersion(strings.TrimPrefix(v, "v")); err != nil {
-		return nil, err
-	}
-	return semver.NewVersion(v)
+	return semver.StrictNewVersion(strings.TrimPrefix(v, "v"))
 }

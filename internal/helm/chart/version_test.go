@@ -2,6 +2,7 @@ package chart
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -68,5 +69,21 @@ func TestResolveVersion(t *testing.T) {
 	}
 	if _, err := ResolveVersion(idx, "nope", ""); !errors.Is(err, repo.ErrNoChartName) {
 		t.Errorf("missing chart error %v is not repo.ErrNoChartName", err)
+	}
+}
+
+// BenchmarkResolveVersion resolves a range in an index of 10,000 versions
+// of one chart, the size of the largest public indexes.
+func BenchmarkResolveVersion(b *testing.B) {
+	versions := make([]string, 0, 10000)
+	for i := range 10000 {
+		versions = append(versions, fmt.Sprintf("%d.%d.%d", i/1000, (i/10)%100, i%10))
+	}
+	idx := testIndex(versions...)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ResolveVersion(idx, "app", ">=5.0.0 <6.0.0"); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
