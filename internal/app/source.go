@@ -17,6 +17,7 @@ import (
 	"github.com/weir-gitops/weir/internal/artifact"
 	"github.com/weir-gitops/weir/internal/controller/bucket"
 	"github.com/weir-gitops/weir/internal/controller/gitrepository"
+	"github.com/weir-gitops/weir/internal/controller/helmchart"
 	"github.com/weir-gitops/weir/internal/controller/helmrepository"
 	"github.com/weir-gitops/weir/internal/controller/ocirepository"
 	"github.com/weir-gitops/weir/internal/controller/source"
@@ -78,6 +79,7 @@ func setupSource(_ context.Context, deps *Deps) error {
 		{sourcev1.GitRepositoryKind, (&gitrepository.Reconciler{Deps: common}).SetupWithManager},
 		{sourcev1.OCIRepositoryKind, (&ocirepository.Reconciler{Deps: common}).SetupWithManager},
 		{sourcev1.BucketKind, (&bucket.Reconciler{Deps: common}).SetupWithManager},
+		{sourcev1.HelmChartKind, (&helmchart.Reconciler{Deps: common}).SetupWithManager},
 		{sourcev1.HelmRepositoryKind, (&helmrepository.Reconciler{Deps: common}).SetupWithManager},
 	}
 	for _, r := range reconcilers {

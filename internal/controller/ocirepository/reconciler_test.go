@@ -160,8 +160,8 @@ func TestUnchangedDigestIsNotPulledAgain(t *testing.T) {
 		"org.opencontainers.image.revision": "v1@sha1:0123456789abcdef0123456789abcdef01234567",
 		"org.opencontainers.image.created":  "2025-06-14T11:23:36Z",
 	}
-	first := pushImage(t, reg.Host(), "org/app", "latest", annotations,
-		testLayer{sourcev1.OCIArtifactLayerMediaType, tarGz(t, tarEntry{name: "a.yaml", body: "a: 1\n"})})
+	first := pushImage(t, reg, "latest", annotations,
+		testLayer{sourcev1.OCIArtifactLayerMediaType, testenv.TarGz(t, testenv.TarEntry{Name: "a.yaml", Body: "a: 1\n"})})
 	obj := newRepo(ns, "app", "oci://"+host+"/org/app", nil)
 	create(t, env, obj)
 	obj = waitReady(t, env, obj, "latest@"+first)
@@ -186,8 +186,8 @@ func TestUnchangedDigestIsNotPulledAgain(t *testing.T) {
 	}
 
 	// A new push under the same tag is a new revision and a new artifact.
-	second := pushImage(t, reg.Host(), "org/app", "latest", nil,
-		testLayer{sourcev1.OCIArtifactLayerMediaType, tarGz(t, tarEntry{name: "a.yaml", body: "a: 2\n"})})
+	second := pushImage(t, reg, "latest", nil,
+		testLayer{sourcev1.OCIArtifactLayerMediaType, testenv.TarGz(t, testenv.TarEntry{Name: "a.yaml", Body: "a: 2\n"})})
 	env.RequestReconcile(t, obj)
 	obj = waitReady(t, env, obj, "latest@"+second)
 	if obj.Status.Artifact.Digest == stored.Digest || obj.Status.Artifact.Path == stored.Path {
@@ -358,11 +358,11 @@ func TestLayerSelectorAndIgnore(t *testing.T) {
 	ns := env.Namespace(t)
 	reg := ociregistry.New(t, ociregistry.Options{})
 	const helmLayer = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
-	chart := tarGz(t, tarEntry{name: "app/Chart.yaml", body: "name: app\n"})
-	digest := pushImage(t, reg.Host(), "org/app", "v1", nil,
-		testLayer{sourcev1.OCIArtifactLayerMediaType, tarGz(t,
-			tarEntry{name: "deploy/app.yaml", body: "kind: ConfigMap\n"},
-			tarEntry{name: "docs/README.md", body: "# docs\n"})},
+	chart := testenv.TarGz(t, testenv.TarEntry{Name: "app/Chart.yaml", Body: "name: app\n"})
+	digest := pushImage(t, reg, "v1", nil,
+		testLayer{sourcev1.OCIArtifactLayerMediaType, testenv.TarGz(t,
+			testenv.TarEntry{Name: "deploy/app.yaml", Body: "kind: ConfigMap\n"},
+			testenv.TarEntry{Name: "docs/README.md", Body: "# docs\n"})},
 		testLayer{helmLayer, chart})
 	revision := "v1@" + digest
 	ignore := "docs/\n"
@@ -409,8 +409,8 @@ func TestHostileLayerNeverEscapes(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
 	reg := ociregistry.New(t, ociregistry.Options{})
-	good := pushImage(t, reg.Host(), "org/app", "latest", nil,
-		testLayer{sourcev1.OCIArtifactLayerMediaType, tarGz(t, tarEntry{name: "a.yaml", body: "a\n"})})
+	good := pushImage(t, reg, "latest", nil,
+		testLayer{sourcev1.OCIArtifactLayerMediaType, testenv.TarGz(t, testenv.TarEntry{Name: "a.yaml", Body: "a\n"})})
 	obj := newRepo(ns, "app", "oci://"+reg.Host()+"/org/app", nil)
 	create(t, env, obj)
 	obj = waitReady(t, env, obj, "latest@"+good)
@@ -421,15 +421,15 @@ func TestHostileLayerNeverEscapes(t *testing.T) {
 	escape := "weir-escape-" + utilrand.String(8)
 	tests := []struct {
 		name    string
-		entries []tarEntry
+		entries []testenv.TarEntry
 	}{
-		{"parent directory", []tarEntry{{name: "ok.yaml", body: "x"}, {name: "../" + escape, body: "pwned"}}},
-		{"through a symlink", []tarEntry{{name: "up", link: ".."}, {name: "up/" + escape, body: "pwned"}}},
-		{"absolute", []tarEntry{{name: filepath.Join(os.TempDir(), escape), body: "pwned"}}},
+		{"parent directory", []testenv.TarEntry{{Name: "ok.yaml", Body: "x"}, {Name: "../" + escape, Body: "pwned"}}},
+		{"through a symlink", []testenv.TarEntry{{Name: "up", Link: ".."}, {Name: "up/" + escape, Body: "pwned"}}},
+		{"absolute", []testenv.TarEntry{{Name: filepath.Join(os.TempDir(), escape), Body: "pwned"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pushImage(t, reg.Host(), "org/app", "latest", nil, testLayer{sourcev1.OCIArtifactLayerMediaType, tarGz(t, tt.entries...)})
+			pushImage(t, reg, "latest", nil, testLayer{sourcev1.OCIArtifactLayerMediaType, testenv.TarGz(t, tt.entries...)})
 			env.RequestReconcile(t, obj)
 			ready := env.WaitForFailure(t, obj, sourcev1.OCILayerOperationFailedReason)
 			if !strings.HasPrefix(ready.Message, "failed to extract layer contents from artifact: ") || !strings.Contains(ready.Message, "unsafe archive entry") {
@@ -452,13 +452,13 @@ func TestCosignVerification(t *testing.T) {
 	ns := env.Namespace(t)
 	reg := ociregistry.New(t, ociregistry.Options{})
 	host, log := ociregistry.CountingProxy(t, reg.URL())
-	trusted, other := newCosignKey(t), newCosignKey(t)
+	trusted, other := ociregistry.NewCosignKey(t), ociregistry.NewCosignKey(t)
 	create(t, env, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "cosign-keys", Namespace: ns},
-		Data:       map[string][]byte{"cosign.pub": trusted.publicPEM(t)},
+		Data:       map[string][]byte{"cosign.pub": trusted.PublicPEM(t)},
 	})
 	first := reg.PushArtifact(t, "org/app", "v1", ociregistry.Artifact{Files: map[string]string{"a.yaml": "a: 1\n"}})
-	trusted.sign(t, reg.Host(), "org/app", first)
+	trusted.Sign(t, reg, "org/app", first)
 	obj := newRepo(ns, "signed", "oci://"+host+"/org/app", &sourcev1.OCIRepositoryRef{Tag: "v1"})
 	obj.Spec.Verify = &sourcev1.OCIRepositoryVerification{OCIVerification: sourcev1.OCIVerification{
 		Provider: sourcev1.VerificationProviderCosign, SecretRef: &meta.LocalObjectReference{Name: "cosign-keys"},
@@ -482,7 +482,7 @@ func TestCosignVerification(t *testing.T) {
 
 	// A new push signed by an untrusted key is refused and not stored.
 	second := reg.PushArtifact(t, "org/app", "v1", ociregistry.Artifact{Files: map[string]string{"a.yaml": "a: 2\n"}})
-	other.sign(t, reg.Host(), "org/app", second)
+	other.Sign(t, reg, "org/app", second)
 	env.RequestReconcile(t, obj)
 	ready := env.WaitForFailure(t, obj, sourcev1.VerificationError)
 	wantMsg := "failed to verify the signature using provider 'cosign': no matching signatures were found for '" + host + "/org/app:v1'"
@@ -502,7 +502,7 @@ func TestCosignVerification(t *testing.T) {
 	download(t, obj.Status.Artifact)
 
 	// Signed with the trusted key after all: verified and stored.
-	trusted.sign(t, reg.Host(), "org/app", second)
+	trusted.Sign(t, reg, "org/app", second)
 	env.RequestReconcile(t, obj)
 	obj = waitReady(t, env, obj, "v1@"+second)
 	if c := conditions.Get(obj, sourcev1.SourceVerifiedCondition); c == nil || c.Message != "verified signature of revision v1@"+second {

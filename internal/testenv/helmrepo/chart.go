@@ -1,10 +1,13 @@
 package helmrepo
 
 import (
+	"os"
+	"testing"
 	"time"
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
 )
 
 // fileTime is the modification time of every file in a chart, so that the
@@ -45,4 +48,19 @@ func NewChart(name, version, appVersion string) *chartv2.Chart {
 			{Name: "templates/configmap.yaml", Data: []byte(configMapTemplate), ModTime: fileTime},
 		},
 	}
+}
+
+// Package returns ch as `helm package` writes it (chartutil.Save), for
+// tests that serve or push archives themselves.
+func Package(t testing.TB, ch *chartv2.Chart) []byte {
+	t.Helper()
+	p, err := chartutil.Save(ch, t.TempDir())
+	if err != nil {
+		t.Fatalf("package chart %s-%s: %v", ch.Name(), ch.Metadata.Version, err)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

@@ -1,0 +1,19 @@
+// Package chart builds the chart a HelmChart serves, on Helm's own SDK
+// (helm.sh/helm/v4: loader, chartutil, repo): it resolves a version from a
+// repository index as Flux does, loads chart archives and directories
+// within size bounds and without letting any path, link or dependency
+// leave the source root, resolves a chart's dependencies (file:// paths in
+// the source root, HTTP and OCI repositories through a caller-supplied
+// lookup), merges values files into values.yaml, stamps Flux's build
+// metadata on the version and packages the result with chartutil.Save.
+//
+// It knows nothing of Kubernetes objects: the HelmChart controller turns
+// its Build and BuildError into status, and supplies the repositories.
+//
+// What it adds to Helm's loader, and why: the archive-size bound
+// (--helm-chart-max-size) and a per-file bound (--helm-chart-file-max-size;
+// Helm 4 no longer checks one), and a directory walk that refuses links
+// resolving outside the source root (Helm's directory loader follows any
+// link). Helm's archive loader already refuses absolute and "../" names,
+// and never writes to disk, so a link entry in an archive reaches nobody.
+package chart
