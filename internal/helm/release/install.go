@@ -2,7 +2,6 @@ package release
 
 import (
 	"context"
-	"fmt"
 
 	"helm.sh/helm/v4/pkg/action"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
@@ -54,7 +53,6 @@ func (c *Client) newInstall(hr *helmv2.HelmRelease, spec helmv2.Install) *action
 	install.ForceConflicts = install.ServerSideApply
 	install.EnableDNS = c.opts.AllowDNSLookups
 	install.PostRenderStrategy = postRenderStrategy(hr, c.opts.UseHelm3Defaults)
-	install.Description = fmt.Sprintf("Install complete (%s)", "weir")
 	return install
 }
 
