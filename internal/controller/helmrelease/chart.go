@@ -64,20 +64,14 @@ type loadedChart struct {
 // getChart resolves spec.chartRef, downloads its artifact and loads the
 // chart.
 func (r *Reconciler) getChart(ctx context.Context, obj *helmv2.HelmRelease) (*loadedChart, error) {
-	if obj.Spec.ChartRef == nil {
-		return nil, &errs.Stalling{
-			Err:    errors.New("spec.chart is not supported yet: use spec.chartRef to a HelmChart or OCIRepository"),
-			Reason: "ChartTemplateNotSupported",
-		}
-	}
-	src, err := r.getSource(ctx, obj)
+	src, err := r.chartSource(ctx, obj)
 	if err != nil {
 		return nil, err
 	}
 	a := src.GetArtifact()
 	if a == nil {
 		return nil, &errs.Waiting{
-			Err:          fmt.Errorf("no artifact available for %s source '%s'", obj.Spec.ChartRef.Kind, chartRefKey(obj)),
+			Err:          fmt.Errorf("no artifact available for %s source '%s/%s'", sourceKind(obj), src.GetNamespace(), src.GetName()),
 			Reason:       helmv2.ArtifactFailedReason,
 			RequeueAfter: r.Options.RequeueDependency,
 		}
@@ -87,7 +81,7 @@ func (r *Reconciler) getChart(ctx context.Context, obj *helmv2.HelmRelease) (*lo
 		return nil, err
 	}
 	out := &loadedChart{chart: chrt, artifact: a}
-	if obj.Spec.ChartRef.Kind == sourcev1.OCIRepositoryKind {
+	if obj.Spec.ChartRef != nil && obj.Spec.ChartRef.Kind == sourcev1.OCIRepositoryKind {
 		out.ociDigest = ociDigest(a)
 		if !r.Options.DisableChartDigestTracking {
 			// Flux's rule: a chart from OCI carries its artifact digest as
@@ -97,6 +91,30 @@ func (r *Reconciler) getChart(ctx context.Context, obj *helmv2.HelmRelease) (*lo
 		}
 	}
 	return out, nil
+}
+
+// chartSource is the object whose artifact is the chart: the HelmChart
+// made from spec.chart, or spec.chartRef's target (after garbage-collecting
+// a HelmChart left from an earlier spec.chart).
+func (r *Reconciler) chartSource(ctx context.Context, obj *helmv2.HelmRelease) (Source, error) {
+	if obj.Spec.Chart != nil {
+		return r.reconcileHelmChart(ctx, obj)
+	}
+	if err := r.deleteHelmChart(ctx, obj); err != nil {
+		return nil, &errs.Generic{Err: err, Reason: helmv2.ArtifactFailedReason}
+	}
+	if obj.Spec.ChartRef == nil {
+		return nil, &errs.Stalling{Err: errors.New("either chart or chartRef must be set"), Reason: helmv2.ArtifactFailedReason}
+	}
+	return r.getSource(ctx, obj)
+}
+
+// sourceKind is the kind of the object the chart comes from.
+func sourceKind(obj *helmv2.HelmRelease) string {
+	if obj.Spec.ChartRef != nil {
+		return obj.Spec.ChartRef.Kind
+	}
+	return sourcev1.HelmChartKind
 }
 
 func (r *Reconciler) getSource(ctx context.Context, obj *helmv2.HelmRelease) (Source, error) {

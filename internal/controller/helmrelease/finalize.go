@@ -11,8 +11,8 @@ import (
 )
 
 // finalize uninstalls the release as spec.uninstall says (keepHistory
-// keeps the storage records, marked uninstalled), then releases the
-// finalizer. A suspended HelmRelease, or one whose release is already
+// keeps the storage records, marked uninstalled), deletes the HelmChart
+// made from spec.chart, then releases the finalizer. A suspended HelmRelease, or one whose release is already
 // gone, is let go without touching the cluster.
 func (r *Reconciler) finalize(ctx context.Context, obj *helmv2.HelmRelease) error {
 	if !obj.Spec.Suspend {
@@ -20,6 +20,9 @@ func (r *Reconciler) finalize(ctx context.Context, obj *helmv2.HelmRelease) erro
 			r.Events.Warning(ctx, obj, helmv2.UninstallFailedReason, nil, "%s", err)
 			return err
 		}
+	}
+	if err := r.deleteHelmChart(ctx, obj); err != nil {
+		return err
 	}
 	controllerutil.RemoveFinalizer(obj, meta.Finalizer)
 	return nil

@@ -17,7 +17,8 @@ import (
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
 
-// chartRefIndex holds "<Kind>/<namespace>/<name>" of spec.chartRef.
+// chartRefIndex holds "<Kind>/<namespace>/<name>" of spec.chartRef, or of
+// the HelmChart made from spec.chart.
 const chartRefIndex = ".spec.chartRef"
 
 // SetupOptions tunes the controller's work queue.
@@ -28,10 +29,13 @@ type SetupOptions = reconcile.SetupOptions
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts SetupOptions) error {
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &helmv2.HelmRelease{}, chartRefIndex, func(o client.Object) []string {
 		hr := o.(*helmv2.HelmRelease)
-		if hr.Spec.ChartRef == nil {
-			return nil
+		switch {
+		case hr.Spec.ChartRef != nil:
+			return []string{hr.Spec.ChartRef.Kind + "/" + chartRefKey(hr).String()}
+		case hr.Spec.Chart != nil:
+			return []string{sourcev1.HelmChartKind + "/" + chartTemplateKey(hr).String()}
 		}
-		return []string{hr.Spec.ChartRef.Kind + "/" + chartRefKey(hr).String()}
+		return nil
 	}); err != nil {
 		return fmt.Errorf("indexing HelmReleases by chartRef: %w", err)
 	}
