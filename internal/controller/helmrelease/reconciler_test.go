@@ -48,6 +48,12 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 	}
 	deploy := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: f.ns}}
 	f.env.WaitForCurrent(t, deploy, testenv.DefaultTimeout)
+	if err := f.env.Client.Get(context.Background(), client.ObjectKeyFromObject(deploy), deploy); err != nil {
+		t.Fatal(err)
+	}
+	if deploy.Labels[release.OriginNameLabel] != "app" || deploy.Labels[release.OriginNamespaceLabel] != f.ns {
+		t.Errorf("Deployment labels = %v, want Flux's origin labels", deploy.Labels)
+	}
 	st := hr.Status
 	if len(st.History) != 1 || st.History[0].Version != 1 || st.History[0].Status != "deployed" || st.History[0].Action != "install" ||
 		st.LastAttemptedRevision != "1.0.0" || st.LastAttemptedReleaseAction != helmv2.ReleaseActionInstall ||
