@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	"github.com/weir-gitops/weir/api/meta"
@@ -36,7 +37,12 @@ import (
 // controller lands.
 var storage *artifact.Storage
 
+// WEIR_HELM_DEBUG=1 prints the controllers' logs (each Helm decision at
+// debug level).
 func TestMain(m *testing.M) {
+	if os.Getenv("WEIR_HELM_DEBUG") != "" {
+		ctrl.SetLogger(zap.New(zap.UseDevMode(true)))
+	}
 	testenv.Main(m, func(o *testenv.Options) { o.Setup = startControllers })
 }
 
@@ -190,6 +196,9 @@ func (f *fixture) waitCondition(hr *helmv2.HelmRelease, t string, status metav1.
 			return false, err.Error()
 		}
 		got = conditions.Get(hr, t)
+		if testing.Verbose() {
+			f.t.Logf("%s: %v failures i%d u%d history %v", hr.Name, describe(hr), hr.Status.InstallFailures, hr.Status.UpgradeFailures, historyOf(hr))
+		}
 		if got == nil {
 			return false, "no " + t
 		}
@@ -229,4 +238,12 @@ func (f *fixture) waitGone(obj client.Object) {
 		err := f.env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj)
 		return apierrors.IsNotFound(err), fmt.Sprintf("%T %s still there", obj, obj.GetName())
 	})
+}
+
+func describe(hr *helmv2.HelmRelease) []string {
+	out := []string{}
+	for _, c := range hr.Status.Conditions {
+		out = append(out, fmt.Sprintf("%s=%s %s: %.120s", c.Type, c.Status, c.Reason, c.Message))
+	}
+	return out
 }

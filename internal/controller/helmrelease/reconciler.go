@@ -80,6 +80,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		Suspended: func(obj *helmv2.HelmRelease) bool { return obj.Spec.Suspend },
 		Finalize:  r.finalize,
 		Reconcile: func(ctx context.Context, obj *helmv2.HelmRelease) error {
+			if err := r.refresh(ctx, obj); err != nil {
+				return err
+			}
 			if token, ok := meta.ReconcileAnnotationValue(obj.GetAnnotations()); ok {
 				obj.Status.LastHandledReconcileAt = token
 			}
@@ -88,6 +91,26 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return err
 		},
 	})
+}
+
+// refresh re-reads obj's status from the API server. The state machine's
+// memory (failure counters, last attempted revision and values) lives in
+// the status, and a reconcile queued while the previous one ran can start
+// from a cache that has not seen that one's status yet: it would reset the
+// counters and act again. Only the status is taken, so the skeleton's
+// patch stays a diff of what this reconcile changed.
+func (r *Reconciler) refresh(ctx context.Context, obj *helmv2.HelmRelease) error {
+	if r.APIReader == nil {
+		return nil
+	}
+	fresh := &helmv2.HelmRelease{}
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(obj), fresh); err != nil {
+		return &errs.Generic{Err: fmt.Errorf("reading HelmRelease: %w", err), Reason: helmv2.ReconciliationFailedReason}
+	}
+	if fresh.UID == obj.UID {
+		obj.Status = fresh.Status
+	}
+	return nil
 }
 
 // reconcile resolves the chart and values, then drives the release.

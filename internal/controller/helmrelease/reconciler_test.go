@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -251,5 +252,88 @@ func TestAdoptsReleaseInstalledOutside(t *testing.T) {
 	}
 	if got := f.storageSecrets("byhand"); len(got) != 2 {
 		t.Errorf("storage Secrets = %v", got)
+	}
+}
+
+// TestFailedInstallIsUninstalledThenStalls: an install that never becomes
+// ready is uninstalled and tried once more (retries: 1), then the release
+// is Stalled; install remediation does not remediate the last failure by
+// default, so the failed record stays for a person to look at.
+func TestFailedInstallIsUninstalledThenStalls(t *testing.T) {
+	f := newFixture(t)
+	f.publish(newChart("1.0.0"))
+	hr := f.helmRelease("broken", func(s *helmv2.HelmReleaseSpec) {
+		s.Install = &helmv2.Install{
+			Timeout:     &metav1.Duration{Duration: 3 * time.Second},
+			Remediation: &helmv2.InstallRemediation{Retries: 1},
+		}
+		s.Values = &helmv2.Values{Raw: []byte(`{"unschedulable":true}`)}
+		s.Timeout = &metav1.Duration{Duration: 3 * time.Second}
+	})
+	f.env.Create(t, hr)
+	stalled := f.waitCondition(hr, meta.StalledCondition, metav1.ConditionTrue, release.RetriesExceededReason)
+	if want := fmt.Sprintf("Failed to install after 2 attempt(s); fix the cause, then run 'weir reconcile hr broken -n %s --reset'", f.ns); stalled.Message != want {
+		t.Errorf("Stalled = %q, want %q", stalled.Message, want)
+	}
+	if c := conditions.Get(hr, helmv2.RemediatedCondition); c == nil || c.Reason != helmv2.UninstallSucceededReason {
+		t.Errorf("Remediated = %+v", c)
+	}
+	if got := f.storageSecrets("broken"); !slices.Equal(got, []string{"sh.helm.release.v1.broken.v1"}) {
+		t.Errorf("storage Secrets = %v, want the failed v1", got)
+	}
+	if hr.Status.InstallFailures != 2 || hr.Status.LastAttemptedReleaseAction != helmv2.ReleaseActionInstall {
+		t.Errorf("installFailures %d, last action %s", hr.Status.InstallFailures, hr.Status.LastAttemptedReleaseAction)
+	}
+
+	// `weir reconcile hr --reset` clears the counters: one more attempt,
+	// an upgrade over the failed release (Flux's rule: a failed release
+	// not counted against this desired state is upgraded).
+	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+		if err := f.env.Client.Get(ctx, client.ObjectKeyFromObject(hr), hr); err != nil {
+			return false, err.Error()
+		}
+		token := time.Now().Format(time.RFC3339Nano)
+		hr.Annotations = map[string]string{meta.ReconcileRequestAnnotation: token, meta.ResetRequestAnnotation: token}
+		return f.env.Client.Update(ctx, hr) == nil, "conflict"
+	})
+	testenv.Eventually(t, 2*testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+		if err := f.env.Client.Get(ctx, client.ObjectKeyFromObject(hr), hr); err != nil {
+			return false, err.Error()
+		}
+		stalled := conditions.Get(hr, meta.StalledCondition)
+		return hr.Status.LastHandledResetAt == hr.Annotations[meta.ResetRequestAnnotation] && stalled != nil &&
+				strings.HasPrefix(stalled.Message, "Failed to upgrade after 1 attempt(s)"),
+			fmt.Sprintf("reset handled %q, conditions %v", hr.Status.LastHandledResetAt, describe(hr))
+	})
+	if hr.Status.InstallFailures != 0 || hr.Status.UpgradeFailures != 1 {
+		t.Errorf("after the reset: installFailures %d, upgradeFailures %d", hr.Status.InstallFailures, hr.Status.UpgradeFailures)
+	}
+}
+
+// TestRetryOnFailure: the failed upgrade is left in place (no rollback)
+// and tried again after retryInterval.
+func TestRetryOnFailure(t *testing.T) {
+	f := newFixture(t)
+	f.publish(newChart("1.0.0"))
+	hr := f.helmRelease("retry", func(s *helmv2.HelmReleaseSpec) {
+		s.Upgrade = &helmv2.Upgrade{
+			Timeout:  &metav1.Duration{Duration: 2 * time.Second},
+			Strategy: &helmv2.UpgradeStrategy{Name: string(helmv2.ActionStrategyRetryOnFailure), RetryInterval: &metav1.Duration{Duration: time.Second}},
+		}
+	})
+	f.env.Create(t, hr)
+	f.waitReady(hr, fmt.Sprintf("Helm install succeeded for release %s/retry.v1 with chart app@1.0.0", f.ns))
+	f.env.Update(t, hr, func() { hr.Spec.Values = &helmv2.Values{Raw: []byte(`{"unschedulable":true}`)} })
+	testenv.Eventually(t, 2*testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+		return len(f.storageSecrets("retry")) >= 3, fmt.Sprintf("storage %v", f.storageSecrets("retry"))
+	})
+	if err := f.env.Client.Get(context.Background(), client.ObjectKeyFromObject(hr), hr); err != nil {
+		t.Fatal(err)
+	}
+	if ready := conditions.Get(hr, meta.ReadyCondition); ready.Status != metav1.ConditionFalse || ready.Reason != helmv2.UpgradeFailedReason {
+		t.Errorf("Ready = %+v", ready)
+	}
+	if conditions.Get(hr, helmv2.RemediatedCondition) != nil || conditions.IsTrue(hr, meta.StalledCondition) {
+		t.Errorf("RetryOnFailure remediated or stalled: %+v", hr.Status.Conditions)
 	}
 }

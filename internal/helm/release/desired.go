@@ -49,6 +49,9 @@ func NewState(hr *helmv2.HelmRelease, latest *Info, d Desired, gates Gates) Stat
 	}
 	s.IgnoreTestFailures = ignoreTests
 	s.RetryOnFailure = retryOnFailure(hr, gates)
+	if s.RetryOnFailure {
+		s.Exhausted = false
+	}
 	if prev := hr.Status.History.Previous(ignoreTests); prev != nil && prev.Name == hr.GetReleaseName() {
 		s.RollbackTarget = prev.Version
 	}

@@ -47,12 +47,15 @@ func TestNewStateFailedUpgrade(t *testing.T) {
 }
 
 func TestNewStateRetryOnFailureGate(t *testing.T) {
-	hr := failingUpgrade(1, 1)
+	hr := failingUpgrade(1, 0)
 	if NewState(hr, nil, Desired{}, Gates{}).RetryOnFailure {
 		t.Error("RetryOnFailure without strategy or gate")
 	}
 	if !NewState(hr, nil, Desired{}, Gates{DefaultToRetryOnFailure: true}).RetryOnFailure {
 		t.Error("DefaultToRetryOnFailure ignored")
+	}
+	if NewState(hr, nil, Desired{}, Gates{DefaultToRetryOnFailure: true}).Exhausted {
+		t.Error("RetryOnFailure exhausted")
 	}
 	hr.Spec.Upgrade.Strategy = &helmv2.UpgradeStrategy{Name: string(helmv2.ActionStrategyRemediateOnFailure)}
 	if NewState(hr, nil, Desired{}, Gates{DefaultToRetryOnFailure: true}).RetryOnFailure {

@@ -65,7 +65,9 @@ type State struct {
 	RemediateLastFailure bool
 	// Strategy of the active remediation: rollback or uninstall.
 	Strategy helmv2.RemediationStrategy
-	// RetryOnFailure is the action strategy: retry instead of remediating.
+	// RetryOnFailure is the action strategy: retry at the retry interval
+	// instead of remediating, for as long as it takes (the remediation's
+	// retries do not apply).
 	RetryOnFailure bool
 	// RollbackTarget is the revision a rollback returns to; 0 when there
 	// is none.
@@ -151,13 +153,10 @@ func (s State) remediate() Decision {
 		// Not a failure of this desired state (counters were reset by a
 		// change, or the release failed outside the controller): try it.
 		return Decision{Action: ActionUpgrade, Message: "release failed before this desired state; retrying"}
+	case s.RetryOnFailure:
+		return Decision{Action: ActionUpgrade, Message: "retrying the failed release (RetryOnFailure)"}
 	case s.Exhausted && !s.RemediateLastFailure:
 		return s.stall()
-	case s.RetryOnFailure:
-		if s.Exhausted {
-			return s.stall()
-		}
-		return Decision{Action: ActionUpgrade, Message: "retrying the failed release (RetryOnFailure)"}
 	case s.Strategy == helmv2.UninstallRemediationStrategy:
 		return Decision{Action: ActionUninstall, Message: "remediating the failed release by uninstalling it"}
 	case s.RollbackTarget > 0:

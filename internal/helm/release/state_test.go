@@ -84,10 +84,10 @@ func TestDecide(t *testing.T) {
 		{"failed, RetryOnFailure: upgrade again", want(func(s *State) {
 			s.Latest, s.LastAction, s.Failures, s.RetryOnFailure = info(rcommon.StatusFailed, "1.0.0", "c1"), helmv2.ReleaseActionUpgrade, 1, true
 		}), ActionUpgrade, "", ""},
-		{"failed, RetryOnFailure exhausted: stall", want(func(s *State) {
+		{"failed, RetryOnFailure ignores the retry count", want(func(s *State) {
 			s.Latest, s.LastAction, s.Failures, s.RetryOnFailure = info(rcommon.StatusFailed, "1.0.0", "c1"), helmv2.ReleaseActionUpgrade, 3, true
-			s.Exhausted, s.RemediateLastFailure = true, true
-		}), ActionStall, RetriesExceededReason, "Failed to upgrade after 3 attempt(s)"},
+			s.Exhausted = true
+		}), ActionUpgrade, "", ""},
 		{"in sync, tests on, not tested: test", want(func(s *State) { s.Latest, s.TestEnable = deployed, true }), ActionTest, "", ""},
 		{"in sync, tested: nothing", want(func(s *State) { s.Latest, s.TestEnable, s.Tested = deployed, true, true }), ActionNone, "", ""},
 		{"tests failed: remediate", want(func(s *State) {
