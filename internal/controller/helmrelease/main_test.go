@@ -196,7 +196,7 @@ func (f *fixture) waitCondition(hr *helmv2.HelmRelease, t string, status metav1.
 			return false, err.Error()
 		}
 		got = conditions.Get(hr, t)
-		if testing.Verbose() {
+		if os.Getenv("WEIR_HELM_DEBUG") != "" {
 			f.t.Logf("%s: %v failures i%d u%d history %v", hr.Name, describe(hr), hr.Status.InstallFailures, hr.Status.UpgradeFailures, historyOf(hr))
 		}
 		if got == nil {
