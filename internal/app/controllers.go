@@ -13,6 +13,7 @@ type controller struct {
 var registry = []controller{
 	{name: "source", setup: setupSource},
 	{name: "kustomize", setup: setupKustomize},
+	{name: "helm", setup: setupHelm},
 	{name: "notification", setup: setupNotification},
 }
 

@@ -1,0 +1,48 @@
+package app
+
+import (
+	"context"
+	"os"
+
+	"github.com/weir-gitops/weir/internal/artifact"
+	"github.com/weir-gitops/weir/internal/controller/helmrelease"
+	"github.com/weir-gitops/weir/internal/runtime/events"
+	"github.com/weir-gitops/weir/internal/runtime/reconcile"
+)
+
+// helmConcurrency is Flux's helm-controller --concurrent default.
+const helmConcurrency = 4
+
+func setupHelm(ctx context.Context, deps *Deps) error {
+	opts, mgr := deps.Options, deps.Manager
+	gates := opts.FeatureGates
+	concurrency := opts.Concurrent
+	if concurrency == 0 {
+		concurrency = helmConcurrency
+	}
+	r := &helmrelease.Reconciler{
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Config:    mgr.GetConfig(),
+		Events: events.NewRecorder(mgr.GetEventRecorderFor(helmrelease.ControllerName), mgr.GetScheme(),
+			helmrelease.ControllerName, os.Getenv("POD_NAME"), opts.EventsAddr),
+		Metrics: deps.Metrics,
+		Fetcher: &artifact.Fetcher{Retries: opts.HTTPRetry},
+		Options: helmrelease.Options{
+			RequeueDependency:          opts.RequeueDependency,
+			NoCrossNamespaceRefs:       opts.NoCrossNamespaceRefs,
+			DefaultServiceAccount:      opts.DefaultServiceAccount,
+			Jitter:                     opts.IntervalJitter,
+			AllowExternalArtifact:      gates["ExternalArtifact"],
+			UseHelm3Defaults:           gates["UseHelm3Defaults"],
+			AllowDNSLookups:            gates["AllowDNSLookups"],
+			DefaultToRetryOnFailure:    gates["DefaultToRetryOnFailure"],
+			DisableChartDigestTracking: gates["DisableChartDigestTracking"],
+		},
+	}
+	return r.SetupWithManager(ctx, mgr, reconcile.SetupOptions{
+		MaxConcurrentReconciles: concurrency,
+		MinRetryDelay:           opts.MinRetryDelay,
+		MaxRetryDelay:           opts.MaxRetryDelay,
+	})
+}
