@@ -79,7 +79,7 @@ func fluxArgsCases() []fluxArgsCase {
 			listen: ":9999",
 		},
 		{
-			// weir runs no helm or image controller yet: their install
+			// weir runs no image controller yet: their install
 			// arguments must still parse, as the shared flags they are.
 			name: "helm-controller (gotk-components)",
 			args: withArgs([]string{fluxEventsAddr}),
@@ -203,6 +203,12 @@ func TestFeatureGatesAreFluxs(t *testing.T) {
 		{gates: map[string]bool{"StrictPostBuildSubstitutions": true}, selected: []string{"kustomize"}},
 		{gates: map[string]bool{"ExternalArtifact": true}, selected: []string{"source", "kustomize", "notification"}},
 		{gates: map[string]bool{"CacheSecretsAndConfigMaps": false}, selected: []string{"notification"}},
+		{gates: map[string]bool{"OOMWatch": true, "DefaultToRetryOnFailure": true}, selected: []string{"helm"}},
+		{
+			// A helm-controller gate on kustomize-controller's Deployment.
+			gates: map[string]bool{"OOMWatch": true}, selected: []string{"kustomize"},
+			wantErr: "feature-gate 'OOMWatch' not supported",
+		},
 		{
 			gates: map[string]bool{"StrictPostBuildSubstitution": true}, selected: []string{"kustomize"},
 			wantErr: "unable to load feature gates: feature-gate 'StrictPostBuildSubstitution' not supported",

@@ -22,6 +22,12 @@ var featureGatesOf = map[string][]string{
 		"CancelHealthCheckOnNewRevision", "DisableConfigWatchers", "DirectSourceFetch", "MigrateAPIVersion",
 		"ObjectLevelWorkloadIdentity",
 	},
+	"helm": {
+		"CacheSecretsAndConfigMaps", "DetectDrift", "CorrectDrift", "AllowDNSLookups", "OOMWatch",
+		"AdoptLegacyReleases", "DisableChartDigestTracking", "AdditiveCELDependencyCheck", "ExternalArtifact",
+		"DisableConfigWatchers", "DirectSourceFetch", "UseHelm3Defaults", "CancelHealthCheckOnNewRevision",
+		"DefaultToRetryOnFailure", "ObjectLevelWorkloadIdentity",
+	},
 	"notification": {"CacheSecretsAndConfigMaps", "DisableConfigWatchers", "ObjectLevelWorkloadIdentity"},
 }
 
