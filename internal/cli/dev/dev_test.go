@@ -303,12 +303,21 @@ func kustomizationsReady(ctx context.Context, c client.Client, revision string) 
 			continue
 		}
 		ready := conditions.Get(&k, meta.ReadyCondition)
-		if ready == nil || ready.Status != metav1.ConditionTrue || ready.ObservedGeneration != k.Generation ||
+		if ready == nil || !readyOrRerunning(ready) || ready.ObservedGeneration != k.Generation ||
 			k.Status.LastAppliedRevision != revision {
 			notReady = append(notReady, fmt.Sprintf("%s: applied %q, Ready %v", name, k.Status.LastAppliedRevision, ready))
 		}
 	}
 	return len(notReady) == 0, strings.Join(notReady, "; ")
+}
+
+// readyOrRerunning accepts Ready=True, or a later run of a Kustomization
+// that already applied the revision: every reconcile marks Ready Unknown
+// (Progressing) while it runs, as Flux's controller does, and a dependency
+// or a followed ConfigMap may start one just after weir dev saw all Ready.
+func readyOrRerunning(ready *metav1.Condition) bool {
+	return ready.Status == metav1.ConditionTrue ||
+		(ready.Status == metav1.ConditionUnknown && ready.Reason == meta.ProgressingReason)
 }
 
 // deploymentAvailable reports whether the Deployment is Available with
