@@ -276,7 +276,7 @@ func (p *eventPrinter) watch(ctx context.Context, c client.WithWatch, queries []
 						return
 					}
 					if ev.Type == watch.Error {
-						errs <- fmt.Errorf("watching events: %v", apierrors.FromObject(ev.Object))
+						errs <- fmt.Errorf("watching events: %w", apierrors.FromObject(ev.Object))
 						return
 					}
 					if e, ok := ev.Object.(*corev1.Event); ok && ev.Type != watch.Deleted {
