@@ -88,7 +88,8 @@ func (g *sshAgent) signers() ([]ssh.Signer, error) {
 	}
 	signers, err := g.client.Signers()
 	if err != nil {
-		_ = g.closeLocked() // a broken connection is dialled afresh next time
+		// A broken connection is dialled afresh next time.
+		_ = g.closeLocked()
 		return nil, fmt.Errorf("%w: list ssh agent keys: %v", ErrAuth, err) //nolint:errorlint // the agent's I/O error stays out of the chain so classify does not reclassify it
 	}
 	if len(signers) == 0 {
