@@ -309,8 +309,8 @@ func untarSandbox(t testing.TB) (string, string) {
 
 // checkContained asserts what Untar promises whatever it returned: nothing
 // written beside dest, no link in dest resolving outside it, and no more
-// than max bytes of files.
-func checkContained(t testing.TB, base, dest string, max int64) {
+// than limit bytes of files.
+func checkContained(t testing.TB, base, dest string, limit int64) {
 	t.Helper()
 	entries, err := os.ReadDir(base)
 	if err != nil {
@@ -357,8 +357,8 @@ func checkContained(t testing.TB, base, dest string, max int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if max >= 0 && total > max {
-		t.Errorf("extracted %d bytes, bound %d", total, max)
+	if limit >= 0 && total > limit {
+		t.Errorf("extracted %d bytes, bound %d", total, limit)
 	}
 }
 

@@ -157,7 +157,7 @@ func TestBootstrap(t *testing.T) {
 	srv.Commit(t, repo, gitserver.Commit{Files: map[string]string{systemDir + "kustomization.yaml": patched}, Message: "Turn on strict substitutions"})
 	head = branchHead(t, srv)
 	start = time.Now()
-	testenv.Eventually(t, 60*time.Second, func(ctx context.Context) (bool, string) {
+	testenv.Eventually(t, 60*time.Second, func(_ context.Context) (bool, string) {
 		args := controllerArgs(t, "kustomize-controller")
 		return slices.Contains(args, featureGate), "kustomize-controller args: " + strings.Join(args, " ")
 	})
@@ -279,7 +279,7 @@ func TestBootstrap(t *testing.T) {
 // assertSynced checks the sync objects are Ready at revision.
 func assertSynced(t *testing.T, revision string) {
 	t.Helper()
-	testenv.Eventually(t, 30*time.Second, func(ctx context.Context) (bool, string) {
+	testenv.Eventually(t, 30*time.Second, func(_ context.Context) (bool, string) {
 		var repo sourcev1.GitRepository
 		var ks kustomizev1.Kustomization
 		mustGet(t, "flux-system", "flux-system", &repo)

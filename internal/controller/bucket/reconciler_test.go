@@ -343,13 +343,13 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 
 	tests := []struct {
 		name     string
-		break_   func()
+		sabotage func()
 		reason   string
 		contains []string
 	}{
 		{
 			name: "wrong secret key",
-			break_: func() {
+			sabotage: func() {
 				update(t, f.env, secret, func() { secret.Data["secretkey"] = []byte("guess") })
 			},
 			reason:   sourcev1.BucketOperationFailedReason,
@@ -357,7 +357,7 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 		},
 		{
 			name: "missing bucket",
-			break_: func() {
+			sabotage: func() {
 				update(t, f.env, secret, func() { secret.Data["secretkey"] = []byte(secretKey) })
 				update(t, f.env, obj, func() { obj.Spec.BucketName = "nope" })
 			},
@@ -365,7 +365,7 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 		},
 		{
 			name: "missing secret",
-			break_: func() {
+			sabotage: func() {
 				update(t, f.env, obj, func() {
 					obj.Spec.BucketName = "app"
 					obj.Spec.SecretRef = &meta.LocalObjectReference{Name: "absent"}
@@ -375,7 +375,7 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 		},
 		{
 			name: "secret without the keys",
-			break_: func() {
+			sabotage: func() {
 				f.createSecret(t, "bad-keys", map[string][]byte{"accessKey": []byte(accessKey)})
 				update(t, f.env, obj, func() { obj.Spec.SecretRef = &meta.LocalObjectReference{Name: "bad-keys"} })
 			},
@@ -385,7 +385,7 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.break_()
+			tt.sabotage()
 			f.env.RequestReconcile(t, obj)
 			ready := f.env.WaitForFailure(t, obj, tt.reason)
 			for _, s := range tt.contains {
