@@ -257,10 +257,16 @@ func TestUntarGzipBomb(t *testing.T) {
 	}
 	zeros := make([]byte, 1<<20)
 	for range size / len(zeros) {
-		tw.Write(zeros)
+		if _, err := tw.Write(zeros); err != nil {
+			t.Fatal(err)
+		}
 	}
-	tw.Close()
-	gz.Close()
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if buf.Len() > 1<<20 {
 		t.Fatalf("bomb is %d bytes compressed", buf.Len())
 	}
