@@ -84,7 +84,7 @@ func assertExportRoundTrips(t *testing.T, fixture string, exports [][]string, wa
 			t.Fatal(err)
 		}
 		applied := u.DeepCopy()
-		if err := env.Client.Patch(t.Context(), applied, client.Apply, client.FieldOwner("weir-export-test"), client.DryRunAll, client.ForceOwnership); err != nil {
+		if err := env.Client.Patch(t.Context(), applied, client.Apply, client.FieldOwner("weir-export-test"), client.DryRunAll, client.ForceOwnership); err != nil { //nolint:staticcheck // SA1019: the test reads the dry-run result back into the unstructured object, which Patch does in place
 			t.Fatalf("applying exported %s %s: %v", u.GetKind(), u.GetName(), err)
 		}
 		if applied.GetGeneration() != live.GetGeneration() {

@@ -129,7 +129,7 @@ func (in *inspector) loadedFiles(dir, rel string, k *kustypes.Kustomization) err
 	for _, p := range k.Configurations {
 		refs = append(refs, ref{"configurations", p})
 	}
-	for _, p := range k.PatchesStrategicMerge {
+	for _, p := range k.PatchesStrategicMerge { //nolint:staticcheck // SA1019: kustomize still builds this legacy field, so its files are read too
 		if !strings.Contains(string(p), "\n") {
 			refs = append(refs, ref{"patchesStrategicMerge", string(p)})
 		}
@@ -137,7 +137,7 @@ func (in *inspector) loadedFiles(dir, rel string, k *kustypes.Kustomization) err
 	for _, p := range k.Patches {
 		refs = append(refs, ref{"patches", p.Path})
 	}
-	for _, p := range k.PatchesJson6902 {
+	for _, p := range k.PatchesJson6902 { //nolint:staticcheck // SA1019: kustomize still builds this legacy field, so its files are read too
 		refs = append(refs, ref{"patchesJson6902", p.Path})
 	}
 	for _, r := range k.Replacements {

@@ -36,7 +36,7 @@ func startController(ctx context.Context, env *testenv.Env) error {
 		mgrClient = mgr.GetClient()
 		r := &Reconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
-			Events: events.NewRecorder(mgr.GetEventRecorderFor(ControllerName), mgr.GetScheme(), ControllerName, "test", ""),
+			Events: events.NewRecorder(mgr.GetEventRecorderFor(ControllerName), mgr.GetScheme(), ControllerName, "test", ""), //nolint:staticcheck // SA1019: events.Recorder wraps the core/v1 record.EventRecorder; GetEventRecorder's events.k8s.io API has another signature
 		}
 		return r.SetupWithManager(ctx, mgr, testenv.FastQueue)
 	})
