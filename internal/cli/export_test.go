@@ -115,7 +115,7 @@ func TestDelete(t *testing.T) {
 		{"name required", "", []string{"delete", "ks"}, 1, "delete/name-required.golden"},
 	}
 	for _, s := range steps {
-		res := weirIO(t.Context(), t, s.stdin, nil, nil, append(s.args, "-n", ns)...)
+		res := weirIO(t.Context(), t, s.stdin, nil, append(s.args, "-n", ns)...)
 		if res.Code != s.code {
 			t.Errorf("%s: exit code %d, want %d; stderr:\n%s", s.name, res.Code, s.code, res.Stderr)
 		}
