@@ -74,13 +74,12 @@ func newFixture(t *testing.T, opts s3server.Options) *fixture {
 	return f
 }
 
-func (f *fixture) createSecret(t *testing.T, name string, data map[string][]byte) *corev1.Secret {
+func (f *fixture) createSecret(t *testing.T, name string, data map[string][]byte) {
 	t.Helper()
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.ns}, Data: data}
 	if err := f.env.Client.Create(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
-	return s
 }
 
 // newBucket is a generic Bucket on the fixture's server, with credentials.

@@ -69,8 +69,8 @@ type testLayer struct {
 }
 
 // pushImage writes an OCI manifest with layers and annotations as
-// host/repo:tag and returns its digest.
-func pushImage(t testing.TB, host, repo, tag string, annotations map[string]string, layers ...testLayer) string {
+// host/org/app:tag and returns its digest.
+func pushImage(t testing.TB, host, tag string, annotations map[string]string, layers ...testLayer) string {
 	t.Helper()
 	img := mutate.MediaType(empty.Image, types.OCIManifestSchema1)
 	img = mutate.ConfigMediaType(img, sourcev1.OCIArtifactConfigMediaType)
@@ -84,7 +84,7 @@ func pushImage(t testing.TB, host, repo, tag string, annotations map[string]stri
 	if annotations != nil {
 		img = mutate.Annotations(img, annotations).(v1.Image)
 	}
-	return push(t, host, repo, tag, img)
+	return push(t, host, "org/app", tag, img)
 }
 
 func push(t testing.TB, host, repo, tag string, img v1.Image) string {

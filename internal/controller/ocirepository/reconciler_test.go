@@ -160,7 +160,7 @@ func TestUnchangedDigestIsNotPulledAgain(t *testing.T) {
 		"org.opencontainers.image.revision": "v1@sha1:0123456789abcdef0123456789abcdef01234567",
 		"org.opencontainers.image.created":  "2025-06-14T11:23:36Z",
 	}
-	first := pushImage(t, reg.Host(), "org/app", "latest", annotations,
+	first := pushImage(t, reg.Host(), "latest", annotations,
 		testLayer{sourcev1.OCIArtifactLayerMediaType, tarGz(t, tarEntry{name: "a.yaml", body: "a: 1\n"})})
 	obj := newRepo(ns, "app", "oci://"+host+"/org/app", nil)
 	create(t, env, obj)
@@ -186,7 +186,7 @@ func TestUnchangedDigestIsNotPulledAgain(t *testing.T) {
 	}
 
 	// A new push under the same tag is a new revision and a new artifact.
-	second := pushImage(t, reg.Host(), "org/app", "latest", nil,
+	second := pushImage(t, reg.Host(), "latest", nil,
 		testLayer{sourcev1.OCIArtifactLayerMediaType, tarGz(t, tarEntry{name: "a.yaml", body: "a: 2\n"})})
 	env.RequestReconcile(t, obj)
 	obj = waitReady(t, env, obj, "latest@"+second)
@@ -359,7 +359,7 @@ func TestLayerSelectorAndIgnore(t *testing.T) {
 	reg := ociregistry.New(t, ociregistry.Options{})
 	const helmLayer = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
 	chart := tarGz(t, tarEntry{name: "app/Chart.yaml", body: "name: app\n"})
-	digest := pushImage(t, reg.Host(), "org/app", "v1", nil,
+	digest := pushImage(t, reg.Host(), "v1", nil,
 		testLayer{sourcev1.OCIArtifactLayerMediaType, tarGz(t,
 			tarEntry{name: "deploy/app.yaml", body: "kind: ConfigMap\n"},
 			tarEntry{name: "docs/README.md", body: "# docs\n"})},
@@ -409,7 +409,7 @@ func TestHostileLayerNeverEscapes(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
 	reg := ociregistry.New(t, ociregistry.Options{})
-	good := pushImage(t, reg.Host(), "org/app", "latest", nil,
+	good := pushImage(t, reg.Host(), "latest", nil,
 		testLayer{sourcev1.OCIArtifactLayerMediaType, tarGz(t, tarEntry{name: "a.yaml", body: "a\n"})})
 	obj := newRepo(ns, "app", "oci://"+reg.Host()+"/org/app", nil)
 	create(t, env, obj)
@@ -429,7 +429,7 @@ func TestHostileLayerNeverEscapes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pushImage(t, reg.Host(), "org/app", "latest", nil, testLayer{sourcev1.OCIArtifactLayerMediaType, tarGz(t, tt.entries...)})
+			pushImage(t, reg.Host(), "latest", nil, testLayer{sourcev1.OCIArtifactLayerMediaType, tarGz(t, tt.entries...)})
 			env.RequestReconcile(t, obj)
 			ready := env.WaitForFailure(t, obj, sourcev1.OCILayerOperationFailedReason)
 			if !strings.HasPrefix(ready.Message, "failed to extract layer contents from artifact: ") || !strings.Contains(ready.Message, "unsafe archive entry") {
