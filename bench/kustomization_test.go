@@ -98,8 +98,8 @@ func (f *fleet) kustomization(name, path string, change func(*kustomizev1.Kustom
 }
 
 // waitApplied polls until every Kustomization in the namespace (want of
-// them) is Ready at revision, or, with a token, has handled it.
-func (f *fleet) waitApplied(want int, revision, token string) {
+// them) is Ready at revision.
+func (f *fleet) waitApplied(want int, revision string) {
 	f.b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -111,8 +111,7 @@ func (f *fleet) waitApplied(want int, revision, token string) {
 		done := 0
 		for i := range list.Items {
 			k := &list.Items[i]
-			if conditions.IsReady(k) && (revision == "" || k.Status.LastAppliedRevision == revision) &&
-				(token == "" || k.Status.LastHandledReconcileAt == token) {
+			if conditions.IsReady(k) && (revision == "" || k.Status.LastAppliedRevision == revision) {
 				done++
 			}
 		}
@@ -154,12 +153,12 @@ func BenchmarkDependsOnChain(b *testing.B) {
 					}
 				})
 			}
-			f.waitApplied(n, f.repo.Status.Artifact.Revision, "")
+			f.waitApplied(n, f.repo.Status.Artifact.Revision)
 			var total time.Duration
 			for i := 0; b.Loop(); i++ {
 				rev := f.push(files(fmt.Sprint(i)))
 				start := time.Now()
-				f.waitApplied(n, rev, "")
+				f.waitApplied(n, rev)
 				total += time.Since(start)
 			}
 			b.ReportMetric(total.Seconds()/float64(b.N), "s/rollout")
@@ -185,7 +184,7 @@ func BenchmarkManyKustomizations(b *testing.B) {
 				s.NamePrefix = fmt.Sprintf("ks-%04d-", i)
 			})
 		}
-		f.waitApplied(count, f.repo.Status.Artifact.Revision, "")
+		f.waitApplied(count, f.repo.Status.Artifact.Revision)
 		b.ReportMetric(time.Since(start).Seconds(), "s/all-ready")
 		b.ReportMetric(float64(apiRequests.Load()-before)/count, "api-requests/ks")
 	}
@@ -216,7 +215,7 @@ func BenchmarkLargeKustomization(b *testing.B) {
 			k = f.kustomization(fmt.Sprintf("big-%d", i), "./big", func(s *kustomizev1.KustomizationSpec) {
 				s.NamePrefix = fmt.Sprintf("b%d-", i)
 			})
-			f.waitApplied(i+1, f.repo.Status.Artifact.Revision, "")
+			f.waitApplied(i+1, f.repo.Status.Artifact.Revision)
 			b.ReportMetric(time.Since(start).Seconds(), "s/apply")
 		}
 	})

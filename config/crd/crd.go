@@ -3,6 +3,7 @@ package crd
 import (
 	"bytes"
 	"embed"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -105,7 +106,7 @@ func Decode(data []byte) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	for {
 		var c apiextensionsv1.CustomResourceDefinition
 		if err := decoder.Decode(&c); err != nil {
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				return crds, nil
 			}
 			return nil, err

@@ -42,7 +42,7 @@ func setupKustomize(ctx context.Context, deps *Deps) error {
 			InsecureKubeConfigExec: opts.InsecureKubeConfigExec,
 			InsecureKubeConfigTLS:  opts.InsecureKubeConfigTLS,
 		},
-		Events: events.NewRecorder(mgr.GetEventRecorderFor(kustomization.ControllerName), mgr.GetScheme(),
+		Events: events.NewRecorder(mgr.GetEventRecorderFor(kustomization.ControllerName), mgr.GetScheme(), //nolint:staticcheck // SA1019: events.Recorder wraps the core/v1 record.EventRecorder; GetEventRecorder's events.k8s.io API has another signature
 			kustomization.ControllerName, os.Getenv("POD_NAME"), opts.EventsAddr),
 		Metrics: deps.Metrics,
 		Fetcher: &artifact.Fetcher{Retries: opts.HTTPRetry},

@@ -31,7 +31,7 @@ func setupNotification(ctx context.Context, deps *Deps) error {
 	r := &receiver.Reconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
-		Events: events.NewRecorder(mgr.GetEventRecorderFor(receiver.ControllerName), mgr.GetScheme(),
+		Events: events.NewRecorder(mgr.GetEventRecorderFor(receiver.ControllerName), mgr.GetScheme(), //nolint:staticcheck // SA1019: events.Recorder wraps the core/v1 record.EventRecorder; GetEventRecorder's events.k8s.io API has another signature
 			receiver.ControllerName, os.Getenv("POD_NAME"), eventsWebhook(opts, deps.Selected)),
 		Metrics:              deps.Metrics,
 		NoCrossNamespaceRefs: opts.NoCrossNamespaceRefs,

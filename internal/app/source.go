@@ -45,7 +45,7 @@ func setupSource(_ context.Context, deps *Deps) error {
 		return err
 	}
 	mgr := deps.Manager
-	recorder := events.NewRecorder(mgr.GetEventRecorderFor(meta.SourceControllerManager), mgr.GetScheme(),
+	recorder := events.NewRecorder(mgr.GetEventRecorderFor(meta.SourceControllerManager), mgr.GetScheme(), //nolint:staticcheck // SA1019: events.Recorder wraps the core/v1 record.EventRecorder; GetEventRecorder's events.k8s.io API has another signature
 		meta.SourceControllerManager, os.Getenv("POD_NAME"), opts.EventsAddr)
 	concurrency := opts.Concurrent
 	if concurrency == 0 {

@@ -49,7 +49,7 @@ func FuzzIgnoreRules(f *testing.F) {
 	f.Add("*.md\n!README.md\n/deploy/**/*.txt\n", "deploy/a/b.txt", false)
 	f.Add("[\n\\!x\n**/**\n/\n!\n", "a/[/b", true)
 	f.Add("# c\r\n a \r\n\\#x", "#x", false)
-	f.Fuzz(func(t *testing.T, rules, p string, isDir bool) {
+	f.Fuzz(func(_ *testing.T, rules, p string, isDir bool) {
 		fl := NewFilterFromRules(IgnoreRules{Dir: "sub", Text: rules}, IgnoreRules{Text: rules})
 		fl.Exclude(p, isDir)
 		fl.Exclude("sub/"+p, isDir)

@@ -257,10 +257,16 @@ func TestUntarGzipBomb(t *testing.T) {
 	}
 	zeros := make([]byte, 1<<20)
 	for range size / len(zeros) {
-		tw.Write(zeros)
+		if _, err := tw.Write(zeros); err != nil {
+			t.Fatal(err)
+		}
 	}
-	tw.Close()
-	gz.Close()
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if buf.Len() > 1<<20 {
 		t.Fatalf("bomb is %d bytes compressed", buf.Len())
 	}
@@ -309,8 +315,8 @@ func untarSandbox(t testing.TB) (string, string) {
 
 // checkContained asserts what Untar promises whatever it returned: nothing
 // written beside dest, no link in dest resolving outside it, and no more
-// than max bytes of files.
-func checkContained(t testing.TB, base, dest string, max int64) {
+// than limit bytes of files.
+func checkContained(t testing.TB, base, dest string, limit int64) {
 	t.Helper()
 	entries, err := os.ReadDir(base)
 	if err != nil {
@@ -357,8 +363,8 @@ func checkContained(t testing.TB, base, dest string, max int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if max >= 0 && total > max {
-		t.Errorf("extracted %d bytes, bound %d", total, max)
+	if limit >= 0 && total > limit {
+		t.Errorf("extracted %d bytes, bound %d", total, limit)
 	}
 }
 

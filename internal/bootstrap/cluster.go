@@ -143,7 +143,7 @@ func (r *runner) waitSynced(ctx context.Context) error {
 			meta.SameRevision(ks.Status.LastAppliedRevision, want), nil
 	})
 	if err != nil {
-		return fmt.Errorf("Kustomization %s/%s did not apply revision %s: %s", ns, SyncName, want, last)
+		return fmt.Errorf("Kustomization %s/%s did not apply revision %s: %s", ns, SyncName, want, last) //nolint:staticcheck // ST1005: the message starts with the kind name, as flux prints it
 	}
 	r.log.Successf("Kustomization reconciled successfully")
 	return nil

@@ -125,6 +125,29 @@ func (o *Options) systemDir() string { return path.Join(o.Path, SystemDir) }
 
 // validate checks the options and fills defaults.
 func (o *Options) validate() error {
+	if err := o.validateURL(); err != nil {
+		return err
+	}
+	if o.Branch == "" {
+		return errors.New("--branch is required")
+	}
+	if _, err := o.Components.PullSecret(); err != nil {
+		return err
+	}
+	clean, err := cleanPath(o.Path)
+	if err != nil {
+		return err
+	}
+	o.Path = clean
+	if len(o.SparseCheckout) > 0 && !inSparseCheckout(o.Path, o.SparseCheckout) {
+		return fmt.Errorf("--path %q is outside the directories of --sparse-checkout %v: the cluster would not check it out", o.Path, o.SparseCheckout)
+	}
+	o.fillDefaults()
+	return nil
+}
+
+// validateURL checks --url and that the credentials flags suit its scheme.
+func (o *Options) validateURL() error {
 	if o.URL == "" {
 		return errors.New("--url is required")
 	}
@@ -156,20 +179,11 @@ func (o *Options) validate() error {
 	if o.TokenAuth && o.Password == "" {
 		return errors.New("--password (or GIT_PASSWORD) is required with --token-auth")
 	}
-	if o.Branch == "" {
-		return errors.New("--branch is required")
-	}
-	if _, err := o.Components.PullSecret(); err != nil {
-		return err
-	}
-	clean, err := cleanPath(o.Path)
-	if err != nil {
-		return err
-	}
-	o.Path = clean
-	if len(o.SparseCheckout) > 0 && !inSparseCheckout(o.Path, o.SparseCheckout) {
-		return fmt.Errorf("--path %q is outside the directories of --sparse-checkout %v: the cluster would not check it out", o.Path, o.SparseCheckout)
-	}
+	return nil
+}
+
+// fillDefaults sets what was left empty to its default.
+func (o *Options) fillDefaults() {
 	if o.Interval <= 0 {
 		o.Interval = DefaultInterval
 	}
@@ -185,7 +199,6 @@ func (o *Options) validate() error {
 	if o.Poll <= 0 {
 		o.Poll = 2 * time.Second
 	}
-	return nil
 }
 
 // cleanPath normalises --path: slash-separated, relative, inside the

@@ -203,7 +203,7 @@ func TestCreateSecretsAndTenant(t *testing.T) {
 
 	// Without known_hosts the user is told; the key is printed as the
 	// deploy key, and create source git asks before going on.
-	res = weirIO(t.Context(), t, "n\n", nil, nil, "create", "source", "git", "ssh-repo", "--url=ssh://git@127.0.0.1:2222/repo.git",
+	res = weirIO(t.Context(), t, "n\n", nil, "create", "source", "git", "ssh-repo", "--url=ssh://git@127.0.0.1:2222/repo.git",
 		"--branch=main", "-n", ns)
 	if res.Code != 1 || !strings.Contains(res.Stderr, "⚠ no --known-hosts-file given") ||
 		!strings.Contains(res.Stderr, "✚ deploy key: ecdsa-sha2-nistp384 ") || !strings.HasSuffix(res.Stderr, "✗ aborting\n") {

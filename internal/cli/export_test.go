@@ -84,7 +84,7 @@ func assertExportRoundTrips(t *testing.T, fixture string, exports [][]string, wa
 			t.Fatal(err)
 		}
 		applied := u.DeepCopy()
-		if err := env.Client.Patch(t.Context(), applied, client.Apply, client.FieldOwner("weir-export-test"), client.DryRunAll, client.ForceOwnership); err != nil {
+		if err := env.Client.Patch(t.Context(), applied, client.Apply, client.FieldOwner("weir-export-test"), client.DryRunAll, client.ForceOwnership); err != nil { //nolint:staticcheck // SA1019: the test reads the dry-run result back into the unstructured object, which Patch does in place
 			t.Fatalf("applying exported %s %s: %v", u.GetKind(), u.GetName(), err)
 		}
 		if applied.GetGeneration() != live.GetGeneration() {
@@ -115,7 +115,7 @@ func TestDelete(t *testing.T) {
 		{"name required", "", []string{"delete", "ks"}, 1, "delete/name-required.golden"},
 	}
 	for _, s := range steps {
-		res := weirIO(t.Context(), t, s.stdin, nil, nil, append(s.args, "-n", ns)...)
+		res := weirIO(t.Context(), t, s.stdin, nil, append(s.args, "-n", ns)...)
 		if res.Code != s.code {
 			t.Errorf("%s: exit code %d, want %d; stderr:\n%s", s.name, res.Code, s.code, res.Stderr)
 		}

@@ -91,7 +91,7 @@ func TestGetWatch(t *testing.T) {
 	defer cancel()
 	out := &syncBuffer{}
 	done := make(chan result)
-	go func() { done <- weirIO(ctx, t, "", out, nil, "get", "ks", "-w", "-n", ns) }()
+	go func() { done <- weirIO(ctx, t, "", out, "get", "ks", "-w", "-n", ns) }()
 	waitFor(t, out, "waiting to be reconciled")
 	writeStatus(t, objs[0], map[string]any{
 		"lastAppliedRevision": "main@sha1:67e2c98a60dc92283531412a9e604dd4bae005a9",

@@ -28,9 +28,10 @@ var now = clitest.Now
 
 func weir(t *testing.T, args ...string) result { t.Helper(); return clitest.Run(t, args...) }
 
-func weirIO(ctx context.Context, t *testing.T, stdin string, stdout, stderr *syncBuffer, args ...string) result {
+// weirIO runs weir with stdin, writing its output to stdout (which may be nil).
+func weirIO(ctx context.Context, t *testing.T, stdin string, stdout *syncBuffer, args ...string) result {
 	t.Helper()
-	return clitest.RunIO(ctx, t, stdin, stdout, stderr, args...)
+	return clitest.RunIO(ctx, t, stdin, stdout, nil, args...)
 }
 
 func assertGolden(t *testing.T, name, got string, namespaces ...string) {

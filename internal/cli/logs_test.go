@@ -44,7 +44,7 @@ func TestLogsFollowFile(t *testing.T) {
 	defer cancel()
 	out := &syncBuffer{}
 	done := make(chan result)
-	go func() { done <- weirIO(ctx, t, "", out, nil, "logs", "-f", "--log-file", path) }()
+	go func() { done <- weirIO(ctx, t, "", out, "logs", "-f", "--log-file", path) }()
 	waitFor(t, out, "- first")
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {

@@ -81,7 +81,7 @@ spec:
 	defer cancel()
 	out := &syncBuffer{}
 	done := make(chan result)
-	go func() { done <- weirIO(ctx, t, "", out, nil, "events", "-w", "--for", "Kustomization/other", "-n", ns) }()
+	go func() { done <- weirIO(ctx, t, "", out, "events", "-w", "--for", "Kustomization/other", "-n", ns) }()
 	waitFor(t, out, "Deployment/default/podinfo created")
 	event(t, ns, "e6", "Kustomization", "other", "Normal", "ReconciliationSucceeded", "Reconciliation finished", 0, 0, 1)
 	waitFor(t, out, "Reconciliation finished")
@@ -123,7 +123,7 @@ data:
 		{"lenient", []string{"envsubst"}, 0, "envsubst/lenient.golden"},
 		{"strict", []string{"envsubst", "--strict"}, 1, "envsubst/strict.golden"},
 	} {
-		res := weirIO(t.Context(), t, input, nil, nil, tt.args...)
+		res := weirIO(t.Context(), t, input, nil, tt.args...)
 		if res.Code != tt.code {
 			t.Errorf("%s: exit code %d, want %d; stderr:\n%s", tt.name, res.Code, tt.code, res.Stderr)
 		}

@@ -79,7 +79,7 @@ func (p *process) stop(grace time.Duration) {
 
 // exitError describes why a process ended early, with the tail of its log.
 func (p *process) exitError() error {
-	return fmt.Errorf("%s exited early (%v); last lines of %s:\n%s", p.name, p.err, p.logFile, tail(p.logFile, 15))
+	return fmt.Errorf("%s exited early (%w); last lines of %s:\n%s", p.name, p.err, p.logFile, tail(p.logFile, 15))
 }
 
 func tail(file string, lines int) string {

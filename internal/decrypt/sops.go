@@ -2,6 +2,7 @@ package decrypt
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"time"
 
@@ -121,7 +122,7 @@ func (d *Decryptor) decrypt(data []byte, inFormat, outFormat string, verifyMAC b
 	}
 	tree, err := in.LoadEncryptedFile(data)
 	if err != nil {
-		if err == sops.MetadataNotFound {
+		if errors.Is(err, sops.MetadataNotFound) {
 			return nil, failed(fmt.Sprintf("not a SOPS %s document: sops metadata not found", inFormat))
 		}
 		return nil, failed(fmt.Sprintf("not a valid SOPS %s document", inFormat))

@@ -82,14 +82,15 @@ func (g *sshAgent) signers() ([]ssh.Signer, error) {
 	if g.conn == nil {
 		conn, err := net.DialTimeout("unix", g.socket, agentDialTimeout)
 		if err != nil {
-			return nil, fmt.Errorf("%w: connect to ssh agent at %s: %v", ErrAuth, g.socket, err)
+			return nil, fmt.Errorf("%w: connect to ssh agent at %s: %v", ErrAuth, g.socket, err) //nolint:errorlint // the dial error stays out of the chain so classify does not also call it ErrUnreachable
 		}
 		g.conn, g.client = conn, agent.NewClient(conn)
 	}
 	signers, err := g.client.Signers()
 	if err != nil {
-		_ = g.closeLocked() // a broken connection is dialled afresh next time
-		return nil, fmt.Errorf("%w: list ssh agent keys: %v", ErrAuth, err)
+		// A broken connection is dialled afresh next time.
+		_ = g.closeLocked()
+		return nil, fmt.Errorf("%w: list ssh agent keys: %v", ErrAuth, err) //nolint:errorlint // the agent's I/O error stays out of the chain so classify does not reclassify it
 	}
 	if len(signers) == 0 {
 		return nil, fmt.Errorf("%w: the ssh agent at %s holds no keys", ErrAuth, g.socket)

@@ -261,7 +261,7 @@ func (c *Checkout) Push(ctx context.Context) error {
 	case err == nil, errors.Is(err, gogit.NoErrAlreadyUpToDate):
 		return nil
 	case isNonFastForward(err):
-		return fmt.Errorf("push %s to %s: %w: %v", c.branch.Short(), r.auth.describe(), ErrNonFastForward, err)
+		return fmt.Errorf("push %s to %s: %w: %w", c.branch.Short(), r.auth.describe(), ErrNonFastForward, err)
 	}
 	return fmt.Errorf("push %s to %s: %w", c.branch.Short(), r.auth.describe(), classify(ctx, err))
 }

@@ -140,12 +140,13 @@ func classify(ctx context.Context, err error) error {
 }
 
 // contextCause prefers context.DeadlineExceeded/Canceled over whatever the
-// closed connection made the transport say, but keeps both in the chain.
+// closed connection made the transport say: the transport's error is kept in
+// the message only, so the context's error is the one cause in the chain.
 func contextCause(ctx context.Context, err error) error {
 	if errors.Is(err, ctx.Err()) {
 		return err
 	}
-	return fmt.Errorf("%w (%v)", ctx.Err(), err)
+	return fmt.Errorf("%w (%v)", ctx.Err(), err) //nolint:errorlint // deliberate: the context is the cause; wrapping err would let its sentinels win
 }
 
 func isTLSError(err error) bool {

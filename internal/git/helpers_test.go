@@ -135,7 +135,7 @@ func readFile(t *testing.T, dir, name string) string {
 }
 
 // runGit runs the git CLI isolated from the user's configuration.
-func runGit(t testing.TB, dir string, args ...string) string {
+func runGit(t testing.TB, dir string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -145,7 +145,6 @@ func runGit(t testing.TB, dir string, args ...string) string {
 	if err != nil {
 		t.Fatalf("git %s: %v: %s", strings.Join(args, " "), err, out)
 	}
-	return strings.TrimSpace(string(out))
 }
 
 func testContext(t testing.TB) context.Context {
@@ -255,7 +254,7 @@ type treeFile struct {
 // pushTree writes a commit whose tree is exactly files (built object by
 // object, so that it can hold what a worktree could not, such as a .git
 // directory) and points branch at it.
-func pushTree(t *testing.T, r gitserver.Remote, branch string, files map[string]treeFile) string {
+func pushTree(t *testing.T, r gitserver.Remote, branch string, files map[string]treeFile) {
 	t.Helper()
 	st := memory.NewStorage()
 	repo, err := gogit.Init(st, nil)
@@ -332,5 +331,4 @@ func pushTree(t *testing.T, r gitserver.Remote, branch string, files map[string]
 	if err != nil && !errors.Is(err, gogit.NoErrAlreadyUpToDate) {
 		t.Fatalf("push: %v", err)
 	}
-	return commit.String()
 }

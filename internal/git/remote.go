@@ -65,17 +65,16 @@ type goGitClient struct{}
 
 func (goGitClient) Remote(ctx context.Context, repoURL string, auth *Auth) Remote {
 	r := &remote{ctx: ctx, auth: auth}
-	switch {
-	case auth == nil:
+	if auth == nil {
 		r.auth, r.err = NewAuth(repoURL, nil)
-	default:
-		u, _, err := parseRepoURL(repoURL)
-		switch {
-		case err != nil:
-			r.err = err
-		case !auth.sameRepo(u):
-			r.err = invalidf("credentials were read for %s, not %s", auth.describe(), u.Redacted())
-		}
+		return r
+	}
+	u, _, err := parseRepoURL(repoURL)
+	switch {
+	case err != nil:
+		r.err = err
+	case !auth.sameRepo(u):
+		r.err = invalidf("credentials were read for %s, not %s", auth.describe(), u.Redacted())
 	}
 	return r
 }

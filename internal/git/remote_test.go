@@ -563,7 +563,7 @@ func TestSSH(t *testing.T) {
 					continue
 				}
 				var herr *HostKeyError
-				if tt.want == ErrHostKey && (!errors.As(err, &herr) || herr.Unknown != tt.wantUnknown) {
+				if errors.Is(tt.want, ErrHostKey) && (!errors.As(err, &herr) || herr.Unknown != tt.wantUnknown) {
 					t.Errorf("%s error = %v, want HostKeyError with Unknown=%v", op, err, tt.wantUnknown)
 				}
 			}

@@ -125,7 +125,7 @@ func verifySignature(sig, payload []byte, kr *KeyRing) (string, error) {
 	case bytes.HasPrefix(sig, []byte(pgpArmorBegin)):
 		return verifyPGP(sig, payload, kr.pgp)
 	case bytes.HasPrefix(sig, []byte(sshArmorBegin)):
-		return verifySSH(sig, payload, kr.ssh, SSHSignatureNamespace)
+		return verifySSH(sig, payload, kr.ssh)
 	default:
 		return "", fmt.Errorf("%w: unsupported signature format (only PGP and SSH)", ErrVerification)
 	}
@@ -216,7 +216,9 @@ func sshSignedData(namespace, hashAlg string, payload []byte) ([]byte, error) {
 	}{namespace, nil, hashAlg, digest})...), nil
 }
 
-func verifySSH(armored, payload []byte, keys []ssh.PublicKey, namespace string) (string, error) {
+// verifySSH checks an SSHSIG signature of payload, in git's namespace, against keys.
+func verifySSH(armored, payload []byte, keys []ssh.PublicKey) (string, error) {
+	const namespace = SSHSignatureNamespace
 	if len(keys) == 0 {
 		return "", fmt.Errorf("%w: SSH signature but no %s keys", ErrVerification, KeySuffixSSH)
 	}

@@ -77,18 +77,18 @@ func TestVerifySSHSignature(t *testing.T) {
 				t.Fatal(err)
 			}
 			keys := []ssh.PublicKey{untrusted.PublicKey(), signer.PublicKey()}
-			got, err := verifySSH(sig, payload, keys, "git")
+			got, err := verifySSH(sig, payload, keys)
 			if err != nil || got != ssh.FingerprintSHA256(signer.PublicKey()) {
 				t.Fatalf("verifySSH = %q, %v", got, err)
 			}
-			if _, err := verifySSH(sig, append(payload, '!'), keys, "git"); !errors.Is(err, ErrVerification) {
+			if _, err := verifySSH(sig, append(payload, '!'), keys); !errors.Is(err, ErrVerification) {
 				t.Errorf("tampered payload: error = %v, want ErrVerification", err)
 			}
-			if _, err := verifySSH(sig, payload, keys[:1], "git"); !errors.Is(err, ErrVerification) || !strings.Contains(err.Error(), "untrusted") {
+			if _, err := verifySSH(sig, payload, keys[:1]); !errors.Is(err, ErrVerification) || !strings.Contains(err.Error(), "untrusted") {
 				t.Errorf("untrusted key: error = %v", err)
 			}
 			other, _ := (&sshSigner{signer: signer, namespace: "file"}).Sign(bytes.NewReader(payload))
-			if _, err := verifySSH(other, payload, keys, "git"); !errors.Is(err, ErrVerification) || !strings.Contains(err.Error(), "namespace") {
+			if _, err := verifySSH(other, payload, keys); !errors.Is(err, ErrVerification) || !strings.Contains(err.Error(), "namespace") {
 				t.Errorf("namespace file: error = %v", err)
 			}
 		})
@@ -100,7 +100,7 @@ func TestVerifySSHSignature(t *testing.T) {
 			"-----BEGIN SSH SIGNATURE-----\n!!!\n-----END SSH SIGNATURE-----\n",
 			"-----BEGIN SSH SIGNATURE-----\nU1NIU0lHAAAAAg==\n-----END SSH SIGNATURE-----\n", // version 2
 		} {
-			if _, err := verifySSH([]byte(sig), payload, []ssh.PublicKey{ed.PublicKey()}, "git"); !errors.Is(err, ErrVerification) {
+			if _, err := verifySSH([]byte(sig), payload, []ssh.PublicKey{ed.PublicKey()}); !errors.Is(err, ErrVerification) {
 				t.Errorf("verifySSH(%q) error = %v, want ErrVerification", sig, err)
 			}
 		}
@@ -151,7 +151,7 @@ func TestSSHSigSignerMatchesOpenSSH(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := verifySSH(opensshSig, payload, []ssh.PublicKey{key.PublicKey}, "git"); err != nil {
+	if _, err := verifySSH(opensshSig, payload, []ssh.PublicKey{key.PublicKey}); err != nil {
 		t.Errorf("verifySSH(ssh-keygen signature): %v", err)
 	}
 }

@@ -35,21 +35,21 @@ func BenchmarkEvaluate(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		benchStatus(b, ctx, checks, obj)
+		benchStatus(ctx, b, checks, obj)
 	})
 	b.Run("entry", func(b *testing.B) {
 		checks, err := health.Compile([]meta.HealthCheckExpressions{deploymentExprs})
 		if err != nil {
 			b.Fatal(err)
 		}
-		benchStatus(b, ctx, checks, obj)
+		benchStatus(ctx, b, checks, obj)
 	})
 	b.Run("kstatus", func(b *testing.B) {
-		benchStatus(b, ctx, nil, obj)
+		benchStatus(ctx, b, nil, obj)
 	})
 }
 
-func benchStatus(b *testing.B, ctx context.Context, checks *health.Checks, obj *unstructured.Unstructured) {
+func benchStatus(ctx context.Context, b *testing.B, checks *health.Checks, obj *unstructured.Unstructured) {
 	b.Helper()
 	b.ReportAllocs()
 	for b.Loop() {

@@ -148,8 +148,8 @@ type cacheEntry struct {
 
 var programs = newProgramCache(maxCachedPrograms)
 
-func newProgramCache(max int) *programCache {
-	return &programCache{entries: make(map[cacheKey]cacheEntry), max: max}
+func newProgramCache(capacity int) *programCache {
+	return &programCache{entries: make(map[cacheKey]cacheEntry), max: capacity}
 }
 
 func (c *programCache) get(m mode, expr string) (*program, error) {

@@ -24,7 +24,7 @@ func TestProgramCache(t *testing.T) {
 	// Compile errors are remembered too.
 	_, err1 := c.get(healthMode, "(")
 	_, err2 := c.get(healthMode, "(")
-	if err1 == nil || err1 != err2 {
+	if err1 == nil || err1 != err2 { //nolint:errorlint // identity is the point: the cache must return the very same error value
 		t.Errorf("compile errors %v and %v, want the same cached error", err1, err2)
 	}
 	if got := c.len(); got != 2 {

@@ -113,23 +113,9 @@ func Build(ctx context.Context, opts BuildOptions) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if opts.Root == "" {
-		return nil, errors.New("source root is required")
-	}
-	rel, err := cleanSpecPath(opts.Path)
+	cfs, dir, err := openPath(&opts)
 	if err != nil {
 		return nil, err
-	}
-	cfs, err := newConfinedFS(opts.Root, !opts.NoRemoteBases)
-	if err != nil {
-		return nil, err
-	}
-	dir, err := cfs.resolve(filepath.Join(cfs.root, filepath.FromSlash(rel)))
-	if err != nil {
-		return nil, err
-	}
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return nil, fmt.Errorf("kustomization path not found: %s", rel)
 	}
 
 	rk, err := prepareKustomization(cfs, dir, &opts)
@@ -159,31 +145,66 @@ func Build(ctx context.Context, opts BuildOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	objects, sum, err := postProcess(objects, &opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Objects: objects, Checksum: sum, Files: cfs.readFiles(), Remote: remote}, nil
+}
+
+// openPath confines the build to opts.Root and resolves spec.path in it to
+// the kustomization directory.
+func openPath(opts *BuildOptions) (*confinedFS, string, error) {
+	if opts.Root == "" {
+		return nil, "", errors.New("source root is required")
+	}
+	rel, err := cleanSpecPath(opts.Path)
+	if err != nil {
+		return nil, "", err
+	}
+	cfs, err := newConfinedFS(opts.Root, !opts.NoRemoteBases)
+	if err != nil {
+		return nil, "", err
+	}
+	dir, err := cfs.resolve(filepath.Join(cfs.root, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil, "", err
+	}
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return nil, "", fmt.Errorf("kustomization path not found: %s", rel)
+	}
+	return cfs, dir, nil
+}
+
+// postProcess decrypts, substitutes and checks the built objects, computes
+// their checksum and then adds the common metadata, as kustomize-controller
+// does after kustomize's build.
+func postProcess(objects []*unstructured.Unstructured, opts *BuildOptions) ([]*unstructured.Unstructured, string, error) {
 	if opts.Decryptor != nil {
 		if err := decryptObjects(objects, opts.Decryptor); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
-
 	if pb := opts.PostBuild; pb != nil {
+		var err error
 		objects, err = Substitute(objects, pb.Vars, pb.Options)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 	if !opts.AllowEncrypted || opts.Decryptor != nil {
 		if err := refuseEncrypted(objects, opts.Decryptor != nil); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 	sum, err := Checksum(objects)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if cm := opts.CommonMetadata; cm != nil {
 		objects = withCommonMetadata(objects, cm.Labels, cm.Annotations)
 	}
-	return &Result{Objects: objects, Checksum: sum, Files: cfs.readFiles(), Remote: remote}, nil
+	return objects, sum, nil
 }
 
 func firstOf(errs ...error) error {

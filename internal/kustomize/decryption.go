@@ -92,7 +92,7 @@ func refuseEncrypted(objects []*unstructured.Unstructured, configured bool) erro
 	for _, o := range objects {
 		secret := o.GetKind() == "Secret" && o.GetAPIVersion() == "v1"
 		_, stanza := o.Object["sops"]
-		if decryptionDisabled(o) && !(secret && stanza) {
+		if decryptionDisabled(o) && (!secret || !stanza) {
 			continue
 		}
 		if objectEncrypted(o) {

@@ -50,11 +50,11 @@ func newConfinedFS(root string, allowRemoteClones bool) (*confinedFS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("source root: %w", err)
 	}
-	real, err := filepath.EvalSymlinks(abs)
+	resolved, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return nil, fmt.Errorf("source root: %w", err)
 	}
-	info, err := os.Stat(real)
+	info, err := os.Stat(resolved)
 	if err != nil {
 		return nil, fmt.Errorf("source root: %w", err)
 	}
@@ -62,7 +62,7 @@ func newConfinedFS(root string, allowRemoteClones bool) (*confinedFS, error) {
 		return nil, errors.New("source root is not a directory")
 	}
 	cfs := &confinedFS{
-		root:    real,
+		root:    resolved,
 		overlay: map[string][]byte{},
 		reads:   map[string]struct{}{},
 	}
@@ -128,14 +128,14 @@ func (c *confinedFS) resolve(path string) (string, error) {
 	if !c.inside(abs) {
 		return "", c.refuse(&UnsafePathError{Path: c.rel(abs), Reason: "it is outside the source root"})
 	}
-	real, err := evalExisting(abs)
+	resolved, err := evalExisting(abs)
 	if err != nil {
 		return "", err
 	}
-	if !c.inside(real) {
+	if !c.inside(resolved) {
 		return "", c.refuse(&UnsafePathError{Path: c.rel(abs), Reason: "a symlink resolves outside the source root"})
 	}
-	return real, nil
+	return resolved, nil
 }
 
 // evalExisting resolves the symlinks of the longest existing prefix of abs
@@ -151,8 +151,8 @@ func evalExistingDepth(abs string, hops int) (string, error) {
 	if hops > maxSymlinkHops {
 		return "", fmt.Errorf("too many levels of symbolic links: %s", filepath.Base(abs))
 	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		return real, nil
+	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
+		return resolved, nil
 	}
 	dir, base := filepath.Split(abs)
 	dir = filepath.Clean(dir)
@@ -173,12 +173,12 @@ func evalExistingDepth(abs string, hops int) (string, error) {
 	return leaf, nil
 }
 
-func (c *confinedFS) logRead(real string) {
-	if real != c.root && !strings.HasPrefix(real, c.root+string(filepath.Separator)) {
+func (c *confinedFS) logRead(resolved string) {
+	if resolved != c.root && !strings.HasPrefix(resolved, c.root+string(filepath.Separator)) {
 		return // a remote clone, not part of the source
 	}
 	c.mu.Lock()
-	c.reads[c.rel(real)] = struct{}{}
+	c.reads[c.rel(resolved)] = struct{}{}
 	c.mu.Unlock()
 }
 
@@ -219,48 +219,48 @@ func (c *confinedFS) Open(path string) (filesys.File, error) {
 }
 
 func (c *confinedFS) ReadFile(path string) ([]byte, error) {
-	real, err := c.resolve(path)
+	resolved, err := c.resolve(path)
 	if err != nil {
 		return nil, err
 	}
-	if data, ok := c.overlay[real]; ok {
+	if data, ok := c.overlay[resolved]; ok {
 		return slices.Clone(data), nil
 	}
-	data, err := os.ReadFile(real)
+	data, err := os.ReadFile(resolved)
 	if err != nil {
 		return nil, err
 	}
-	c.logRead(real)
+	c.logRead(resolved)
 	return data, nil
 }
 
 func (c *confinedFS) Exists(path string) bool {
-	real, err := c.resolve(path)
+	resolved, err := c.resolve(path)
 	if err != nil {
 		return false
 	}
-	if _, ok := c.overlay[real]; ok {
+	if _, ok := c.overlay[resolved]; ok {
 		return true
 	}
-	_, err = os.Stat(real)
+	_, err = os.Stat(resolved)
 	return err == nil
 }
 
 func (c *confinedFS) IsDir(path string) bool {
-	real, err := c.resolve(path)
+	resolved, err := c.resolve(path)
 	if err != nil {
 		return false
 	}
-	info, err := os.Stat(real)
+	info, err := os.Stat(resolved)
 	return err == nil && info.IsDir()
 }
 
 func (c *confinedFS) ReadDir(path string) ([]string, error) {
-	real, err := c.resolve(path)
+	resolved, err := c.resolve(path)
 	if err != nil {
 		return nil, err
 	}
-	entries, err := os.ReadDir(real)
+	entries, err := os.ReadDir(resolved)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +269,7 @@ func (c *confinedFS) ReadDir(path string) ([]string, error) {
 		names = append(names, e.Name())
 	}
 	for p := range c.overlay {
-		if filepath.Dir(p) == real && !slices.Contains(names, filepath.Base(p)) {
+		if filepath.Dir(p) == resolved && !slices.Contains(names, filepath.Base(p)) {
 			names = append(names, filepath.Base(p))
 		}
 	}
@@ -280,21 +280,21 @@ func (c *confinedFS) ReadDir(path string) ([]string, error) {
 // CleanedAbs follows the contract of kyaml's on-disk filesystem: the
 // directory itself, or the parent directory and the file name.
 func (c *confinedFS) CleanedAbs(path string) (filesys.ConfirmedDir, string, error) {
-	real, err := c.resolve(path)
+	resolved, err := c.resolve(path)
 	if err != nil {
 		return "", "", err
 	}
-	if _, ok := c.overlay[real]; ok {
-		return filesys.ConfirmedDir(filepath.Dir(real)), filepath.Base(real), nil
+	if _, ok := c.overlay[resolved]; ok {
+		return filesys.ConfirmedDir(filepath.Dir(resolved)), filepath.Base(resolved), nil
 	}
-	info, err := os.Stat(real)
+	info, err := os.Stat(resolved)
 	if err != nil {
-		return "", "", fmt.Errorf("%s: %w", c.rel(real), fs.ErrNotExist)
+		return "", "", fmt.Errorf("%s: %w", c.rel(resolved), fs.ErrNotExist)
 	}
 	if info.IsDir() {
-		return filesys.ConfirmedDir(real), "", nil
+		return filesys.ConfirmedDir(resolved), "", nil
 	}
-	return filesys.ConfirmedDir(filepath.Dir(real)), filepath.Base(real), nil
+	return filesys.ConfirmedDir(filepath.Dir(resolved)), filepath.Base(resolved), nil
 }
 
 func (c *confinedFS) Glob(pattern string) ([]string, error) {
@@ -320,11 +320,11 @@ func (c *confinedFS) Glob(pattern string) ([]string, error) {
 // Walk walks the real tree below path. filepath.Walk does not follow
 // symlinks, and every file read goes through ReadFile again.
 func (c *confinedFS) Walk(path string, walkFn filepath.WalkFunc) error {
-	real, err := c.resolve(path)
+	resolved, err := c.resolve(path)
 	if err != nil {
 		return err
 	}
-	return filepath.Walk(real, walkFn)
+	return filepath.Walk(resolved, walkFn)
 }
 
 // memFile is a read-only filesys.File over bytes.

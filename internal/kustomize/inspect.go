@@ -129,7 +129,7 @@ func (in *inspector) loadedFiles(dir, rel string, k *kustypes.Kustomization) err
 	for _, p := range k.Configurations {
 		refs = append(refs, ref{"configurations", p})
 	}
-	for _, p := range k.PatchesStrategicMerge {
+	for _, p := range k.PatchesStrategicMerge { //nolint:staticcheck // SA1019: kustomize still builds this legacy field, so its files are read too
 		if !strings.Contains(string(p), "\n") {
 			refs = append(refs, ref{"patchesStrategicMerge", string(p)})
 		}
@@ -137,7 +137,7 @@ func (in *inspector) loadedFiles(dir, rel string, k *kustypes.Kustomization) err
 	for _, p := range k.Patches {
 		refs = append(refs, ref{"patches", p.Path})
 	}
-	for _, p := range k.PatchesJson6902 {
+	for _, p := range k.PatchesJson6902 { //nolint:staticcheck // SA1019: kustomize still builds this legacy field, so its files are read too
 		refs = append(refs, ref{"patchesJson6902", p.Path})
 	}
 	for _, r := range k.Replacements {
@@ -197,16 +197,16 @@ func (in *inspector) addSource(dir, rel, field, p, format string) {
 	if p == "" || isRemoteFile(p) || filepath.IsAbs(p) {
 		return
 	}
-	real, err := in.cfs.resolve(filepath.Join(dir, p))
-	if err != nil || in.seenSources[real] {
+	resolved, err := in.cfs.resolve(filepath.Join(dir, p))
+	if err != nil || in.seenSources[resolved] {
 		return
 	}
-	if info, err := os.Stat(real); err != nil || !info.Mode().IsRegular() {
+	if info, err := os.Stat(resolved); err != nil || !info.Mode().IsRegular() {
 		return
 	}
-	in.seenSources[real] = true
+	in.seenSources[resolved] = true
 	in.sources = append(in.sources, decryptSource{
-		real: real, rel: in.cfs.rel(real), field: field, kustomization: rel, format: format,
+		real: resolved, rel: in.cfs.rel(resolved), field: field, kustomization: rel, format: format,
 	})
 }
 
@@ -266,11 +266,11 @@ func (in *inspector) base(dir, rel, field, entry string, fileAllowed bool) error
 	if fileAllowed && isRemoteFile(entry) {
 		return in.remote(rel, field, entry)
 	}
-	real, err := in.local(dir, entry)
+	resolved, err := in.local(dir, entry)
 	if err != nil {
 		return fmt.Errorf("%s: %s entry %q: %w", rel, field, entry, err)
 	}
-	info, statErr := os.Stat(real)
+	info, statErr := os.Stat(resolved)
 	if fileAllowed && statErr == nil && info.Mode().IsRegular() {
 		return nil
 	}
@@ -278,7 +278,7 @@ func (in *inspector) base(dir, rel, field, entry string, fileAllowed bool) error
 		return in.remote(rel, field, entry)
 	}
 	if statErr == nil && info.IsDir() {
-		return in.kustomizationDir(real)
+		return in.kustomizationDir(resolved)
 	}
 	return nil
 }
@@ -293,18 +293,18 @@ func (in *inspector) plugin(dir, rel, field, entry string) error {
 	if isRemoteFile(entry) || looksLikeGitURL(entry) {
 		return in.remote(rel, field, entry)
 	}
-	real, err := in.local(dir, entry)
+	resolved, err := in.local(dir, entry)
 	if err != nil {
 		return fmt.Errorf("%s: %s entry %q: %w", rel, field, entry, err)
 	}
-	info, err := os.Stat(real)
+	info, err := os.Stat(resolved)
 	switch {
 	case err != nil:
 		return nil
 	case info.IsDir():
-		return in.kustomizationDir(real)
+		return in.kustomizationDir(resolved)
 	}
-	data, err := in.cfs.ReadFile(real)
+	data, err := in.cfs.ReadFile(resolved)
 	if err != nil {
 		return err
 	}

@@ -186,7 +186,7 @@ func serveLoopback(t *testing.T) (*countingListener, string) {
 		t.Fatal(err)
 	}
 	cl := &countingListener{Listener: ln}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprint(w, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fetched\n")
 	})}
 	go func() { _ = srv.Serve(cl) }()

@@ -176,7 +176,7 @@ func (r *registry) checkSignature(res *Resolved, layer v1.Descriptor, keys *Cosi
 	}
 	var ss simpleSigning
 	if err := json.Unmarshal(payload, &ss); err != nil {
-		return "", fmt.Errorf("payload is not a simple signing document: %v", err)
+		return "", fmt.Errorf("payload is not a simple signing document: %w", err)
 	}
 	if ss.Critical.Type != CosignSignatureType {
 		return "", fmt.Errorf("payload type %q is not %q", ss.Critical.Type, CosignSignatureType)

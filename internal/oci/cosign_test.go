@@ -55,7 +55,7 @@ func TestVerifyCosign(t *testing.T) {
 		},
 		{
 			name: "signature of another digest",
-			sign: func(t *testing.T, repoRef, digest string) []sigLayer {
+			sign: func(t *testing.T, repoRef, _ string) []sigLayer {
 				p := payload(t, repoRef, "sha256:"+strings.Repeat("0", 64))
 				return []sigLayer{{payload: p, signature: trusted.sign(t, p)}}
 			},
@@ -72,7 +72,7 @@ func TestVerifyCosign(t *testing.T) {
 		},
 		{
 			name: "not a cosign signature payload",
-			sign: func(t *testing.T, repoRef, digest string) []sigLayer {
+			sign: func(t *testing.T, _, digest string) []sigLayer {
 				p := []byte(`{"critical":{"image":{"docker-manifest-digest":"` + digest + `"},"type":"something else"}}`)
 				return []sigLayer{{payload: p, signature: trusted.sign(t, p)}}
 			},

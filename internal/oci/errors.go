@@ -125,7 +125,7 @@ func classify(ctx context.Context, err error, what, repo string) error {
 		if errors.Is(err, ctx.Err()) {
 			return fmt.Errorf("%w: %w", ErrUnreachable, err)
 		}
-		return fmt.Errorf("%w: %w (%v)", ErrUnreachable, ctx.Err(), err)
+		return fmt.Errorf("%w: %w (%v)", ErrUnreachable, ctx.Err(), err) //nolint:errorlint // deliberate: the context is the cause; wrapping err would let its classification win
 	}
 	var terr *transport.Error
 	if errors.As(err, &terr) {

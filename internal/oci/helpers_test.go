@@ -98,13 +98,13 @@ func image(t testing.TB, annotations map[string]string, layers ...layer) v1.Imag
 }
 
 // push writes img as host/repo:tag and returns its digest.
-func push(t testing.TB, host, repo, tag string, img v1.Image, opts ...remote.Option) string {
+func push(t testing.TB, host, repo, tag string, img v1.Image) string {
 	t.Helper()
 	ref, err := name.NewTag(host+"/"+repo+":"+tag, name.Insecure)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := remote.Write(ref, img, opts...); err != nil {
+	if err := remote.Write(ref, img); err != nil {
 		t.Fatalf("push %s: %v", ref, err)
 	}
 	d, err := img.Digest()

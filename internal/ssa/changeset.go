@@ -9,17 +9,17 @@ import (
 type Action string
 
 const (
-	// Created: the object did not exist and was created (or was deleted
+	// Created means the object did not exist and was created (or was deleted
 	// and created again because of an immutable field).
 	Created Action = "created"
-	// Configured: the object existed and the apply changed it.
+	// Configured means the object existed and the apply changed it.
 	Configured Action = "configured"
-	// Unchanged: the server-side dry-run showed the apply would change
+	// Unchanged means the server-side dry-run showed the apply would change
 	// nothing, so nothing was written.
 	Unchanged Action = "unchanged"
-	// Deleted: Prune deleted the object, or found it already gone.
+	// Deleted means Prune deleted the object, or found it already gone.
 	Deleted Action = "deleted"
-	// Skipped: an annotation or label excluded the object (ssa: Ignore,
+	// Skipped means an annotation or label excluded the object (ssa: Ignore,
 	// ssa: IfNotPresent on an existing object, reconcile: disabled, prune:
 	// Disabled, or owner labels naming another Kustomization).
 	Skipped Action = "skipped"

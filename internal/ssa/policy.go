@@ -42,10 +42,10 @@ func merged(desired, existing *unstructured.Unstructured) bool {
 // and conversion like a real write, so an apply that would change nothing
 // yields the object as stored.
 func drifted(existing, dryRun *unstructured.Unstructured) bool {
-	return !equality.Semantic.DeepEqual(comparable(existing), comparable(dryRun))
+	return !equality.Semantic.DeepEqual(comparableFields(existing), comparableFields(dryRun))
 }
 
-func comparable(obj *unstructured.Unstructured) map[string]any {
+func comparableFields(obj *unstructured.Unstructured) map[string]any {
 	out := make(map[string]any, len(obj.Object))
 	for k, v := range obj.Object {
 		out[k] = v

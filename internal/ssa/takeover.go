@@ -1,7 +1,6 @@
 package ssa
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -148,15 +147,15 @@ func unionFields(a, b *metav1.FieldsV1) (*metav1.FieldsV1, error) {
 		return a, nil
 	}
 	var sa, sb fieldpath.Set
-	if err := sa.FromJSON(bytes.NewReader(a.Raw)); err != nil {
+	if err := sa.FromJSON(a.GetRawReader()); err != nil {
 		return nil, err
 	}
-	if err := sb.FromJSON(bytes.NewReader(b.Raw)); err != nil {
+	if err := sb.FromJSON(b.GetRawReader()); err != nil {
 		return nil, err
 	}
 	raw, err := sa.Union(&sb).ToJSON()
 	if err != nil {
 		return nil, err
 	}
-	return &metav1.FieldsV1{Raw: raw}, nil
+	return metav1.NewFieldsV1(string(raw)), nil
 }

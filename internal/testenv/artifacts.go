@@ -139,7 +139,7 @@ func ArtifactFiles(t testing.TB, tgz []byte) map[string]string {
 func SourceDeps(mgr ctrl.Manager, storage *artifact.Storage) source.Deps {
 	return source.Deps{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Storage: storage,
-		Events: events.NewRecorder(mgr.GetEventRecorderFor(meta.SourceControllerManager), mgr.GetScheme(),
+		Events: events.NewRecorder(mgr.GetEventRecorderFor(meta.SourceControllerManager), mgr.GetScheme(), //nolint:staticcheck // SA1019: events.Recorder wraps the core/v1 record.EventRecorder; GetEventRecorder's events.k8s.io API has another signature
 			meta.SourceControllerManager, "test", ""),
 		RetentionRecords: 2, RetentionTTL: time.Minute,
 	}

@@ -103,7 +103,7 @@ func TestNamespaceName(t *testing.T) {
 			t.Errorf("namespaceName(%q) = %q, not a DNS-1123 label", name, got)
 		}
 	}
-	if namespaceName("TestA") == namespaceName("TestA") {
+	if first, second := namespaceName("TestA"), namespaceName("TestA"); first == second {
 		t.Error("namespace names are not unique")
 	}
 }

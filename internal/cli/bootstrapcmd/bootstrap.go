@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/weir-gitops/weir/internal/bootstrap"
@@ -99,7 +100,12 @@ later bootstrap and applied by the cluster.`,
 			return nil
 		},
 	}
-	f := cmd.Flags()
+	bindGitFlags(cmd.Flags(), &o, &fl)
+	return cmd
+}
+
+// bindGitFlags binds the flags of bootstrap git to o and fl.
+func bindGitFlags(f *pflag.FlagSet, o *bootstrap.Options, fl *gitFlags) {
 	f.StringVar(&o.URL, "url", "", "Git repository URL")
 	f.StringVar(&o.Branch, "branch", o.Branch, "Git branch")
 	f.StringVar(&o.Path, "path", "", "path relative to the repository root, when specified the cluster sync will be scoped to this path")
@@ -124,7 +130,6 @@ later bootstrap and applied by the cluster.`,
 	f.StringVar(&fl.sshSigningPassword, "ssh-signing-password", "", "passphrase of --ssh-signing-key-file")
 	o.SSHKey.BindFlags(f)
 	o.Components.BindFlags(f)
-	return cmd
 }
 
 // complete fills the Options from the environment and the files the flags

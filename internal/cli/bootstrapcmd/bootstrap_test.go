@@ -102,21 +102,21 @@ func TestBootstrap(t *testing.T) {
 	}
 	assertSynced(t, "main@sha1:"+head)
 	var secret corev1.Secret
-	mustGet(t, "flux-system", "regcred", &secret)
+	mustGet(t, "regcred", &secret)
 	if secret.Type != corev1.SecretTypeDockerConfigJson || !strings.Contains(string(secret.Data[".dockerconfigjson"]), `"ghcr.io"`) {
 		t.Errorf("image pull secret: type %s, %s", secret.Type, secret.Data[".dockerconfigjson"])
 	}
 	var deployment appsv1.Deployment
-	mustGet(t, "flux-system", "source-controller", &deployment)
+	mustGet(t, "source-controller", &deployment)
 	if ps := deployment.Spec.Template.Spec.ImagePullSecrets; len(ps) != 1 || ps[0].Name != "regcred" {
 		t.Errorf("source-controller pulls with %v, want regcred", ps)
 	}
 	var syncRepo sourcev1.GitRepository
-	mustGet(t, "flux-system", "flux-system", &syncRepo)
+	mustGet(t, "flux-system", &syncRepo)
 	if !slices.Equal(syncRepo.Spec.SparseCheckout, []string{"clusters"}) {
 		t.Errorf("GitRepository sparseCheckout %v", syncRepo.Spec.SparseCheckout)
 	}
-	mustGet(t, "flux-system", "flux-system", &secret)
+	mustGet(t, "flux-system", &secret)
 	if string(secret.Data["password"]) != "s3cret" || !bytes.Equal(secret.Data["ca.crt"], srv.CAPEM()) {
 		t.Errorf("source secret holds %v", slices.Sorted(maps.Keys(secret.Data)))
 	}
@@ -157,7 +157,7 @@ func TestBootstrap(t *testing.T) {
 	srv.Commit(t, repo, gitserver.Commit{Files: map[string]string{systemDir + "kustomization.yaml": patched}, Message: "Turn on strict substitutions"})
 	head = branchHead(t, srv)
 	start = time.Now()
-	testenv.Eventually(t, 60*time.Second, func(ctx context.Context) (bool, string) {
+	testenv.Eventually(t, 60*time.Second, func(_ context.Context) (bool, string) {
 		args := controllerArgs(t, "kustomize-controller")
 		return slices.Contains(args, featureGate), "kustomize-controller args: " + strings.Join(args, " ")
 	})
@@ -243,7 +243,7 @@ func TestBootstrap(t *testing.T) {
 	if out, err := gitCommand(t, srv, "-c", "gpg.ssh.allowedSignersFile="+allowed, "verify-commit", "main"); err != nil {
 		t.Errorf("git verify-commit: %v\n%s", err, out)
 	}
-	mustGet(t, "flux-system", "flux-system", &secret)
+	mustGet(t, "flux-system", &secret)
 	if _, ok := secret.Data["password"]; ok || len(secret.Data["identity"]) == 0 || len(secret.Data["known_hosts"]) == 0 {
 		t.Errorf("ssh source secret holds %v", slices.Sorted(maps.Keys(secret.Data)))
 	}
@@ -251,7 +251,7 @@ func TestBootstrap(t *testing.T) {
 		t.Errorf("known_hosts %q is not the server's host key", secret.Data["known_hosts"])
 	}
 	var gitRepo sourcev1.GitRepository
-	mustGet(t, "flux-system", "flux-system", &gitRepo)
+	mustGet(t, "flux-system", &gitRepo)
 	if gitRepo.Spec.URL != srv.SSHURL(repo) {
 		t.Errorf("GitRepository URL %s", gitRepo.Spec.URL)
 	}
@@ -270,7 +270,7 @@ func TestBootstrap(t *testing.T) {
 	if got := branchHead(t, srv); got != head {
 		t.Errorf("bootstrap with --private-key-file committed %s", got)
 	}
-	mustGet(t, "flux-system", "flux-system", &secret)
+	mustGet(t, "flux-system", &secret)
 	if !bytes.Equal(secret.Data["identity"], userKey.privatePEM) {
 		t.Errorf("the source secret does not hold --private-key-file")
 	}
@@ -279,11 +279,11 @@ func TestBootstrap(t *testing.T) {
 // assertSynced checks the sync objects are Ready at revision.
 func assertSynced(t *testing.T, revision string) {
 	t.Helper()
-	testenv.Eventually(t, 30*time.Second, func(ctx context.Context) (bool, string) {
+	testenv.Eventually(t, 30*time.Second, func(_ context.Context) (bool, string) {
 		var repo sourcev1.GitRepository
 		var ks kustomizev1.Kustomization
-		mustGet(t, "flux-system", "flux-system", &repo)
-		mustGet(t, "flux-system", "flux-system", &ks)
+		mustGet(t, "flux-system", &repo)
+		mustGet(t, "flux-system", &ks)
 		got := ""
 		if repo.Status.Artifact != nil {
 			got = repo.Status.Artifact.Revision
@@ -293,8 +293,10 @@ func assertSynced(t *testing.T, revision string) {
 	})
 }
 
-func mustGet(t *testing.T, ns, name string, obj client.Object) {
+// mustGet reads the named object from flux-system, where bootstrap installs.
+func mustGet(t *testing.T, name string, obj client.Object) {
 	t.Helper()
+	const ns = "flux-system"
 	if err := testenv.Get(t).Client.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: name}, obj); err != nil {
 		t.Fatalf("get %T %s/%s: %v", obj, ns, name, err)
 	}
@@ -315,7 +317,7 @@ func scale(t *testing.T, name string, n int) {
 func replicas(t *testing.T, name string) int32 {
 	t.Helper()
 	var d appsv1.Deployment
-	mustGet(t, "flux-system", name, &d)
+	mustGet(t, name, &d)
 	if d.Spec.Replicas == nil {
 		return 1
 	}
@@ -325,7 +327,7 @@ func replicas(t *testing.T, name string) int32 {
 func controllerArgs(t *testing.T, name string) []string {
 	t.Helper()
 	var d appsv1.Deployment
-	mustGet(t, "flux-system", name, &d)
+	mustGet(t, name, &d)
 	return d.Spec.Template.Spec.Containers[0].Args
 }
 

@@ -18,7 +18,7 @@ import (
 	"github.com/weir-gitops/weir/api/meta"
 	notificationv1 "github.com/weir-gitops/weir/api/notification/v1"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
-	sourceextv1beta1 "github.com/weir-gitops/weir/api/sourceextensions/v1beta1"
+	sourceextensionsv1beta1 "github.com/weir-gitops/weir/api/sourceextensions/v1beta1"
 	"github.com/weir-gitops/weir/internal/cli/kinds"
 )
 
@@ -35,18 +35,18 @@ var receiverTypes = []string{
 // receiverResourceKinds are the kinds a Receiver may ask to reconcile (the
 // CRD's enum), with the apiVersion written for each.
 var receiverResourceKinds = map[string]string{
-	sourcev1.BucketKind:                    sourcev1.GroupVersion.String(),
-	sourcev1.GitRepositoryKind:             sourcev1.GroupVersion.String(),
-	sourcev1.HelmChartKind:                 sourcev1.GroupVersion.String(),
-	sourcev1.HelmRepositoryKind:            sourcev1.GroupVersion.String(),
-	sourcev1.OCIRepositoryKind:             sourcev1.GroupVersion.String(),
-	sourcev1.ExternalArtifactKind:          sourcev1.GroupVersion.String(),
-	kustomizev1.KustomizationKind:          kustomizev1.GroupVersion.String(),
-	helmv2.HelmReleaseKind:                 helmv2.GroupVersion.String(),
-	imagev1.ImageRepositoryKind:            imagev1.GroupVersion.String(),
-	imagev1.ImagePolicyKind:                imagev1.GroupVersion.String(),
-	imagev1.ImageUpdateAutomationKind:      imagev1.GroupVersion.String(),
-	sourceextv1beta1.ArtifactGeneratorKind: sourceextv1beta1.GroupVersion.String(),
+	sourcev1.BucketKind:                           sourcev1.GroupVersion.String(),
+	sourcev1.GitRepositoryKind:                    sourcev1.GroupVersion.String(),
+	sourcev1.HelmChartKind:                        sourcev1.GroupVersion.String(),
+	sourcev1.HelmRepositoryKind:                   sourcev1.GroupVersion.String(),
+	sourcev1.OCIRepositoryKind:                    sourcev1.GroupVersion.String(),
+	sourcev1.ExternalArtifactKind:                 sourcev1.GroupVersion.String(),
+	kustomizev1.KustomizationKind:                 kustomizev1.GroupVersion.String(),
+	helmv2.HelmReleaseKind:                        helmv2.GroupVersion.String(),
+	imagev1.ImageRepositoryKind:                   imagev1.GroupVersion.String(),
+	imagev1.ImagePolicyKind:                       imagev1.GroupVersion.String(),
+	imagev1.ImageUpdateAutomationKind:             imagev1.GroupVersion.String(),
+	sourceextensionsv1beta1.ArtifactGeneratorKind: sourceextensionsv1beta1.GroupVersion.String(),
 }
 
 // receiverResource parses one --resource: Kind/name or Kind/name.namespace,

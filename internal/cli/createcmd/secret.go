@@ -211,7 +211,7 @@ func newSecretOCICommand(e *env) *cobra.Command {
 				return fmt.Errorf("--password is required")
 			}
 			if _, err := name.ParseReference(rawURL); err != nil {
-				return fmt.Errorf("error parsing url: '%s'", err)
+				return fmt.Errorf("error parsing url: '%w'", err)
 			}
 			labels, err := e.labels()
 			if err != nil {

@@ -23,8 +23,9 @@ func kustomization(name string, generation int64, applied string, ready *metav1.
 	return k
 }
 
-func readyCond(status metav1.ConditionStatus, generation int64, reason, message string) *metav1.Condition {
-	return &metav1.Condition{Type: meta.ReadyCondition, Status: status, ObservedGeneration: generation, Reason: reason, Message: message}
+// readyCond is a Ready condition observed at generation 1.
+func readyCond(status metav1.ConditionStatus, reason, message string) *metav1.Condition {
+	return &metav1.Condition{Type: meta.ReadyCondition, Status: status, ObservedGeneration: 1, Reason: reason, Message: message}
 }
 
 func TestState(t *testing.T) {
@@ -34,25 +35,25 @@ func TestState(t *testing.T) {
 		want string
 	}{
 		{"not reconciled yet", kustomization("apps", 1, "", nil), "◎ waiting to be reconciled"},
-		{"ready", kustomization("apps", 1, rev, readyCond(metav1.ConditionTrue, 1, meta.ReconciliationSucceededReason, "Applied revision: "+rev)),
+		{"ready", kustomization("apps", 1, rev, readyCond(metav1.ConditionTrue, meta.ReconciliationSucceededReason, "Applied revision: "+rev)),
 			"✔ Applied revision: " + rev},
-		{"ready at an older generation", kustomization("apps", 2, rev, readyCond(metav1.ConditionTrue, 1, meta.ReconciliationSucceededReason, "Applied revision: "+rev)),
+		{"ready at an older generation", kustomization("apps", 2, rev, readyCond(metav1.ConditionTrue, meta.ReconciliationSucceededReason, "Applied revision: "+rev)),
 			"◎ ReconciliationSucceeded: Applied revision: " + rev},
-		{"dependency", kustomization("apps", 1, "", readyCond(metav1.ConditionFalse, 1, meta.DependencyNotReadyReason, "dependency 'flux-system/infrastructure' is not ready")),
+		{"dependency", kustomization("apps", 1, "", readyCond(metav1.ConditionFalse, meta.DependencyNotReadyReason, "dependency 'flux-system/infrastructure' is not ready")),
 			"◎ waiting for dependency 'flux-system/infrastructure' (not ready)"},
-		{"dependency behind", kustomization("apps", 1, "", readyCond(metav1.ConditionFalse, 1, meta.DependencyNotReadyReason, "dependency 'flux-system/infrastructure' revision is not up to date")),
+		{"dependency behind", kustomization("apps", 1, "", readyCond(metav1.ConditionFalse, meta.DependencyNotReadyReason, "dependency 'flux-system/infrastructure' revision is not up to date")),
 			"◎ waiting for dependency 'flux-system/infrastructure' (revision is not up to date)"},
-		{"failed", kustomization("apps", 1, "", readyCond(metav1.ConditionFalse, 1, "BuildFailed", "kustomize build failed")),
+		{"failed", kustomization("apps", 1, "", readyCond(metav1.ConditionFalse, "BuildFailed", "kustomize build failed")),
 			"✗ BuildFailed: kustomize build failed"},
-		{"source not fetched yet", kustomization("flux-system", 1, "", readyCond(metav1.ConditionFalse, 1, meta.ArtifactFailedReason, "Source artifact not found, retrying in 30s")),
+		{"source not fetched yet", kustomization("flux-system", 1, "", readyCond(metav1.ConditionFalse, meta.ArtifactFailedReason, "Source artifact not found, retrying in 30s")),
 			"◎ waiting for the source: Source artifact not found, retrying in 30s"},
-		{"artifact being replaced", kustomization("flux-system", 1, "", readyCond(metav1.ConditionFalse, 1, meta.ArtifactFailedReason, "Source is not ready, artifact not found, retrying in 30s")),
+		{"artifact being replaced", kustomization("flux-system", 1, "", readyCond(metav1.ConditionFalse, meta.ArtifactFailedReason, "Source is not ready, artifact not found, retrying in 30s")),
 			"◎ waiting for the source: Source is not ready, artifact not found, retrying in 30s"},
-		{"source not created yet", kustomization("apps", 1, "", readyCond(metav1.ConditionFalse, 1, meta.ArtifactFailedReason, "Source 'GitRepository/flux-system/fleet' not found")),
+		{"source not created yet", kustomization("apps", 1, "", readyCond(metav1.ConditionFalse, meta.ArtifactFailedReason, "Source 'GitRepository/flux-system/fleet' not found")),
 			"◎ waiting for the source: Source 'GitRepository/flux-system/fleet' not found"},
-		{"path missing from the artifact", kustomization("apps", 1, "", readyCond(metav1.ConditionFalse, 1, meta.ArtifactFailedReason, "kustomization path not found: stat ./apps: no such file or directory")),
+		{"path missing from the artifact", kustomization("apps", 1, "", readyCond(metav1.ConditionFalse, meta.ArtifactFailedReason, "kustomization path not found: stat ./apps: no such file or directory")),
 			"✗ ArtifactFailed: kustomization path not found: stat ./apps: no such file or directory"},
-		{"progressing", kustomization("apps", 1, "", readyCond(metav1.ConditionUnknown, 1, meta.ProgressingReason, "Reconciliation in progress")),
+		{"progressing", kustomization("apps", 1, "", readyCond(metav1.ConditionUnknown, meta.ProgressingReason, "Reconciliation in progress")),
 			"◎ Progressing: Reconciliation in progress"},
 	}
 	for _, tt := range tests {
@@ -68,12 +69,12 @@ func TestState(t *testing.T) {
 func TestConverged(t *testing.T) {
 	source := &sourcev1.GitRepository{ObjectMeta: metav1.ObjectMeta{Name: syncName, Namespace: namespace, Generation: 1}}
 	source.Status.Artifact = &meta.Artifact{Revision: rev}
-	source.Status.Conditions = []metav1.Condition{*readyCond(metav1.ConditionTrue, 1, meta.SucceededReason, "stored")}
+	source.Status.Conditions = []metav1.Condition{*readyCond(metav1.ConditionTrue, meta.SucceededReason, "stored")}
 	ok := func(name string) kustomizev1.Kustomization {
-		return kustomization(name, 1, rev, readyCond(metav1.ConditionTrue, 1, meta.ReconciliationSucceededReason, "Applied"))
+		return kustomization(name, 1, rev, readyCond(metav1.ConditionTrue, meta.ReconciliationSucceededReason, "Applied"))
 	}
 	behind := kustomization("apps", 1, "main@sha1:0000000000000000000000000000000000000000",
-		readyCond(metav1.ConditionTrue, 1, meta.ReconciliationSucceededReason, "Applied"))
+		readyCond(metav1.ConditionTrue, meta.ReconciliationSucceededReason, "Applied"))
 	other := ok("elsewhere")
 	other.Spec.SourceRef.Name = "another-repo"
 	other.Status.LastAppliedRevision = ""

@@ -159,7 +159,7 @@ func diffObject(ctx context.Context, c client.Client, o *unstructured.Unstructur
 	if live == nil {
 		return change{created: true}, nil
 	}
-	before, after := comparable(live), comparable(merged)
+	before, after := comparableCopy(live), comparableCopy(merged)
 	maskSecrets(before, after)
 	a, err := yaml.Marshal(before.Object)
 	if err != nil {
@@ -180,9 +180,9 @@ func diffObject(ctx context.Context, c client.Client, o *unstructured.Unstructur
 	return change{diff: strings.TrimRight(diff, "\n")}, err
 }
 
-// comparable drops what the server changes on every write and status, which
+// comparableCopy drops what the server changes on every write and status, which
 // no apply sets.
-func comparable(o *unstructured.Unstructured) *unstructured.Unstructured {
+func comparableCopy(o *unstructured.Unstructured) *unstructured.Unstructured {
 	c := o.DeepCopy()
 	for _, f := range []string{"managedFields", "resourceVersion", "generation", "uid", "creationTimestamp"} {
 		unstructured.RemoveNestedField(c.Object, "metadata", f)

@@ -72,48 +72,18 @@ func run(ctx context.Context, o *options, streams genericiooptions.IOStreams, de
 		return err
 	}
 	ns := deps.Namespace()
-	main := query{ns: ns, selector: fields.Everything()}
-	if o.allNamespaces {
-		main.ns = ""
-	}
-	queries := []query{main}
-	showNS := o.allNamespaces
-	if o.forSelector != "" {
-		kindName, name, _ := strings.Cut(o.forSelector, "/")
-		k, ok := kinds.ByKind(kindName)
-		if kindName == "" || !ok {
-			return fmt.Errorf("'%s' is not a recognized Flux kind", kindName)
-		}
-		queries[0].selector = involved(k.Kind, name)
-		if name != "" {
-			refs, err := related(ctx, c, k, ns, name)
-			if err != nil {
-				return err
-			}
-			for _, r := range refs {
-				queries = append(queries, query{ns: r.ns, selector: involved(r.kind, r.name)})
-				if r.ns != ns {
-					showNS = true
-				}
-			}
-		}
+	queries, showNS, err := buildQueries(ctx, o, c, ns)
+	if err != nil {
+		return err
 	}
 	p := output.Progress{W: streams.ErrOut}
 	ev := &eventPrinter{o: o, streams: streams, now: deps.Clock, showNS: showNS}
 	if o.watch {
 		return ev.watch(ctx, c, queries)
 	}
-	var all []corev1.Event
-	for _, q := range queries {
-		list := &corev1.EventList{}
-		opts := []client.ListOption{client.MatchingFieldsSelector{Selector: q.selector}}
-		if q.ns != "" {
-			opts = append(opts, client.InNamespace(q.ns))
-		}
-		if err := c.List(ctx, list, opts...); err != nil {
-			return fmt.Errorf("listing events: %w", err)
-		}
-		all = append(all, list.Items...)
+	all, err := listEvents(ctx, c, queries)
+	if err != nil {
+		return err
 	}
 	sort.SliceStable(all, func(i, j int) bool { return eventTime(all[i]).Before(eventTime(all[j])) })
 	var rows [][]string
@@ -131,6 +101,58 @@ func run(ctx context.Context, o *options, streams genericiooptions.IOStreams, de
 		return nil
 	}
 	return output.WriteTable(streams.Out, ev.header(), rows)
+}
+
+// buildQueries lists the event queries of the command: the namespace's (or
+// every namespace's) events, or with --for those of the object and the
+// objects related to it; showNS tells whether some lie in another namespace.
+func buildQueries(ctx context.Context, o *options, c client.Client, ns string) (queries []query, showNS bool, err error) {
+	main := query{ns: ns, selector: fields.Everything()}
+	if o.allNamespaces {
+		main.ns = ""
+	}
+	queries = []query{main}
+	showNS = o.allNamespaces
+	if o.forSelector == "" {
+		return queries, showNS, nil
+	}
+	kindName, name, _ := strings.Cut(o.forSelector, "/")
+	k, ok := kinds.ByKind(kindName)
+	if kindName == "" || !ok {
+		return nil, false, fmt.Errorf("'%s' is not a recognized Flux kind", kindName)
+	}
+	queries[0].selector = involved(k.Kind, name)
+	if name == "" {
+		return queries, showNS, nil
+	}
+	refs, err := related(ctx, c, k, ns, name)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, r := range refs {
+		queries = append(queries, query{ns: r.ns, selector: involved(r.kind, r.name)})
+		if r.ns != ns {
+			showNS = true
+		}
+	}
+	return queries, showNS, nil
+}
+
+// listEvents returns the events matching any of queries.
+func listEvents(ctx context.Context, c client.Client, queries []query) ([]corev1.Event, error) {
+	var all []corev1.Event
+	for _, q := range queries {
+		list := &corev1.EventList{}
+		opts := []client.ListOption{client.MatchingFieldsSelector{Selector: q.selector}}
+		if q.ns != "" {
+			opts = append(opts, client.InNamespace(q.ns))
+		}
+		if err := c.List(ctx, list, opts...); err != nil {
+			return nil, fmt.Errorf("listing events: %w", err)
+		}
+		all = append(all, list.Items...)
+	}
+	return all, nil
 }
 
 func involved(kind, name string) fields.Selector {
@@ -276,7 +298,7 @@ func (p *eventPrinter) watch(ctx context.Context, c client.WithWatch, queries []
 						return
 					}
 					if ev.Type == watch.Error {
-						errs <- fmt.Errorf("watching events: %v", apierrors.FromObject(ev.Object))
+						errs <- fmt.Errorf("watching events: %w", apierrors.FromObject(ev.Object))
 						return
 					}
 					if e, ok := ev.Object.(*corev1.Event); ok && ev.Type != watch.Deleted {

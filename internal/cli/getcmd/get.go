@@ -161,6 +161,22 @@ func (g *getter) matches(u *unstructured.Unstructured) bool {
 	return g.condType == "" || kinds.StatusMatches(u, g.condType, g.condStat)
 }
 
+// tableOutput tells whether -o asks for a table (the default, or wide).
+func (g *getter) tableOutput() bool {
+	return g.o.output == output.FormatTable || g.o.output == output.FormatWide
+}
+
+// matching keeps the objects that pass the --status-selector.
+func (g *getter) matching(objs []unstructured.Unstructured) []unstructured.Unstructured {
+	var items []unstructured.Unstructured
+	for i := range objs {
+		if g.matches(&objs[i]) {
+			items = append(items, objs[i])
+		}
+	}
+	return items
+}
+
 func (g *getter) run(ctx context.Context, set []kinds.Kind, all bool, args []string) error {
 	var name string
 	if len(args) > 0 {
@@ -188,17 +204,12 @@ func (g *getter) run(ctx context.Context, set []kinds.Kind, all bool, args []str
 			if name != "" {
 				return &output.ExitError{Code: 1, Err: fmt.Errorf("%s object '%s' not found in %s namespace", k.Kind, name, g.nsDescription())}
 			}
-			if g.o.output == output.FormatTable || g.o.output == output.FormatWide {
+			if g.tableOutput() {
 				g.progress.Failuref("no %s objects found in %s namespace", k.Kind, g.nsDescription())
 				return nil
 			}
 		}
-		var items []unstructured.Unstructured
-		for i := range list.Items {
-			if g.matches(&list.Items[i]) {
-				items = append(items, list.Items[i])
-			}
-		}
+		items := g.matching(list.Items)
 		switch g.o.output {
 		case output.FormatTable, output.FormatWide:
 			if err := g.table(k, items, all); err != nil {
@@ -214,7 +225,7 @@ func (g *getter) run(ctx context.Context, set []kinds.Kind, all bool, args []str
 			collected = append(collected, items...)
 		}
 	}
-	if g.o.output == output.FormatTable || g.o.output == output.FormatWide {
+	if g.tableOutput() {
 		return nil
 	}
 	return output.WriteList(g.streams.Out, g.o.output, collected)

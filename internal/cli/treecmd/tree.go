@@ -86,7 +86,7 @@ func Build(ctx context.Context, c client.Client, ns, name string, compact bool) 
 	u := k.New()
 	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, u); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("Kustomization %s not found in %s namespace", name, ns)
+			return nil, fmt.Errorf("Kustomization %s not found in %s namespace", name, ns) //nolint:staticcheck // ST1005: flux tree's exact message starts with the kind name
 		}
 		return nil, fmt.Errorf("reading Kustomization %s in %s namespace: %w", name, ns, err)
 	}

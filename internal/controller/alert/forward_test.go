@@ -369,7 +369,7 @@ func TestStartServesUntilCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Start(ctx) }()
-	testenv.Eventually(t, 10*time.Second, func(ctx context.Context) (bool, string) {
+	testenv.Eventually(t, 10*time.Second, func(_ context.Context) (bool, string) {
 		resp, err := http.Post("http://"+addr+"/", "application/json", nil)
 		if err != nil {
 			return false, err.Error()

@@ -74,13 +74,12 @@ func newFixture(t *testing.T, opts s3server.Options) *fixture {
 	return f
 }
 
-func (f *fixture) createSecret(t *testing.T, name string, data map[string][]byte) *corev1.Secret {
+func (f *fixture) createSecret(t *testing.T, name string, data map[string][]byte) {
 	t.Helper()
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.ns}, Data: data}
 	if err := f.env.Client.Create(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
-	return s
 }
 
 // newBucket is a generic Bucket on the fixture's server, with credentials.
@@ -343,13 +342,13 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 
 	tests := []struct {
 		name     string
-		break_   func()
+		sabotage func()
 		reason   string
 		contains []string
 	}{
 		{
 			name: "wrong secret key",
-			break_: func() {
+			sabotage: func() {
 				update(t, f.env, secret, func() { secret.Data["secretkey"] = []byte("guess") })
 			},
 			reason:   sourcev1.BucketOperationFailedReason,
@@ -357,7 +356,7 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 		},
 		{
 			name: "missing bucket",
-			break_: func() {
+			sabotage: func() {
 				update(t, f.env, secret, func() { secret.Data["secretkey"] = []byte(secretKey) })
 				update(t, f.env, obj, func() { obj.Spec.BucketName = "nope" })
 			},
@@ -365,7 +364,7 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 		},
 		{
 			name: "missing secret",
-			break_: func() {
+			sabotage: func() {
 				update(t, f.env, obj, func() {
 					obj.Spec.BucketName = "app"
 					obj.Spec.SecretRef = &meta.LocalObjectReference{Name: "absent"}
@@ -375,7 +374,7 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 		},
 		{
 			name: "secret without the keys",
-			break_: func() {
+			sabotage: func() {
 				f.createSecret(t, "bad-keys", map[string][]byte{"accessKey": []byte(accessKey)})
 				update(t, f.env, obj, func() { obj.Spec.SecretRef = &meta.LocalObjectReference{Name: "bad-keys"} })
 			},
@@ -385,7 +384,7 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.break_()
+			tt.sabotage()
 			f.env.RequestReconcile(t, obj)
 			ready := f.env.WaitForFailure(t, obj, tt.reason)
 			for _, s := range tt.contains {

@@ -175,14 +175,14 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 	good := *obj.Status.Artifact
 
 	tests := []struct {
-		name   string
-		break_ func()
-		reason string
-		text   string
+		name     string
+		sabotage func()
+		reason   string
+		text     string
 	}{
 		{
 			name: "wrong password",
-			break_: func() {
+			sabotage: func() {
 				secret.Data["password"] = []byte("wrong")
 				if err := env.Client.Update(ctx, secret); err != nil {
 					t.Fatal(err)
@@ -192,7 +192,7 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 		},
 		{
 			name: "missing tag",
-			break_: func() {
+			sabotage: func() {
 				secret.Data["password"] = []byte("right")
 				if err := env.Client.Update(ctx, secret); err != nil {
 					t.Fatal(err)
@@ -206,7 +206,7 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 		},
 		{
 			name: "unreachable server",
-			break_: func() {
+			sabotage: func() {
 				obj.Spec.URL = "http://127.0.0.1:1/app.git"
 				obj.Spec.Reference = &sourcev1.GitRepositoryRef{Branch: "main"}
 				if err := env.Client.Update(ctx, obj); err != nil {
@@ -221,7 +221,7 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 				t.Fatal(err)
 			}
-			tt.break_()
+			tt.sabotage()
 			env.RequestReconcile(t, obj)
 			ready := env.WaitForFailure(t, obj, tt.reason)
 			if !strings.Contains(ready.Message, tt.text) {

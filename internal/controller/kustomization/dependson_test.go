@@ -101,7 +101,7 @@ func TestDependencyCycleIsReported(t *testing.T) {
 	f.env.Create(t, a, b)
 	// a may first see b missing; b's creation queues a again at once.
 	want := fmt.Sprintf("dependency cycle: %s/a -> %s/b -> %s/a", f.ns, f.ns, f.ns)
-	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+	testenv.Eventually(t, testenv.DefaultTimeout, func(_ context.Context) (bool, string) {
 		ready := f.waitFailed(a, "", meta.DependencyNotReadyReason)
 		return ready.Message == want, ready.Message
 	})

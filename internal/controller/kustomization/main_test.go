@@ -61,7 +61,7 @@ func newReconciler(mgr ctrl.Manager, opts Options) *Reconciler {
 		Clients: &ClientFactory{
 			Config: mgr.GetConfig(), Mapper: mgr.GetRESTMapper(), Scheme: mgr.GetScheme(), Reader: mgr.GetAPIReader(),
 		},
-		Events:  events.NewRecorder(mgr.GetEventRecorderFor(ControllerName), mgr.GetScheme(), ControllerName, "test", ""),
+		Events:  events.NewRecorder(mgr.GetEventRecorderFor(ControllerName), mgr.GetScheme(), ControllerName, "test", ""), //nolint:staticcheck // SA1019: events.Recorder wraps the core/v1 record.EventRecorder; GetEventRecorder's events.k8s.io API has another signature
 		Fetcher: &artifact.Fetcher{Retries: 1},
 		Options: opts,
 	}

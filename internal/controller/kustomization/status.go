@@ -36,7 +36,7 @@ func applyStatus(obj *kustomizev1.Kustomization, out *outcome, err error, now ti
 	}
 
 	if err != nil {
-		applyFailure(obj, out, err)
+		applyFailure(obj, err)
 		if out.checksum != "" {
 			obj.Status.History.Upsert(out.checksum, now, took, conditions.Get(obj, meta.ReadyCondition).Reason, historyMeta)
 		}
@@ -55,7 +55,7 @@ func applyStatus(obj *kustomizev1.Kustomization, out *outcome, err error, now ti
 	obj.Status.History.Upsert(out.checksum, now, took, meta.ReconciliationSucceededReason, historyMeta)
 }
 
-func applyFailure(obj *kustomizev1.Kustomization, out *outcome, err error) {
+func applyFailure(obj *kustomizev1.Kustomization, err error) {
 	reason := errs.Reason(err, meta.ReconciliationFailedReason)
 	if reason == meta.HealthCheckFailedReason {
 		conditions.MarkFalse(obj, meta.HealthyCondition, reason, "%s", err)

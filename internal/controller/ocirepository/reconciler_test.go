@@ -220,15 +220,15 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 	good := *obj.Status.Artifact
 
 	tests := []struct {
-		name    string
-		break_  func()
-		reason  string
-		text    string
-		stalled bool
+		name     string
+		sabotage func()
+		reason   string
+		text     string
+		stalled  bool
 	}{
 		{
 			name: "wrong password",
-			break_: func() {
+			sabotage: func() {
 				secret.Data[corev1.DockerConfigJsonKey] = dockerConfigJSON(reg.Host(), "bot", "wrong-pass")
 				if err := env.Client.Update(ctx, secret); err != nil {
 					t.Fatal(err)
@@ -238,21 +238,21 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 		},
 		{
 			name: "no credentials",
-			break_: func() {
+			sabotage: func() {
 				update(t, env, obj, func(o *sourcev1.OCIRepository) { o.Spec.SecretRef = nil })
 			},
 			reason: sourcev1.AuthenticationFailedReason, text: "401 Unauthorized",
 		},
 		{
 			name: "missing secret",
-			break_: func() {
+			sabotage: func() {
 				update(t, env, obj, func(o *sourcev1.OCIRepository) { o.Spec.SecretRef = &meta.LocalObjectReference{Name: "nope"} })
 			},
 			reason: sourcev1.AuthenticationFailedReason, text: "failed to get credential: failed to get secret '" + ns + "/nope'",
 		},
 		{
 			name: "missing tag",
-			break_: func() {
+			sabotage: func() {
 				secret.Data[corev1.DockerConfigJsonKey] = dockerConfigJSON(reg.Host(), "bot", "right-pass")
 				if err := env.Client.Update(ctx, secret); err != nil {
 					t.Fatal(err)
@@ -267,7 +267,7 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 		},
 		{
 			name: "no semver match",
-			break_: func() {
+			sabotage: func() {
 				update(t, env, obj, func(o *sourcev1.OCIRepository) { o.Spec.Reference = &sourcev1.OCIRepositoryRef{SemVer: ">=2.0.0"} })
 			},
 			reason: sourcev1.ReadOperationFailedReason,
@@ -275,7 +275,7 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 		},
 		{
 			name: "unreachable registry",
-			break_: func() {
+			sabotage: func() {
 				update(t, env, obj, func(o *sourcev1.OCIRepository) {
 					o.Spec.URL = "oci://127.0.0.1:1/org/app"
 					o.Spec.Reference = &sourcev1.OCIRepositoryRef{Tag: "v1"}
@@ -285,7 +285,7 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 		},
 		{
 			name: "URL with a tag",
-			break_: func() {
+			sabotage: func() {
 				update(t, env, obj, func(o *sourcev1.OCIRepository) { o.Spec.URL = "oci://" + reg.Host() + "/org/app:v1" })
 			},
 			reason: sourcev1.URLInvalidReason, text: "URL validation failed for 'oci://" + reg.Host() + "/org/app:v1'", stalled: true,
@@ -296,7 +296,7 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 				t.Fatal(err)
 			}
-			tt.break_()
+			tt.sabotage()
 			env.RequestReconcile(t, obj)
 			ready := env.WaitForFailure(t, obj, tt.reason)
 			if !strings.Contains(ready.Message, tt.text) {

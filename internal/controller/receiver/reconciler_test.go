@@ -36,7 +36,7 @@ func startController(ctx context.Context, env *testenv.Env) error {
 		mgrClient = mgr.GetClient()
 		r := &Reconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
-			Events: events.NewRecorder(mgr.GetEventRecorderFor(ControllerName), mgr.GetScheme(), ControllerName, "test", ""),
+			Events: events.NewRecorder(mgr.GetEventRecorderFor(ControllerName), mgr.GetScheme(), ControllerName, "test", ""), //nolint:staticcheck // SA1019: events.Recorder wraps the core/v1 record.EventRecorder; GetEventRecorder's events.k8s.io API has another signature
 		}
 		return r.SetupWithManager(ctx, mgr, testenv.FastQueue)
 	})
@@ -54,9 +54,10 @@ func newFixture(t *testing.T) *fixture {
 	return &fixture{env: env, ns: env.Namespace(t)}
 }
 
-func (f *fixture) secret(t *testing.T, name string, data map[string]string) *corev1.Secret {
+// secret creates the Secret named "token" holding data.
+func (f *fixture) secret(t *testing.T, data map[string]string) *corev1.Secret {
 	t.Helper()
-	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.ns}, StringData: data}
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "token", Namespace: f.ns}, StringData: data}
 	f.env.Create(t, s)
 	return s
 }
@@ -65,7 +66,7 @@ func (f *fixture) secret(t *testing.T, name string, data map[string]string) *cor
 // (GitRepository "app" when none are given).
 func (f *fixture) receiver(name, typ string, resources ...notificationv1.ReceiverResource) *notificationv1.Receiver {
 	if len(resources) == 0 {
-		resources = []notificationv1.ReceiverResource{named(sourcev1.GitRepositoryKind, "app")}
+		resources = []notificationv1.ReceiverResource{named("app")}
 	}
 	return &notificationv1.Receiver{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.ns},
@@ -85,7 +86,7 @@ func expectedPath(token, name, namespace string) string {
 
 func TestReadyReceiverPublishesPath(t *testing.T) {
 	f := newFixture(t)
-	f.secret(t, "token", map[string]string{"token": "s3cr3t"})
+	f.secret(t, map[string]string{"token": "s3cr3t"})
 	obj := f.receiver("hooks", notificationv1.GenericReceiver)
 	f.env.Create(t, obj)
 	f.env.WaitForReady(t, obj, nil)
@@ -121,7 +122,7 @@ func TestTokenFailures(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
 			if tt.secret != nil {
-				f.secret(t, "token", tt.secret)
+				f.secret(t, tt.secret)
 			}
 			obj := f.receiver("hooks", notificationv1.GitHubReceiver)
 			f.env.Create(t, obj)
@@ -140,7 +141,7 @@ func TestTokenFailures(t *testing.T) {
 
 func TestTokenChangeMovesPath(t *testing.T) {
 	f := newFixture(t)
-	s := f.secret(t, "token", map[string]string{"token": "first"})
+	s := f.secret(t, map[string]string{"token": "first"})
 	obj := f.receiver("hooks", notificationv1.GenericReceiver)
 	f.env.Create(t, obj)
 	f.env.WaitForReady(t, obj, nil)
@@ -155,7 +156,7 @@ func TestTokenChangeMovesPath(t *testing.T) {
 
 func TestUnsupportedTypeStalls(t *testing.T) {
 	f := newFixture(t)
-	f.secret(t, "token", map[string]string{"token": "t"})
+	f.secret(t, map[string]string{"token": "t"})
 	obj := f.receiver("hooks", notificationv1.GCRReceiver)
 	f.env.Create(t, obj)
 	ready := f.env.WaitForFailure(t, obj, notificationv1.ValidationFailedReason)

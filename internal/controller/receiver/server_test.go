@@ -31,7 +31,7 @@ const hookToken = "hook-token"
 // path.
 func (f *fixture) readyReceiver(t *testing.T, obj *notificationv1.Receiver) string {
 	t.Helper()
-	f.secret(t, "token", map[string]string{"token": hookToken})
+	f.secret(t, map[string]string{"token": hookToken})
 	f.env.Create(t, obj)
 	f.env.WaitForReady(t, obj, nil)
 	waitIndexed(t, obj.Status.WebhookPath, func(*notificationv1.Receiver) bool { return true })
@@ -51,9 +51,10 @@ func waitIndexed(t *testing.T, path string, ok func(*notificationv1.Receiver) bo
 	})
 }
 
-func named(kind, name string) notificationv1.ReceiverResource {
+// named is a GitRepository resource of a Receiver.
+func named(name string) notificationv1.ReceiverResource {
 	return notificationv1.ReceiverResource{CrossNamespaceObjectReference: notificationv1.CrossNamespaceObjectReference{
-		APIVersion: sourcev1.GroupVersion.String(), Kind: kind, Name: name,
+		APIVersion: sourcev1.GroupVersion.String(), Kind: sourcev1.GitRepositoryKind, Name: name,
 	}}
 }
 
@@ -111,9 +112,9 @@ func TestGenericHookAnnotatesNamedAndSelected(t *testing.T) {
 	c := f.gitRepository(t, "c", map[string]string{"team": "x"})
 	skipped := f.gitRepository(t, "skipped", map[string]string{"team": "x"})
 	other := f.gitRepository(t, "other", map[string]string{"team": "y"})
-	byName := named(sourcev1.GitRepositoryKind, "app")
+	byName := named("app")
 	byName.APIVersion = "" // resolved from the kind
-	byLabel := named(sourcev1.GitRepositoryKind, "*")
+	byLabel := named("*")
 	byLabel.MatchLabels = map[string]string{"team": "x"}
 	byLabel.Filter = "res.metadata.name != 'skipped'"
 	path := f.readyReceiver(t, f.receiver("generic", notificationv1.GenericReceiver, byName, byLabel))
@@ -133,7 +134,7 @@ func TestResourceFilterSeesRequest(t *testing.T) {
 	f := newFixture(t)
 	a := f.gitRepository(t, "a", map[string]string{"team": "x"})
 	b := f.gitRepository(t, "b", map[string]string{"team": "x"})
-	all := named(sourcev1.GitRepositoryKind, "*")
+	all := named("*")
 	all.MatchLabels = map[string]string{"team": "x"}
 	obj := f.receiver("generic", notificationv1.GenericReceiver, all)
 	obj.Spec.ResourceFilter = "has(req.repo) && req.repo == res.metadata.name"
@@ -149,7 +150,7 @@ func TestResourceFilterSeesRequest(t *testing.T) {
 func TestGitHubHook(t *testing.T) {
 	f := newFixture(t)
 	repo := f.gitRepository(t, "app", nil)
-	obj := f.receiver("github", notificationv1.GitHubReceiver, named(sourcev1.GitRepositoryKind, "app"))
+	obj := f.receiver("github", notificationv1.GitHubReceiver, named("app"))
 	obj.Spec.Events = []string{"push"}
 	path := f.readyReceiver(t, obj)
 	h := newServer(false).Handler()
@@ -202,7 +203,7 @@ func TestTokenAndHMACHooks(t *testing.T) {
 		t.Run(tt.typ, func(t *testing.T) {
 			f := newFixture(t)
 			repo := f.gitRepository(t, "app", nil)
-			path := f.readyReceiver(t, f.receiver("hooks", tt.typ, named(sourcev1.GitRepositoryKind, "app")))
+			path := f.readyReceiver(t, f.receiver("hooks", tt.typ, named("app")))
 			h := newServer(false).Handler()
 			if code, msg := post(t, h, path, body, tt.bad); code != tt.badCode {
 				t.Errorf("bad credentials: code = %d (%s), want %d", code, msg, tt.badCode)
@@ -219,7 +220,7 @@ func TestTokenAndHMACHooks(t *testing.T) {
 func TestRefusedRequests(t *testing.T) {
 	f := newFixture(t)
 	repo := f.gitRepository(t, "app", nil)
-	obj := f.receiver("generic", notificationv1.GenericReceiver, named(sourcev1.GitRepositoryKind, "app"))
+	obj := f.receiver("generic", notificationv1.GenericReceiver, named("app"))
 	path := f.readyReceiver(t, obj)
 	h := newServer(false).Handler()
 
@@ -248,7 +249,7 @@ func TestCrossNamespaceResources(t *testing.T) {
 	f := newFixture(t)
 	other := &fixture{env: f.env, ns: f.env.Namespace(t)}
 	repo := other.gitRepository(t, "app", nil)
-	ref := named(sourcev1.GitRepositoryKind, "app")
+	ref := named("app")
 	ref.Namespace = other.ns
 	path := f.readyReceiver(t, f.receiver("generic", notificationv1.GenericReceiver, ref))
 

@@ -255,9 +255,9 @@ func acceptEvent(sender, event string, events []string) error {
 
 // truncate keeps caller-supplied strings short in messages and logs.
 func truncate(s string) string {
-	const max = 64
-	if len(s) > max {
-		return s[:max] + "…"
+	const maxLen = 64
+	if len(s) > maxLen {
+		return s[:maxLen] + "…"
 	}
 	return s
 }

@@ -17,7 +17,7 @@ import (
 
 func TestEventsReachKubernetesAndTheWebhook(t *testing.T) {
 	received := make(chan Event, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 		var e Event
 		if err := json.NewDecoder(r.Body).Decode(&e); err != nil {
 			t.Errorf("decoding: %v", err)

@@ -21,7 +21,11 @@ func TestServeUntilCancelled(t *testing.T) {
 	l.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
+	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if _, err := io.WriteString(w, "ok"); err != nil {
+			t.Error(err)
+		}
+	})
 	go func() { done <- Serve(ctx, "test server", addr, h, logr.Discard(), Options{}) }()
 
 	var body string

@@ -120,14 +120,18 @@ func TestTailLast(t *testing.T) {
 		{"a\nb\nc\n", 5, "a\nb\nc"},
 	} {
 		l := &tail{max: 1 << 10}
-		l.Write([]byte(tt.written))
+		if _, err := l.Write([]byte(tt.written)); err != nil {
+			t.Fatal(err)
+		}
 		if got := l.last(tt.n); got != tt.want {
 			t.Errorf("last(%d) of %q = %q, want %q", tt.n, tt.written, got, tt.want)
 		}
 	}
 	l := &tail{max: 4}
 	for range 5 {
-		l.Write([]byte("abc\n"))
+		if _, err := l.Write([]byte("abc\n")); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if len(l.buf) > 8 || l.last(1) != "abc" {
 		t.Errorf("after trimming: %q", l.buf)

@@ -37,7 +37,7 @@ func TestHTTPBasicAuthRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("clone: %v", err)
 	}
-	assertHead(t, repo, "main", sha)
+	assertHead(t, repo, sha)
 	assertFile(t, repo, "deploy/app.yaml", "kind: ConfigMap\n")
 	tag, err := repo.Tag("v1.0.0")
 	if err != nil {
@@ -124,7 +124,7 @@ func TestHTTPSCustomCA(t *testing.T) {
 	if err != nil {
 		t.Fatalf("clone with CA: %v", err)
 	}
-	assertHead(t, repo, "main", sha)
+	assertHead(t, repo, sha)
 
 	if _, err := clone(srv.HTTPURL("app.git"), nil, nil); err == nil || !strings.Contains(err.Error(), "certificate") {
 		t.Errorf("clone without CA: error = %v, want a certificate error", err)
@@ -142,7 +142,7 @@ func TestSSH(t *testing.T) {
 	if err != nil {
 		t.Fatalf("clone over ssh: %v", err)
 	}
-	assertHead(t, repo, "main", first)
+	assertHead(t, repo, first)
 	assertFile(t, repo, "a.txt", "a")
 
 	second := gitserver.Push(t, gitserver.Remote{URL: srv.SSHURL("org/app.git"), Auth: auth}, gitserver.Commit{
@@ -152,7 +152,7 @@ func TestSSH(t *testing.T) {
 	if err != nil {
 		t.Fatalf("clone over http after ssh push: %v", err)
 	}
-	assertHead(t, repo, "main", second)
+	assertHead(t, repo, second)
 	assertFile(t, repo, "a.txt", "a")
 	assertFile(t, repo, "b.txt", "b")
 }
@@ -245,7 +245,7 @@ func TestGitCLIOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatalf("clone: %v", err)
 	}
-	assertHead(t, repo, "main", sha)
+	assertHead(t, repo, sha)
 	assertFile(t, repo, "big.txt", big)
 }
 
@@ -288,8 +288,10 @@ func hostPort(srv *gitserver.Server) string {
 	return strings.TrimSuffix(rest, "/")
 }
 
-func assertHead(t *testing.T, repo *git.Repository, branch, want string) {
+// assertHead checks that repo's main branch points at want.
+func assertHead(t *testing.T, repo *git.Repository, want string) {
 	t.Helper()
+	const branch = "main"
 	ref, err := repo.Reference(plumbing.NewBranchReferenceName(branch), true)
 	if err != nil {
 		t.Fatalf("branch %s: %v", branch, err)

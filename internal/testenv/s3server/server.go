@@ -54,7 +54,7 @@ type Server struct {
 func New(t testing.TB, opts Options) *Server {
 	t.Helper()
 	s := &Server{backend: s3mem.New()}
-	var h http.Handler = gofakes3.New(s.backend).Server()
+	h := gofakes3.New(s.backend).Server()
 	if opts.AccessKey != "" {
 		h = &verifier{accessKey: opts.AccessKey, secretKey: opts.SecretKey, next: h, denied: &s.denied}
 	}
