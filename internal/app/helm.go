@@ -24,7 +24,7 @@ func setupHelm(ctx context.Context, deps *Deps) error {
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
 		Config:    mgr.GetConfig(),
-		Events: events.NewRecorder(mgr.GetEventRecorderFor(helmrelease.ControllerName), mgr.GetScheme(),
+		Events: events.NewRecorder(mgr.GetEventRecorderFor(helmrelease.ControllerName), mgr.GetScheme(), //nolint:staticcheck // SA1019: events.Recorder wraps the core/v1 record.EventRecorder; GetEventRecorder's events.k8s.io API has another signature
 			helmrelease.ControllerName, os.Getenv("POD_NAME"), opts.EventsAddr),
 		Metrics: deps.Metrics,
 		Fetcher: &artifact.Fetcher{Retries: opts.HTTPRetry},

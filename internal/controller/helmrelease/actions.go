@@ -36,8 +36,9 @@ func (x *run) upgrade(ctx context.Context) error {
 }
 
 // test runs the test hooks; a failure counts towards the active
-// remediation unless failures are ignored.
-func (x *run) test(ctx context.Context, latest *release.Info) error {
+// remediation unless failures are ignored. It never ends the drive loop:
+// the next decision reads the result.
+func (x *run) test(ctx context.Context, latest *release.Info) {
 	rel, err := x.helm.Test(ctx, x.obj)
 	x.recordWritten("")
 	info := latest
@@ -61,7 +62,7 @@ func (x *run) test(ctx context.Context, latest *release.Info) error {
 		if rem != nil && !rem.MustIgnoreTestFailures(x.obj.GetTest().IgnoreFailures) {
 			rem.IncrementFailureCount(x.obj)
 		}
-		return nil
+		return
 	}
 	result := "no test hooks"
 	if n := len(hooks); n > 0 {
@@ -69,7 +70,6 @@ func (x *run) test(ctx context.Context, latest *release.Info) error {
 	}
 	x.succeeded(ctx, helmv2.TestSuccessCondition, helmv2.TestSucceededReason, info,
 		fmt.Sprintf("Helm test succeeded for release %s with chart %s: %s", info.FullName(), info.VersionedChart(), result))
-	return nil
 }
 
 // rollback remediates by returning to the previous successful release.

@@ -60,7 +60,7 @@ func startControllers(ctx context.Context, env *testenv.Env) error {
 			Client:    mgr.GetClient(),
 			APIReader: mgr.GetAPIReader(),
 			Config:    mgr.GetConfig(),
-			Events:    events.NewRecorder(mgr.GetEventRecorderFor(ControllerName), mgr.GetScheme(), ControllerName, "test", ""),
+			Events:    events.NewRecorder(mgr.GetEventRecorderFor(ControllerName), mgr.GetScheme(), ControllerName, "test", ""), //nolint:staticcheck // SA1019: as in internal/app
 			Fetcher:   &artifact.Fetcher{Retries: 1},
 			Options:   Options{RequeueDependency: time.Hour},
 		}

@@ -65,13 +65,6 @@ type Options struct {
 	DisableChartDigestTracking bool
 }
 
-func (r *Reconciler) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
-}
-
 // Reconcile runs the shared skeleton with this kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	d := reconcile.Driver{Client: r.Client, Metrics: r.Metrics, Jitter: r.Options.Jitter, Now: r.Now}
@@ -166,6 +159,6 @@ func (r *Reconciler) helmClient(ctx context.Context, obj *helmv2.HelmRelease) (*
 // restConfig is the cluster and identity Helm acts with. It is the seam
 // for spec.serviceAccountName impersonation and spec.kubeConfig, which are
 // not built yet: today it is the controller's own config.
-func (r *Reconciler) restConfig(_ context.Context, _ *helmv2.HelmRelease) (*rest.Config, error) {
+func (r *Reconciler) restConfig(_ context.Context, _ *helmv2.HelmRelease) (*rest.Config, error) { //nolint:unparam // the error is for impersonation and kubeConfig, which come next
 	return rest.CopyConfig(r.Config), nil
 }

@@ -324,7 +324,7 @@ func TestRetryOnFailure(t *testing.T) {
 	f.env.Create(t, hr)
 	f.waitReady(hr, fmt.Sprintf("Helm install succeeded for release %s/retry.v1 with chart app@1.0.0", f.ns))
 	f.env.Update(t, hr, func() { hr.Spec.Values = &helmv2.Values{Raw: []byte(`{"unschedulable":true}`)} })
-	testenv.Eventually(t, 2*testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+	testenv.Eventually(t, 2*testenv.DefaultTimeout, func(_ context.Context) (bool, string) {
 		return len(f.storageSecrets("retry")) >= 3, fmt.Sprintf("storage %v", f.storageSecrets("retry"))
 	})
 	if err := f.env.Client.Get(context.Background(), client.ObjectKeyFromObject(hr), hr); err != nil {

@@ -58,7 +58,7 @@ func (x *run) drive(ctx context.Context) error {
 		case release.ActionUpgrade:
 			next = x.upgrade(ctx)
 		case release.ActionTest:
-			next = x.test(ctx, latest)
+			x.test(ctx, latest)
 		case release.ActionRollback:
 			next = x.rollback(ctx, latest)
 		case release.ActionUninstall:
