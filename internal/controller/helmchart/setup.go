@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -67,7 +66,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts SetupOptions) error
 		watches = append(watches, reconcile.Watch{
 			Object:     obj,
 			Handler:    handler.EnqueueRequestsFromMapFunc(r.chartsOf(kind)),
-			Predicates: []predicate.Predicate{artifactChanged{}},
+			Predicates: []predicate.Predicate{reconcile.ArtifactChanged{}},
 		})
 	}
 	return reconcile.Setup(mgr, &sourcev1.HelmChart{}, r, opts, watches...)
@@ -99,22 +98,6 @@ func (r *Reconciler) chartsOf(kind string) handler.MapFunc {
 		}
 		return reqs
 	}
-}
-
-// artifactChanged passes source events that bring a new artifact.
-type artifactChanged struct{ predicate.Funcs }
-
-func (artifactChanged) Create(event.CreateEvent) bool   { return true }
-func (artifactChanged) Delete(event.DeleteEvent) bool   { return false }
-func (artifactChanged) Generic(event.GenericEvent) bool { return false }
-func (artifactChanged) Update(e event.UpdateEvent) bool {
-	older, ok1 := e.ObjectOld.(sourceObject)
-	newer, ok2 := e.ObjectNew.(sourceObject)
-	if !ok1 || !ok2 || newer.GetArtifact() == nil {
-		return false
-	}
-	a, b := older.GetArtifact(), newer.GetArtifact()
-	return a == nil || a.Revision != b.Revision || a.Digest != b.Digest
 }
 
 // normalizeURL is how a dependency's repository URL is matched to a

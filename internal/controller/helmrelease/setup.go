@@ -7,7 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -55,7 +54,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		watches = append(watches, reconcile.Watch{
 			Object:     src,
 			Handler:    handler.EnqueueRequestsFromMapFunc(r.usersOf(kind)),
-			Predicates: []predicate.Predicate{artifactChanged{}},
+			Predicates: []predicate.Predicate{reconcile.ArtifactChanged{}},
 		})
 	}
 	return reconcile.Setup(mgr, &helmv2.HelmRelease{}, r, opts, watches...)
@@ -75,28 +74,5 @@ func (r *Reconciler) usersOf(kind string) handler.MapFunc {
 			reqs = append(reqs, crreconcile.Request{NamespacedName: types.NamespacedName{Namespace: hr.Namespace, Name: hr.Name}})
 		}
 		return reqs
-	}
-}
-
-// artifactChanged passes source events that bring a new artifact.
-type artifactChanged struct{ predicate.Funcs }
-
-func (artifactChanged) Create(event.CreateEvent) bool   { return true }
-func (artifactChanged) Delete(event.DeleteEvent) bool   { return false }
-func (artifactChanged) Generic(event.GenericEvent) bool { return false }
-func (artifactChanged) Update(e event.UpdateEvent) bool {
-	older, ok1 := e.ObjectOld.(Source)
-	newer, ok2 := e.ObjectNew.(Source)
-	if !ok1 || !ok2 {
-		return false
-	}
-	a, b := older.GetArtifact(), newer.GetArtifact()
-	switch {
-	case b == nil:
-		return false
-	case a == nil:
-		return true
-	default:
-		return a.Digest != b.Digest || a.Revision != b.Revision
 	}
 }

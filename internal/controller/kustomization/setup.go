@@ -73,7 +73,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		watches = append(watches, reconcile.Watch{
 			Object:     src,
 			Handler:    handler.EnqueueRequestsFromMapFunc(r.builtFrom(kind)),
-			Predicates: []predicate.Predicate{artifactChanged{}},
+			Predicates: []predicate.Predicate{reconcile.ArtifactChanged{}},
 		})
 	}
 	if r.Options.ConfigsSelector != nil {
@@ -170,27 +170,4 @@ func readinessOf(k *kustomizev1.Kustomization) readiness {
 		r.ready = string(c.Status)
 	}
 	return r
-}
-
-// artifactChanged passes source events that bring a new artifact.
-type artifactChanged struct{ predicate.Funcs }
-
-func (artifactChanged) Create(event.CreateEvent) bool   { return true }
-func (artifactChanged) Delete(event.DeleteEvent) bool   { return false }
-func (artifactChanged) Generic(event.GenericEvent) bool { return false }
-func (artifactChanged) Update(e event.UpdateEvent) bool {
-	older, ok1 := e.ObjectOld.(Source)
-	newer, ok2 := e.ObjectNew.(Source)
-	if !ok1 || !ok2 {
-		return false
-	}
-	a, b := older.GetArtifact(), newer.GetArtifact()
-	switch {
-	case b == nil:
-		return false
-	case a == nil:
-		return true
-	default:
-		return a.Digest != b.Digest || a.Revision != b.Revision
-	}
 }
