@@ -19,8 +19,13 @@ func (k Kind) Poll(ctx context.Context, c client.Client, key client.ObjectKey, i
 	u := k.New()
 	for {
 		if err := c.Get(ctx, key, u); err != nil {
-			if ctx.Err() != nil || strings.Contains(err.Error(), "would exceed context deadline") {
+			if ctx.Err() != nil {
 				return u, k.timeout(key, ctx.Err())
+			}
+			// client-go's rate limiter refuses a request that would outlive
+			// the deadline before the context itself has expired.
+			if strings.Contains(err.Error(), "would exceed context deadline") {
+				return u, k.timeout(key, context.DeadlineExceeded)
 			}
 			return u, fmt.Errorf("reading %s %s: %w", k.Kind, key, err)
 		}
