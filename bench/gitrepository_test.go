@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/bench/internal/benchenv"
 	"github.com/weir-gitops/weir/internal/app"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/testenv"
@@ -34,27 +34,9 @@ func TestMain(m *testing.M) {
 }
 
 func startControllers(ctx context.Context, env *testenv.Env) error {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	addr := l.Addr().String()
-	l.Close()
-	dir, err := os.MkdirTemp("", "weir-bench-storage-")
-	if err != nil {
-		return err
-	}
-	opts := app.DefaultOptions()
-	opts.Controllers = []string{"source", "kustomize"}
-	opts.MetricsAddr, opts.HealthAddr, opts.LogLevel = "0", "0", "error"
-	opts.StoragePath, opts.StorageAddr, opts.StorageAdvAddr = dir, addr, addr
-	go func() {
-		if err := app.Run(ctx, countingConfig(env.Config), opts); err != nil {
-			fmt.Fprintf(os.Stderr, "controllers: %v\n", err)
-		}
-		os.RemoveAll(dir)
-	}()
-	return nil
+	return benchenv.Start(ctx, countingConfig(env.Config), func(o *app.Options) {
+		o.Controllers = []string{"source", "kustomize"}
+	})
 }
 
 // syntheticRepo fills a bare repository on srv with `commits` commits whose

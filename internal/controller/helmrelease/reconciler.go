@@ -41,6 +41,10 @@ type Reconciler struct {
 	Options Options
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+
+	// factories shares what Helm learns about a cluster between the
+	// releases of one identity.
+	factories release.Factories
 }
 
 // Options are the controller's flags and feature gates.
@@ -153,6 +157,7 @@ func (r *Reconciler) helmClient(ctx context.Context, obj *helmv2.HelmRelease) (*
 		MaxHistory:       obj.GetMaxHistory(),
 		UseHelm3Defaults: r.Options.UseHelm3Defaults,
 		AllowDNSLookups:  r.Options.AllowDNSLookups,
+		Factories:        &r.factories,
 	})
 }
 

@@ -34,6 +34,10 @@ type Options struct {
 	// AllowDNSLookups is the feature gate of that name: templates may
 	// resolve host names.
 	AllowDNSLookups bool
+	// Factories, when set, shares what Helm's kube client learns about
+	// the cluster between the clients of one identity; nil builds it
+	// afresh for this client.
+	Factories *Factories
 }
 
 // Client runs Helm actions for one release. Every release it writes to
@@ -49,7 +53,15 @@ type Client struct {
 // restConfig: Helm's kube client defaults to opts.Namespace, its storage is
 // the Secret driver in opts.StorageNamespace.
 func NewClient(restConfig *rest.Config, opts Options) (*Client, error) {
-	getter := NewGetter(restConfig, opts.Namespace)
+	var getter *Getter
+	var kc *kube.Client
+	if opts.Factories != nil {
+		f := opts.Factories.get(restConfig)
+		getter, kc = f.getter, &kube.Client{Factory: f}
+	} else {
+		getter = NewGetter(restConfig, opts.Namespace)
+		kc = kube.New(getter)
+	}
 	clientset, err := kubernetes.NewForConfig(restConfig)
 	if err != nil {
 		return nil, fmt.Errorf("building Kubernetes client for Helm storage: %w", err)
@@ -58,7 +70,6 @@ func NewClient(restConfig *rest.Config, opts Options) (*Client, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	kc := kube.New(getter)
 	kc.Namespace = opts.Namespace
 	kc.SetLogger(logger.Handler())
 

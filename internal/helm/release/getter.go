@@ -8,9 +8,9 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 )
 
 // Getter hands Helm's kube client the cluster of one rest.Config, with the
@@ -30,8 +30,8 @@ var _ genericclioptions.RESTClientGetter = (*Getter)(nil)
 
 // NewGetter returns a getter for cfg whose default namespace is namespace.
 // Discovery and the REST mapper are built once and cached in memory, so one
-// getter should serve one reconciliation (a persistent client) or one
-// action.
+// getter serves one reconciliation, or every reconciliation of one
+// identity through Factories.
 func NewGetter(cfg *rest.Config, namespace string) *Getter {
 	return &Getter{config: rest.CopyConfig(cfg), namespace: namespace}
 }
@@ -45,8 +45,10 @@ func (g *Getter) ToDiscoveryClient() (discovery.CachedDiscoveryInterface, error)
 	return g.discovery, g.err
 }
 
-// ToRESTMapper returns a mapper that refreshes itself when a kind is
-// missing, so CRDs a chart installs are found by later steps.
+// ToRESTMapper returns controller-runtime's dynamic mapper: it discovers
+// a group when first asked for it and again when a kind is missing, so
+// CRDs a chart (or anyone) installs are found by later steps, also by a
+// getter shared between reconciliations.
 func (g *Getter) ToRESTMapper() (meta.RESTMapper, error) {
 	g.init()
 	return g.mapper, g.err
@@ -68,6 +70,11 @@ func (g *Getter) init() {
 			return
 		}
 		g.discovery = memory.NewMemCacheClient(dc)
-		g.mapper = restmapper.NewShortcutExpander(restmapper.NewDeferredDiscoveryRESTMapper(g.discovery), g.discovery, nil)
+		httpClient, err := rest.HTTPClientFor(g.config)
+		if err != nil {
+			g.err = err
+			return
+		}
+		g.mapper, g.err = apiutil.NewDynamicRESTMapper(g.config, httpClient)
 	})
 }

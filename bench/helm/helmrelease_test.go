@@ -1,0 +1,491 @@
+package helm
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"helm.sh/helm/v4/pkg/action"
+	"helm.sh/helm/v4/pkg/chart/common"
+	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+	releasev1 "helm.sh/helm/v4/pkg/release/v1"
+	"helm.sh/helm/v4/pkg/storage"
+	"helm.sh/helm/v4/pkg/storage/driver"
+	appsv1 "k8s.io/api/apps/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
+	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/bench/internal/benchenv"
+	"github.com/weir-gitops/weir/internal/app"
+	"github.com/weir-gitops/weir/internal/runtime/conditions"
+	"github.com/weir-gitops/weir/internal/testenv"
+	"github.com/weir-gitops/weir/internal/testenv/helmrepo"
+)
+
+// concurrency is --concurrent for both controllers, as flux-benchmark
+// runs source-controller and helm-controller.
+const concurrency = 10
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if flag.Lookup("test.bench").Value.String() == "" {
+		os.Exit(m.Run())
+	}
+	testenv.Main(m, func(o *testenv.Options) { o.Setup = startControllers })
+}
+
+func startControllers(ctx context.Context, env *testenv.Env) error {
+	return benchenv.Start(ctx, env.Config, func(o *app.Options) {
+		o.Controllers = []string{"source", "helm"}
+		o.Concurrent = concurrency
+	})
+}
+
+// The benchmark chart is flux-benchmark's shape: a Deployment, a Service
+// and a ConfigMap. The Deployment has one replica, which the kwok node
+// makes Available, so releases and the floor both wait for a rollout.
+const (
+	deploymentTemplate = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}
+  labels: {app: {{ .Release.Name }}}
+spec:
+  replicas: {{ .Values.replicas }}
+  selector:
+    matchLabels: {app: {{ .Release.Name }}}
+  template:
+    metadata:
+      labels: {app: {{ .Release.Name }}}
+    spec:
+      containers:
+      - name: app
+        image: registry.local/bench/app:1.0.0
+        ports: [{containerPort: 8080, name: http}]
+`
+	serviceTemplate = `apiVersion: v1
+kind: Service
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  selector: {app: {{ .Release.Name }}}
+  ports: [{port: 80, targetPort: http}]
+`
+	configMapTemplate = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-config
+data:
+  greeting: {{ .Values.greeting | quote }}
+`
+	valuesYAML = "replicas: 1\ngreeting: hello\n"
+)
+
+func benchChart() *chartv2.Chart {
+	modTime := time.Date(2025, time.January, 1, 0, 0, 0, 0, time.UTC)
+	file := func(name, data string) *common.File {
+		return &common.File{Name: name, Data: []byte(data), ModTime: modTime}
+	}
+	return &chartv2.Chart{
+		Metadata: &chartv2.Metadata{
+			APIVersion: chartv2.APIVersionV2, Name: "bench-app", Version: "1.0.0", AppVersion: "1.0.0",
+			Description: "weir's HelmRelease benchmark chart.", Type: "application",
+		},
+		ModTime: modTime,
+		Raw:     []*common.File{file("values.yaml", valuesYAML)},
+		Values:  map[string]any{"replicas": 1, "greeting": "hello"},
+		Templates: []*common.File{
+			file("templates/deployment.yaml", deploymentTemplate),
+			file("templates/service.yaml", serviceTemplate),
+			file("templates/configmap.yaml", configMapTemplate),
+		},
+	}
+}
+
+// BenchmarkHelmReleases installs N HelmReleases of the benchmark chart
+// (spec.chart from one HelmRepository, so N HelmCharts too, as Flux users
+// write them) and reports the time until all are Ready, the peak RSS and
+// the CPU seconds of the benchmark process (both controllers; the control
+// plane runs in other processes), and the floor: the same rendered
+// manifests server-side applied directly, 10 at a time, and waited for
+// until every Deployment is Available, in another namespace of the same
+// control plane, measured first.
+func BenchmarkHelmReleases(b *testing.B) {
+	for _, n := range releaseCounts(b, []int{100, 500}) {
+		b.Run(fmt.Sprintf("releases=%d", n), func(b *testing.B) {
+			env := testenv.Get(b)
+			srv := helmrepo.New(b, helmrepo.Options{})
+			srv.AddChart(b, benchChart())
+			for b.Loop() {
+				floor := applyFloor(b, env, n)
+				hrNS := env.Namespace(b)
+				createRepository(b, env, hrNS, srv.URL())
+				m := measure(func() {
+					for i := range n {
+						createRelease(b, env, hrNS, releaseName(i), nil)
+					}
+					waitReleases(b, env, hrNS, n, "")
+				})
+				b.ReportMetric(m.elapsed.Seconds(), "s/all-ready")
+				b.ReportMetric(floor.Seconds(), "s/floor")
+				b.ReportMetric(m.elapsed.Seconds()/floor.Seconds(), "x-floor")
+				b.ReportMetric(m.rssBefore, "MiB-rss-before")
+				b.ReportMetric(m.peakRSS, "MiB-peak-rss")
+				b.ReportMetric(m.cpu.Seconds(), "cpu-s")
+			}
+		})
+	}
+}
+
+// BenchmarkHelmReleaseCRDs measures what extra CRDs cost the helm
+// controller (Flux's ran out of memory with 100 CRDs installed before
+// 2.3): 50 releases installed, then for each count of extra CRDs every
+// release is upgraded (new values) and the peak RSS and live heap of that
+// round are reported. Flat figures across the counts are the goal.
+func BenchmarkHelmReleaseCRDs(b *testing.B) {
+	const releases = 50
+	env := testenv.Get(b)
+	srv := helmrepo.New(b, helmrepo.Options{})
+	srv.AddChart(b, benchChart())
+	ns := env.Namespace(b)
+	createRepository(b, env, ns, srv.URL())
+	for i := range releases {
+		createRelease(b, env, ns, releaseName(i), nil)
+	}
+	waitReleases(b, env, ns, releases, "")
+	installed := 0
+	for round, extra := range []int{0, 50, 500} {
+		b.Run(fmt.Sprintf("crds=%d", extra), func(b *testing.B) {
+			installed = installCRDs(b, env, installed, extra)
+			for b.Loop() {
+				greeting := fmt.Sprintf("round-%d", round)
+				m := measure(func() {
+					for i := range releases {
+						setGreeting(b, env, ns, releaseName(i), greeting)
+					}
+					waitReleases(b, env, ns, releases, greeting)
+				})
+				b.ReportMetric(m.elapsed.Seconds(), "s/all-upgraded")
+				b.ReportMetric(m.rssBefore, "MiB-rss-before")
+				b.ReportMetric(m.peakRSS, "MiB-peak-rss")
+				b.ReportMetric(m.peakHeap, "MiB-peak-heap")
+			}
+		})
+	}
+}
+
+// releaseCounts is WEIR_BENCH_RELEASES (comma-separated) or def.
+func releaseCounts(b *testing.B, def []int) []int {
+	s := os.Getenv("WEIR_BENCH_RELEASES")
+	if s == "" {
+		return def
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			b.Fatalf("WEIR_BENCH_RELEASES: %v", err)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func releaseName(i int) string { return fmt.Sprintf("app-%04d", i) }
+
+func createRepository(b *testing.B, env *testenv.Env, ns, url string) {
+	b.Helper()
+	repo := &sourcev1.HelmRepository{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bench"},
+		Spec:       sourcev1.HelmRepositorySpec{URL: url, Interval: metav1.Duration{Duration: time.Hour}},
+	}
+	if err := env.Client.Create(context.Background(), repo); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// createRelease creates a HelmRelease as `flux create hr` writes it.
+func createRelease(b *testing.B, env *testenv.Env, ns, name string, values map[string]any) {
+	b.Helper()
+	hr := &helmv2.HelmRelease{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: helmv2.HelmReleaseSpec{
+			Interval: metav1.Duration{Duration: time.Hour},
+			Chart: &helmv2.HelmChartTemplate{Spec: helmv2.HelmChartTemplateSpec{
+				Chart: "bench-app", Version: "1.0.0",
+				SourceRef: helmv2.CrossNamespaceObjectReference{Kind: helmv2.HelmRepositoryKind, Name: "bench"},
+			}},
+		},
+	}
+	if values != nil {
+		hr.Spec.Values = jsonValues(b, values)
+	}
+	if err := env.Client.Create(context.Background(), hr); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func setGreeting(b *testing.B, env *testenv.Env, ns, name, greeting string) {
+	b.Helper()
+	hr := &helmv2.HelmRelease{}
+	key := client.ObjectKey{Namespace: ns, Name: name}
+	if err := env.Client.Get(context.Background(), key, hr); err != nil {
+		b.Fatal(err)
+	}
+	patch := client.MergeFrom(hr.DeepCopy())
+	hr.Spec.Values = jsonValues(b, map[string]any{"greeting": greeting})
+	if err := env.Client.Patch(context.Background(), hr, patch); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func jsonValues(b *testing.B, values map[string]any) *helmv2.Values {
+	b.Helper()
+	raw, err := yaml.Marshal(values)
+	if err != nil {
+		b.Fatal(err)
+	}
+	js, err := yaml.YAMLToJSON(raw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &helmv2.Values{Raw: js}
+}
+
+// waitReleases polls until want HelmReleases in ns are Ready at their
+// generation (and, with greeting, have applied those values).
+func waitReleases(b *testing.B, env *testenv.Env, ns string, want int, greeting string) {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	for {
+		var list helmv2.HelmReleaseList
+		if err := env.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
+			b.Fatal(err)
+		}
+		done := 0
+		for i := range list.Items {
+			hr := &list.Items[i]
+			if conditions.IsReady(hr) && hr.Status.ObservedGeneration == hr.Generation &&
+				(greeting == "" || strings.Contains(string(hr.Spec.Values.Raw), greeting)) {
+				done++
+			}
+		}
+		if done == want {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			b.Fatalf("timed out: %d of %d HelmReleases ready", done, want)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// applyFloor renders the chart for n releases with Helm's client-only
+// install, applies every object directly, 10 at a time, and waits until
+// every Deployment is Available; it returns the time from the first
+// apply to the last Available Deployment (rendering excluded).
+func applyFloor(b *testing.B, env *testenv.Env, n int) time.Duration {
+	b.Helper()
+	ns := env.Namespace(b)
+	var objs []*unstructured.Unstructured
+	for i := range n {
+		objs = append(objs, render(b, ns, releaseName(i))...)
+	}
+	ctx := context.Background()
+	start := time.Now()
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(concurrency)
+	for _, o := range objs {
+		g.Go(func() error {
+			//nolint:staticcheck // SA1019: client.Apply with an unstructured object is the plain SSA call
+			return env.Client.Patch(gctx, o, client.Apply, client.FieldOwner("bench-floor"), client.ForceOwnership)
+		})
+	}
+	if err := g.Wait(); err != nil {
+		b.Fatalf("floor apply: %v", err)
+	}
+	testenv.Eventually(b, 30*time.Minute, func(ctx context.Context) (bool, string) {
+		var list appsv1.DeploymentList
+		if err := env.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
+			return false, err.Error()
+		}
+		available := 0
+		for _, d := range list.Items {
+			if d.Status.ObservedGeneration == d.Generation && d.Status.AvailableReplicas == *d.Spec.Replicas {
+				available++
+			}
+		}
+		return available == n, fmt.Sprintf("%d of %d Deployments available", available, n)
+	})
+	return time.Since(start)
+}
+
+// render is `helm template` of the benchmark chart for one release.
+func render(b *testing.B, ns, name string) []*unstructured.Unstructured {
+	b.Helper()
+	cfg := action.NewConfiguration()
+	cfg.Releases = storage.Init(driver.NewMemory())
+	install := action.NewInstall(cfg)
+	install.DryRunStrategy = action.DryRunClient
+	install.ReleaseName, install.Namespace, install.Replace = name, ns, true
+	rel, err := install.Run(benchChart(), nil)
+	if err != nil {
+		b.Fatalf("render %s: %v", name, err)
+	}
+	manifest, err := manifestOf(rel)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var objs []*unstructured.Unstructured
+	for _, doc := range strings.Split(manifest, "\n---") {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+			b.Fatalf("parse rendered %s: %v", name, err)
+		}
+		if len(u.Object) == 0 {
+			continue
+		}
+		u.SetNamespace(ns)
+		objs = append(objs, u)
+	}
+	return objs
+}
+
+// installCRDs creates CRDs until total exist (one kind per group) and
+// waits until they are established; it returns total.
+func installCRDs(b *testing.B, env *testenv.Env, have, total int) int {
+	b.Helper()
+	for i := have; i < total; i++ {
+		group := fmt.Sprintf("g%04d.bench.weir.dev", i)
+		if err := env.Client.Create(context.Background(), extraCRD(group)); err != nil {
+			b.Fatalf("creating CRD %d: %v", i, err)
+		}
+	}
+	testenv.Eventually(b, 10*time.Minute, func(ctx context.Context) (bool, string) {
+		var list apiextensionsv1.CustomResourceDefinitionList
+		if err := env.Client.List(ctx, &list); err != nil {
+			return false, err.Error()
+		}
+		established := 0
+		for _, crd := range list.Items {
+			for _, c := range crd.Status.Conditions {
+				if strings.HasSuffix(crd.Spec.Group, ".bench.weir.dev") && c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
+					established++
+				}
+			}
+		}
+		return established == total, fmt.Sprintf("%d of %d extra CRDs established", established, total)
+	})
+	return total
+}
+
+// measurement is what one measured step cost the benchmark process.
+type measurement struct {
+	elapsed           time.Duration
+	cpu               time.Duration
+	rssBefore         float64 // MiB, after a GC, before the step
+	peakRSS, peakHeap float64 // MiB
+}
+
+// measure runs step while sampling the process's resident set and heap
+// every 100 ms.
+func measure(step func()) measurement {
+	runtime.GC()
+	var m measurement
+	m.rssBefore = currentRSS()
+	var mu sync.Mutex
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for !stop.Load() {
+			rss := currentRSS()
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			mu.Lock()
+			m.peakRSS = max(m.peakRSS, rss)
+			m.peakHeap = max(m.peakHeap, float64(ms.HeapAlloc)/(1<<20))
+			mu.Unlock()
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	cpu0 := cpuTime()
+	start := time.Now()
+	step()
+	m.elapsed = time.Since(start)
+	m.cpu = cpuTime() - cpu0
+	stop.Store(true)
+	wg.Wait()
+	return m
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// currentRSS is VmRSS of /proc/self/status in MiB.
+func currentRSS() float64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// manifestOf is the rendered manifest of a client-only install.
+func manifestOf(rls any) (string, error) {
+	switch r := rls.(type) {
+	case *releasev1.Release:
+		return r.Manifest, nil
+	default:
+		return "", fmt.Errorf("unexpected release type %T", rls)
+	}
+}
+
+// extraCRD is a namespaced CRD of one kind, Widget, in group.
+func extraCRD(group string) *apiextensionsv1.CustomResourceDefinition {
+	preserve := true
+	return &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "widgets." + group},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: group,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "widgets", Singular: "widget", Kind: "Widget", ListKind: "WidgetList"},
+			Scope: apiextensionsv1.NamespaceScoped,
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+				Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+					Type: "object", XPreserveUnknownFields: &preserve,
+				}},
+			}},
+		},
+	}
+}
