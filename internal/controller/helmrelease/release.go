@@ -14,6 +14,7 @@ import (
 	"github.com/weir-gitops/weir/internal/helm/release"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
+	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
 
 // maxSteps bounds the actions of one reconcile. The longest legitimate run
@@ -42,6 +43,9 @@ func (x *run) drive(ctx context.Context) error {
 		x.record(latest, "")
 		d := release.Decide(release.NewState(x.obj, latest, x.desired, release.Gates{DefaultToRetryOnFailure: x.r.Options.DefaultToRetryOnFailure}))
 		log.V(1).Info("next Helm action", "action", d.Action, "why", d.Message)
+		if d.Action.Acts() {
+			x.progress(ctx, d.Action)
+		}
 		var next error
 		switch d.Action {
 		case release.ActionNone:
@@ -69,6 +73,15 @@ func (x *run) drive(ctx context.Context) error {
 		}
 	}
 	return &errs.Generic{Err: fmt.Errorf("release did not settle after %d Helm actions", maxSteps), Reason: helmv2.ReconciliationFailedReason}
+}
+
+// progress shows the action about to run, as Flux words it, so that a
+// long install or upgrade does not keep showing the previous Ready state.
+// A failed status write is logged: the action runs anyway.
+func (x *run) progress(ctx context.Context, a release.Action) {
+	if err := reconcile.ProgressUnknown(ctx, x.obj, "Running '%s' action with timeout of %s", a, release.ActionTimeout(x.obj, a)); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "showing progress")
+	}
 }
 
 // stallMessage is Flux's message, followed by what to do about it.
