@@ -327,12 +327,9 @@ func TestRetryOnFailure(t *testing.T) {
 	testenv.Eventually(t, 2*testenv.DefaultTimeout, func(_ context.Context) (bool, string) {
 		return len(f.storageSecrets("retry")) >= 3, fmt.Sprintf("storage %v", f.storageSecrets("retry"))
 	})
-	if err := f.env.Client.Get(context.Background(), client.ObjectKeyFromObject(hr), hr); err != nil {
-		t.Fatal(err)
-	}
-	if ready := conditions.Get(hr, meta.ReadyCondition); ready.Status != metav1.ConditionFalse || ready.Reason != helmv2.UpgradeFailedReason {
-		t.Errorf("Ready = %+v", ready)
-	}
+	// Between attempts the retry shows progress (Ready=Unknown); after
+	// one it is the failure.
+	f.waitCondition(hr, meta.ReadyCondition, metav1.ConditionFalse, helmv2.UpgradeFailedReason)
 	if conditions.Get(hr, helmv2.RemediatedCondition) != nil || conditions.IsTrue(hr, meta.StalledCondition) {
 		t.Errorf("RetryOnFailure remediated or stalled: %+v", hr.Status.Conditions)
 	}
