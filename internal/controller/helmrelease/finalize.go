@@ -8,6 +8,7 @@ import (
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/helm/release"
 )
 
 // finalize uninstalls the release as spec.uninstall says (keepHistory
@@ -33,6 +34,12 @@ func (r *Reconciler) uninstall(ctx context.Context, obj *helmv2.HelmRelease) err
 	if err != nil {
 		return fmt.Errorf("could not create Helm client: %w", err)
 	}
+	return r.uninstallWith(ctx, obj, helm)
+}
+
+// uninstallWith uninstalls the release helm acts on, unlocking it first
+// when a dead action left it pending; a release already gone is no error.
+func (r *Reconciler) uninstallWith(ctx context.Context, obj *helmv2.HelmRelease, helm *release.Client) error {
 	latest, err := helm.Observe()
 	if err != nil || latest == nil {
 		return err

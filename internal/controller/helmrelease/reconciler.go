@@ -120,6 +120,11 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *helmv2.HelmRelease) err
 	if err != nil {
 		return &errs.Generic{Err: err, Reason: valuesErrorReason}
 	}
+	// After the chart and values are known good, so that a broken source
+	// or a missing values Secret never uninstalls the running release.
+	if err := r.moveTarget(ctx, obj, chart.chart.Name()); err != nil {
+		return err
+	}
 	desired := release.Desired{
 		ChartName:    chart.chart.Name(),
 		ChartVersion: chart.chart.Metadata.Version,
