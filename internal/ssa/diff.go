@@ -61,6 +61,8 @@ type ObjectDiff struct {
 	// server-set metadata left out, for DiffChanged. It holds Secret
 	// values: never print it.
 	Patch []jsonpatch.Operation
+	// Live is the object in the cluster; nil when it is absent.
+	Live *unstructured.Unstructured
 }
 
 // Counts returns how many fields the patch adds, changes and removes.
@@ -111,6 +113,7 @@ func (m *Manager) Diff(ctx context.Context, obj *unstructured.Unstructured, opts
 	if live == nil {
 		return out, nil
 	}
+	out.Live = live
 	return compare(out, live, merged, opts)
 }
 

@@ -65,6 +65,7 @@ func (c *Client) Observe() (*Info, error) {
 	if err != nil || rel == nil {
 		return nil, err
 	}
+	c.last = rel
 	return InfoOf(rel), nil
 }
 
