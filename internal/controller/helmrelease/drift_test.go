@@ -7,11 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"helm.sh/helm/v4/pkg/chart/common"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -249,5 +251,54 @@ func TestBounded(t *testing.T) {
 		if got := bounded(tc.text, tc.max); got != tc.want {
 			t.Errorf("bounded(%q, %d) = %q, want %q", tc.text, tc.max, got, tc.want)
 		}
+	}
+}
+
+// TestInventory: status.inventory follows the release's manifest with drift
+// detection off (and no Drifted condition): an upgrade to a chart without
+// the Secret drops it.
+func TestInventory(t *testing.T) {
+	f := newFixture(t)
+	hr := f.driftRelease("listed", nil)
+	if c := conditions.Get(hr, helmv2.DriftedCondition); c != nil {
+		t.Errorf("Drifted with drift detection off: %+v", c)
+	}
+	f.publish(newChart("1.1.0"))
+	f.env.RequestReconcile(t, hr)
+	f.waitReady(hr, fmt.Sprintf("Helm upgrade succeeded for release %s/listed.v2 with chart app@1.1.0", f.ns))
+	want := []helmv2.ResourceRef{
+		{ID: f.ns + "_listed-app__ConfigMap", Version: "v1"},
+		{ID: f.ns + "_listed_apps_Deployment", Version: "v1"},
+	}
+	if hr.Status.Inventory == nil || !sameRefs(hr.Status.Inventory.Entries, want) {
+		t.Errorf("inventory after upgrade = %+v, want %+v", hr.Status.Inventory, want)
+	}
+}
+
+func TestInventoryOf(t *testing.T) {
+	obj := func(apiVersion, kind, ns, name string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion(apiVersion)
+		u.SetKind(kind)
+		u.SetNamespace(ns)
+		u.SetName(name)
+		return u
+	}
+	got := inventoryOf([]*unstructured.Unstructured{
+		obj("v1", "ServiceAccount", "apps", "app"),
+		obj("rbac.authorization.k8s.io/v1", "ClusterRole", "", "app:reader"),
+		obj("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "widgets.example.com"),
+		obj("v1", "ServiceAccount", "apps", "app"),
+	})
+	want := []helmv2.ResourceRef{
+		{ID: "apps_app__ServiceAccount", Version: "v1"},
+		{ID: "_app__reader_rbac.authorization.k8s.io_ClusterRole", Version: "v1"},
+		{ID: "_widgets.example.com_apiextensions.k8s.io_CustomResourceDefinition", Version: "v1"},
+	}
+	if !cmp.Equal(got.Entries, want) {
+		t.Errorf("inventoryOf: %s", cmp.Diff(want, got.Entries))
+	}
+	if got := inventoryOf(nil); got == nil || got.Entries == nil || len(got.Entries) != 0 {
+		t.Errorf("empty manifest: %+v, want empty entries", got)
 	}
 }
