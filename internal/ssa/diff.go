@@ -42,6 +42,11 @@ type DiffOptions struct {
 	// object in the cluster and the dry-run result before they are
 	// compared: a change there is no difference.
 	IgnorePaths []string
+	// AbsentWithoutDryRun reports an object absent from the cluster as
+	// DiffCreated without dry-running its creation: drift detection only
+	// asks whether it is missing, and an admission policy that would
+	// refuse to create it must not hide that it is.
+	AbsentWithoutDryRun bool
 	// DesiredName names the manifest's side in the diff's header,
 	// "<kind>/<ns>/<name> (<DesiredName>)"; default "desired". The
 	// cluster's side is "(cluster)".
@@ -102,6 +107,9 @@ func (m *Manager) Diff(ctx context.Context, obj *unstructured.Unstructured, opts
 		return out, nil
 	case err != nil:
 		return nil, fmt.Errorf("reading the object: %w", err)
+	}
+	if live == nil && opts.AbsentWithoutDryRun {
+		return out, nil
 	}
 	merged := obj.DeepCopy()
 	if err := m.apply(ctx, merged, opts.FieldManager, true); err != nil {

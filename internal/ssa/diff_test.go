@@ -95,6 +95,16 @@ func TestDiff(t *testing.T) {
 	if d := diff(crd); d.Action != ssa.DiffCreated {
 		t.Errorf("object of an unknown kind: %s", d.Action)
 	}
+	// An absent object the server would refuse: an error, unless only
+	// its absence matters.
+	invalid := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "invalid", "namespace": ns}, "data": map[string]any{"not a key!": "x"}}}
+	if _, err := m.Diff(ctx, invalid, ssa.DiffOptions{}); err == nil || !strings.Contains(err.Error(), "dry-run failed") {
+		t.Errorf("invalid object: %v", err)
+	}
+	if d, err := m.Diff(ctx, invalid, ssa.DiffOptions{AbsentWithoutDryRun: true}); err != nil || d.Action != ssa.DiffCreated || d.Live != nil {
+		t.Errorf("invalid absent object with AbsentWithoutDryRun: %+v, %v", d, err)
+	}
 	// Diff changes nothing.
 	cm := get(t, "v1", "ConfigMap", ns, "settings")
 	if v, _, _ := unstructured.NestedString(cm.Object, "data", "greeting"); v != "hello" {

@@ -110,7 +110,9 @@ func (x *run) detectDrift(ctx context.Context, m *ssa.Manager, objs []*unstructu
 		if err != nil {
 			return nil, fmt.Errorf("spec.driftDetection.ignore: %w", err)
 		}
-		d, err := m.Diff(ctx, o, ssa.DiffOptions{FieldManager: meta.HelmControllerManager, IgnorePaths: paths, DesiredName: "release"})
+		d, err := m.Diff(ctx, o, ssa.DiffOptions{
+			FieldManager: meta.HelmControllerManager, IgnorePaths: paths, DesiredName: "release", AbsentWithoutDryRun: true,
+		})
 		if err != nil {
 			failures = append(failures, fmt.Errorf("%s: %w", resourceName(o), err))
 			continue

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"helm.sh/helm/v4/pkg/chart/common"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -301,4 +302,74 @@ func TestInventoryOf(t *testing.T) {
 	if got := inventoryOf(nil); got == nil || got.Entries == nil || len(got.Entries) != 0 {
 		t.Errorf("empty manifest: %+v, want empty entries", got)
 	}
+}
+
+// TestDriftCorrectionFailed: a correction the API server refuses (an
+// admission policy denies recreating the Secret) is reported with Flux's
+// DriftCorrectionFailed event, naming what was corrected nonetheless, and
+// Drifted stays True.
+func TestDriftCorrectionFailed(t *testing.T) {
+	f := newFixture(t)
+	hr := f.driftRelease("refused", &helmv2.DriftDetection{Mode: helmv2.DriftDetectionEnabled})
+	f.denySecretCreation("refused-creds")
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "refused-creds", Namespace: f.ns}}
+	if err := f.env.Client.Delete(context.Background(), secret); err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "refused-app", Namespace: f.ns}}
+	f.edit(cm, func() { cm.Data["greeting"] = "tampered" })
+
+	f.env.RequestReconcile(t, hr)
+	c := f.waitCondition(hr, helmv2.DriftedCondition, metav1.ConditionTrue, helmv2.DriftDetectedReason)
+	prefix := fmt.Sprintf("Failed to partially correct cluster state of release %s/refused.v1:\nSecret/%s/refused-creds creation failure: ", f.ns, f.ns)
+	msg := f.eventMessage(hr, driftCorrectionFailedReason, prefix)
+	if want := "\n\nSuccessful corrections:\nConfigMap/" + f.ns + "/refused-app configured"; !strings.HasSuffix(msg, want) || !strings.HasPrefix(c.Message, prefix) {
+		t.Errorf("DriftCorrectionFailed event:\n%s\ncondition:\n%s", msg, c.Message)
+	}
+	if got := f.configMap("refused-app").Data["greeting"]; got != "hello" {
+		t.Errorf("greeting = %q: the ConfigMap was not corrected", got)
+	}
+	if r := conditions.Get(hr, meta.ReadyCondition); r == nil || r.Status != metav1.ConditionTrue {
+		t.Errorf("Ready = %+v", r)
+	}
+}
+
+// denySecretCreation installs a ValidatingAdmissionPolicy that refuses to
+// create a Secret of that name in the fixture's namespace, and waits until
+// the API server enforces it.
+func (f *fixture) denySecretCreation(name string) {
+	f.t.Helper()
+	policy := &admissionv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "deny-" + f.ns},
+		Spec: admissionv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionv1.Fail),
+			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionv1.RuleWithOperations{
+					Operations: []admissionv1.OperationType{admissionv1.Create},
+					Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"secrets"}},
+				},
+			}}},
+			Validations: []admissionv1.Validation{{Expression: fmt.Sprintf("object.metadata.name != %q", name), Message: "denied by the test"}},
+		},
+	}
+	binding := &admissionv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "deny-" + f.ns},
+		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        policy.Name,
+			ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
+			MatchResources: &admissionv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
+				MatchLabels: map[string]string{"kubernetes.io/metadata.name": f.ns},
+			}},
+		},
+	}
+	f.env.Create(f.t, policy, binding)
+	f.t.Cleanup(func() {
+		_ = f.env.Client.Delete(context.Background(), binding)
+		_ = f.env.Client.Delete(context.Background(), policy)
+	})
+	testenv.Eventually(f.t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+		probe := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.ns}}
+		err := f.env.Client.Create(ctx, probe, client.DryRunAll)
+		return err != nil && strings.Contains(err.Error(), "denied by the test"), fmt.Sprintf("policy not enforced yet: %v", err)
+	})
 }
