@@ -47,11 +47,7 @@ type drifted struct {
 // it. Either way Ready stays True, as in Flux; the Drifted condition and
 // the events carry the report.
 func (x *run) inSync(ctx context.Context, latest *release.Info) error {
-	c, err := x.r.clusterClient(x.obj)
-	if err != nil {
-		return &errs.Generic{Err: err, Reason: helmv2.InitFailedReason}
-	}
-	objs, err := release.ManifestObjects(x.helm.Last(), c.IsObjectNamespaced)
+	objs, err := release.ManifestObjects(x.helm.Last(), x.r.Client.IsObjectNamespaced)
 	if err != nil {
 		return &errs.Generic{Err: err, Reason: helmv2.ReconciliationFailedReason}
 	}
@@ -60,6 +56,10 @@ func (x *run) inSync(ctx context.Context, latest *release.Info) error {
 	if mode == helmv2.DriftDetectionDisabled || latest == nil {
 		conditions.Delete(x.obj, helmv2.DriftedCondition)
 		return nil
+	}
+	c, err := x.r.clusterClient(x.obj)
+	if err != nil {
+		return &errs.Generic{Err: err, Reason: helmv2.InitFailedReason}
 	}
 	drifts, err := x.detectDrift(ctx, ssa.NewManager(c, ssa.Options{}), objs)
 	if err != nil {
