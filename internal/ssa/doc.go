@@ -75,6 +75,19 @@
 // ownership back. Fields the manifest does not set are not drift: another
 // manager may own them (an HPA's replicas, a webhook's injected sidecar).
 //
+// # Diff
+//
+// Manager.Diff answers, for one object and without writing, what Apply's
+// dry-run sees: created (absent, or its kind or namespace not there yet),
+// unchanged, or changed, with a unified diff of the object's YAML (cluster
+// first; status and server-set metadata left out; Secret data and
+// stringData values masked, showing only which keys changed) and the JSON
+// patch from the cluster's object to the dry-run result. Ignore paths,
+// JSON pointers (RFC 6901), are removed from both sides before they are
+// compared. `weir diff` and the helm controller's drift detection share
+// it; IgnorePaths and Selects pick the rules of spec.driftDetection.ignore
+// that target an object.
+//
 // # Per-object annotations
 //
 // Values are compared without regard to case, in annotations or labels,

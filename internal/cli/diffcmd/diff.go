@@ -14,16 +14,12 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strings"
 
-	"github.com/pmezard/go-difflib/difflib"
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/internal/cli/buildcmd"
@@ -134,84 +130,14 @@ type change struct {
 	diff    string
 }
 
-// diffObject dry-runs the apply of o and compares the result with what the
-// cluster holds.
+// diffObject dry-runs the apply of o as the kustomize controller would and
+// compares the result with what the cluster holds (internal/ssa's Diff).
 func diffObject(ctx context.Context, c client.Client, o *unstructured.Unstructured) (change, error) {
-	live := &unstructured.Unstructured{}
-	live.SetGroupVersionKind(o.GroupVersionKind())
-	err := c.Get(ctx, client.ObjectKeyFromObject(o), live)
-	switch {
-	case apierrors.IsNotFound(err):
-		live = nil
-	case apimeta.IsNoMatchError(err):
-		return change{created: true}, nil // its CRD is part of the same build
-	case err != nil:
-		return change{}, err
-	}
-	merged := o.DeepCopy()
-	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(merged),
-		client.ForceOwnership, client.FieldOwner(kustomization.ControllerName), client.DryRunAll); err != nil {
-		if live == nil && apierrors.IsNotFound(err) {
-			return change{created: true}, nil // its namespace is part of the same build
-		}
-		return change{}, fmt.Errorf("dry-run failed: %w", err)
-	}
-	if live == nil {
-		return change{created: true}, nil
-	}
-	before, after := comparableCopy(live), comparableCopy(merged)
-	maskSecrets(before, after)
-	a, err := yaml.Marshal(before.Object)
+	d, err := ssa.NewManager(c, ssa.Options{}).Diff(ctx, o, ssa.DiffOptions{FieldManager: kustomization.ControllerName, DesiredName: "local"})
 	if err != nil {
 		return change{}, err
 	}
-	b, err := yaml.Marshal(after.Object)
-	if err != nil {
-		return change{}, err
-	}
-	if string(a) == string(b) {
-		return change{}, nil
-	}
-	id := ssa.ObjMetadataOf(o).String()
-	diff, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: difflib.SplitLines(string(a)), B: difflib.SplitLines(string(b)),
-		FromFile: id + " (cluster)", ToFile: id + " (local)", Context: 3,
-	})
-	return change{diff: strings.TrimRight(diff, "\n")}, err
-}
-
-// comparableCopy drops what the server changes on every write and status, which
-// no apply sets.
-func comparableCopy(o *unstructured.Unstructured) *unstructured.Unstructured {
-	c := o.DeepCopy()
-	for _, f := range []string{"managedFields", "resourceVersion", "generation", "uid", "creationTimestamp"} {
-		unstructured.RemoveNestedField(c.Object, "metadata", f)
-	}
-	delete(c.Object, "status")
-	return c
-}
-
-// maskSecrets hides Secret values, keeping visible whether each changed.
-func maskSecrets(before, after *unstructured.Unstructured) {
-	if before.GetKind() != "Secret" || before.GetAPIVersion() != "v1" {
-		return
-	}
-	for _, field := range []string{"data", "stringData"} {
-		b, _ := before.Object[field].(map[string]any)
-		a, _ := after.Object[field].(map[string]any)
-		for k, v := range b {
-			if av, ok := a[k]; ok && av == v {
-				b[k], a[k] = "*****", "*****"
-				continue
-			}
-			b[k] = "***** (before)"
-		}
-		for k, v := range a {
-			if v != "*****" {
-				a[k] = "***** (after)"
-			}
-		}
-	}
+	return change{created: d.Action == ssa.DiffCreated, diff: d.Diff}, nil
 }
 
 // prunes lists the objects the Kustomization's inventory holds that the

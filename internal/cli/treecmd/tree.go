@@ -25,25 +25,39 @@ const fluxGroupSuffix = "toolkit.fluxcd.io"
 
 // NewCommand returns `weir tree`.
 func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.Command {
-	var compact bool
-	var format string
 	cmd := &cobra.Command{
 		Use:   "tree",
 		Short: "Print the resources reconciled by Flux",
 		Long:  "The tree sub-commands print the inventory of Flux resources as a tree.",
 	}
-	ks := &cobra.Command{
-		Use:     "kustomization [name]",
-		Aliases: []string{"ks"},
-		Short:   "Print the resource inventory of a Kustomization",
-		Long:    "The tree command prints the resource list reconciled by a Kustomization, nested Kustomizations included.",
-		Example: "  # Print the objects the root Kustomization manages\n  weir tree kustomization flux-system\n\n" +
-			"  # Print only the Flux objects\n  weir tree kustomization flux-system --compact",
+	ks := subcommand(streams, deps, kinds.Kustomization)
+	ks.Use, ks.Aliases = "kustomization [name]", []string{"ks"}
+	ks.Short = "Print the resource inventory of a Kustomization"
+	ks.Long = "The tree command prints the resource list reconciled by a Kustomization, nested Kustomizations included."
+	ks.Example = "  # Print the objects the root Kustomization manages\n  weir tree kustomization flux-system\n\n" +
+		"  # Print only the Flux objects\n  weir tree kustomization flux-system --compact"
+	hr := subcommand(streams, deps, kinds.HelmRelease)
+	hr.Use, hr.Aliases = "helmrelease [name]", []string{"hr"}
+	hr.Short = "Print the resource inventory of a HelmRelease"
+	hr.Long = `The tree command prints the objects of a HelmRelease's release, from its
+status.inventory or, when it has none (a controller that does not write it),
+from the manifest of the latest release in Helm's storage; Kustomizations and
+HelmReleases the chart creates are nested below them.`
+	hr.Example = "  # Print the objects of a release\n  weir tree helmrelease podinfo -n apps"
+	cmd.AddCommand(ks, hr)
+	return cmd
+}
+
+// subcommand is `weir tree <kind> NAME` for a kind with an inventory.
+func subcommand(streams genericiooptions.IOStreams, deps *clideps.Deps, k kinds.Kind) *cobra.Command {
+	var compact bool
+	var format string
+	cmd := &cobra.Command{
 		Args:              cobra.MaximumNArgs(1),
-		ValidArgsFunction: kinds.CompleteNames(deps, kinds.Kustomization),
+		ValidArgsFunction: kinds.CompleteNames(deps, k),
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return fmt.Errorf("kustomization name is required")
+				return fmt.Errorf("%s name is required", strings.ToLower(k.Kind))
 			}
 			switch format {
 			case "", "json", "yaml":
@@ -56,16 +70,19 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 			if err != nil {
 				return err
 			}
-			t, err := Build(ctx, cl, deps.Namespace(), args[0], compact)
+			cfg, err := deps.Kube.ToRESTConfig()
+			if err != nil {
+				return fmt.Errorf("loading kubeconfig: %w", err)
+			}
+			t, err := Build(ctx, cl, k, deps.Namespace(), args[0], Options{Compact: compact, Storage: HelmStorage(cfg, cl)})
 			if err != nil {
 				return err
 			}
 			return t.Write(streams.Out, format)
 		},
 	}
-	ks.Flags().BoolVar(&compact, "compact", false, "list Flux resources only")
-	ks.Flags().StringVarP(&format, "output", "o", "", "print the tree as json or yaml")
-	cmd.AddCommand(ks)
+	cmd.Flags().BoolVar(&compact, "compact", false, "list Flux resources only")
+	cmd.Flags().StringVarP(&format, "output", "o", "", "print the tree as json or yaml")
 	return cmd
 }
 
@@ -77,21 +94,29 @@ type Node struct {
 	Resources []*Node            `json:"resources,omitempty"`
 }
 
-// Build reads the Kustomization ns/name and, recursively, the inventories
-// below it. A Kustomization or HelmRelease met a second time (a cycle) is
-// left out; one that targets another cluster (spec.kubeConfig) is not
-// walked, as its objects are not in this cluster.
-func Build(ctx context.Context, c client.Client, ns, name string, compact bool) (*Node, error) {
-	k := kinds.Kustomization
+// Options configure Build.
+type Options struct {
+	// Compact keeps only Flux's own kinds.
+	Compact bool
+	// Storage lists the objects of a HelmRelease without a
+	// status.inventory from Helm's storage; nil leaves them out.
+	Storage func(ctx context.Context, hr *unstructured.Unstructured) ([]object.ObjMetadata, error)
+}
+
+// Build reads the Kustomization or HelmRelease ns/name and, recursively,
+// the inventories below it. A Kustomization or HelmRelease met a second
+// time (a cycle) is left out; one that targets another cluster
+// (spec.kubeConfig) is not walked, as its objects are not in this cluster.
+func Build(ctx context.Context, c client.Client, k kinds.Kind, ns, name string, opts Options) (*Node, error) {
 	u := k.New()
 	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, u); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("Kustomization %s not found in %s namespace", name, ns) //nolint:staticcheck // ST1005: flux tree's exact message starts with the kind name
+			return nil, fmt.Errorf("%s %s not found in %s namespace", k.Kind, name, ns)
 		}
-		return nil, fmt.Errorf("reading Kustomization %s in %s namespace: %w", name, ns, err)
+		return nil, fmt.Errorf("reading %s %s in %s namespace: %w", k.Kind, name, ns, err)
 	}
 	root := &Node{Resource: metadataOf(k, ns, name)}
-	w := &walker{c: c, compact: compact, seen: map[object.ObjMetadata]bool{root.Resource: true}}
+	w := &walker{c: c, opts: opts, seen: map[object.ObjMetadata]bool{root.Resource: true}}
 	if err := w.walk(ctx, root, u); err != nil {
 		return nil, err
 	}
@@ -103,28 +128,25 @@ func metadataOf(k kinds.Kind, ns, name string) object.ObjMetadata {
 }
 
 type walker struct {
-	c       client.Client
-	compact bool
-	seen    map[object.ObjMetadata]bool
+	c    client.Client
+	opts Options
+	seen map[object.ObjMetadata]bool
 }
 
 func (w *walker) walk(ctx context.Context, n *Node, owner *unstructured.Unstructured) error {
-	entries, _, _ := unstructured.NestedSlice(owner.Object, "status", "inventory", "entries")
 	remote := false
 	if kc, ok, _ := unstructured.NestedMap(owner.Object, "spec", "kubeConfig"); ok && kc != nil {
 		remote = true
 	}
-	for _, e := range entries {
-		m, _ := e.(map[string]any)
-		id, _ := m["id"].(string)
-		meta, err := object.ParseObjMetadata(id)
-		if err != nil {
-			return fmt.Errorf("%s %s/%s: inventory entry %q: %w", owner.GetKind(), owner.GetNamespace(), owner.GetName(), id, err)
-		}
+	ids, err := w.inventory(ctx, owner, remote)
+	if err != nil {
+		return err
+	}
+	for _, meta := range ids {
 		if meta == n.Resource {
 			continue // a Kustomization that applies itself
 		}
-		if w.compact && !strings.HasSuffix(meta.GroupKind.Group, fluxGroupSuffix) {
+		if w.opts.Compact && !strings.HasSuffix(meta.GroupKind.Group, fluxGroupSuffix) {
 			continue
 		}
 		if w.seen[meta] {
@@ -135,28 +157,54 @@ func (w *walker) walk(ctx context.Context, n *Node, owner *unstructured.Unstruct
 		if remote {
 			continue
 		}
-		var k kinds.Kind
-		switch meta.GroupKind {
-		case kinds.Kustomization.GVK().GroupKind():
-			k = kinds.Kustomization
-		case kinds.HelmRelease.GVK().GroupKind():
-			k = kinds.HelmRelease
-		default:
-			continue
-		}
-		w.seen[meta] = true
-		u := k.New()
-		if err := w.c.Get(ctx, client.ObjectKey{Namespace: meta.Namespace, Name: meta.Name}, u); err != nil {
-			if apierrors.IsNotFound(err) {
-				continue // listed in a stale inventory: nothing below it
-			}
-			return fmt.Errorf("reading %s %s/%s: %w", k.Kind, meta.Namespace, meta.Name, err)
-		}
-		if err := w.walk(ctx, child, u); err != nil {
+		if err := w.descend(ctx, child); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// inventory lists the objects owner manages: its status.inventory, or for
+// a HelmRelease without one, what Options.Storage finds.
+func (w *walker) inventory(ctx context.Context, owner *unstructured.Unstructured, remote bool) ([]object.ObjMetadata, error) {
+	entries, found, _ := unstructured.NestedSlice(owner.Object, "status", "inventory", "entries")
+	if !found && !remote && w.opts.Storage != nil && owner.GroupVersionKind().GroupKind() == kinds.HelmRelease.GVK().GroupKind() {
+		return w.opts.Storage(ctx, owner)
+	}
+	out := make([]object.ObjMetadata, 0, len(entries))
+	for _, e := range entries {
+		m, _ := e.(map[string]any)
+		id, _ := m["id"].(string)
+		meta, err := object.ParseObjMetadata(id)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s/%s: inventory entry %q: %w", owner.GetKind(), owner.GetNamespace(), owner.GetName(), id, err)
+		}
+		out = append(out, meta)
+	}
+	return out, nil
+}
+
+// descend reads a Kustomization or HelmRelease child and walks it.
+func (w *walker) descend(ctx context.Context, child *Node) error {
+	meta := child.Resource
+	var k kinds.Kind
+	switch meta.GroupKind {
+	case kinds.Kustomization.GVK().GroupKind():
+		k = kinds.Kustomization
+	case kinds.HelmRelease.GVK().GroupKind():
+		k = kinds.HelmRelease
+	default:
+		return nil
+	}
+	w.seen[meta] = true
+	u := k.New()
+	if err := w.c.Get(ctx, client.ObjectKey{Namespace: meta.Namespace, Name: meta.Name}, u); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil // listed in a stale inventory: nothing below it
+		}
+		return fmt.Errorf("reading %s %s/%s: %w", k.Kind, meta.Namespace, meta.Name, err)
+	}
+	return w.walk(ctx, child, u)
 }
 
 // Text is how a node names its object: Kind/namespace/name, or Kind/name

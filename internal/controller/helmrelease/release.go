@@ -52,7 +52,7 @@ func (x *run) drive(ctx context.Context) error {
 			if release.ForceRequested(x.obj) {
 				x.obj.Status.LastHandledForceAt = x.obj.GetAnnotations()["reconcile.fluxcd.io/forceAt"]
 			}
-			return nil
+			return x.inSync(ctx, latest)
 		case release.ActionStall:
 			return &errs.Stalling{Err: errors.New(stallMessage(x.obj, d)), Reason: d.Reason}
 		case release.ActionUnlock:

@@ -14,6 +14,8 @@ import (
 	"helm.sh/helm/v4/pkg/storage/driver"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/weir-gitops/weir/api/meta"
 )
 
 // Options say where a release lives and how much history Helm keeps.
@@ -47,7 +49,14 @@ type Client struct {
 	opts    Options
 	cfg     *action.Configuration
 	written *recorder
+	// last is the newest revision the last Observe read.
+	last *releasev1.Release
 }
+
+// Helm's kube client writes with the field manager named by a package
+// variable; Flux sets it to its controller's name, so that drift
+// detection's dry-run (the same manager) owns what Helm applied.
+func init() { kube.ManagedFieldsManager = meta.HelmControllerManager }
 
 // NewClient builds the SDK configuration for opts on the cluster of
 // restConfig: Helm's kube client defaults to opts.Namespace, its storage is

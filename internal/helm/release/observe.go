@@ -54,6 +54,7 @@ func (i *Info) VersionedChart() string { return i.ChartName + "@" + i.ChartVersi
 // Observe reads the newest revision of the release from storage; nil when
 // the release has none.
 func (c *Client) Observe() (*Info, error) {
+	c.last = nil
 	rls, err := c.cfg.Releases.Last(c.opts.Name)
 	if err != nil {
 		if errors.Is(err, driver.ErrReleaseNotFound) {
@@ -65,6 +66,7 @@ func (c *Client) Observe() (*Info, error) {
 	if err != nil || rel == nil {
 		return nil, err
 	}
+	c.last = rel
 	return InfoOf(rel), nil
 }
 
