@@ -88,11 +88,12 @@ func newManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 		}
 		cacheOpts.DefaultLabelSelector = sel
 	}
-	if opts.WatchConfigsLabelSelector != "" {
-		sel, err := labels.Parse(opts.WatchConfigsLabelSelector)
-		if err != nil {
-			return nil, fmt.Errorf("parsing --watch-configs-label-selector: %w", err)
-		}
+	configs, err := configsSelector(&opts)
+	if err != nil {
+		return nil, err
+	}
+	if configs != nil {
+		sel := configs
 		// Only the labelled ConfigMaps and Secrets are cached (for the
 		// watches that follow them); every other read of them goes to the
 		// API server, so credentials are not held cluster-wide.
