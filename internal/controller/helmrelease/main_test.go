@@ -58,6 +58,9 @@ func startControllers(ctx context.Context, env *testenv.Env) error {
 		if err := oci.SetupWithManager(mgr, testenv.FastQueue); err != nil {
 			return err
 		}
+		if err := startKustomizations(ctx, mgr); err != nil {
+			return err
+		}
 		r := &Reconciler{
 			Client:    mgr.GetClient(),
 			APIReader: mgr.GetAPIReader(),
