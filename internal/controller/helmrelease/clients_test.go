@@ -94,3 +94,33 @@ func TestKubeConfigInstallsInTheRemoteCluster(t *testing.T) {
 		t.Errorf("Stalled message = %q, want it to contain %q", stalled.Message, want)
 	}
 }
+
+// TestDeletionWithoutItsServiceAccount: a HelmRelease whose impersonated
+// account is gone (its namespace is being deleted, say) is let go on
+// deletion without an uninstall that can only be refused, as in Flux, so it
+// does not hold its namespace's deletion forever.
+func TestDeletionWithoutItsServiceAccount(t *testing.T) {
+	f := newFixture(t)
+	f.publish(newChart("1.0.0"))
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "deployer", Namespace: f.ns}}
+	f.env.Create(t, sa,
+		&rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "deployer", Namespace: f.ns},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "admin"},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "deployer", Namespace: f.ns}},
+		})
+	hr := f.helmRelease("app", func(s *helmv2.HelmReleaseSpec) { s.ServiceAccountName = "deployer" })
+	f.env.Create(t, hr)
+	f.waitReady(hr, fmt.Sprintf("Helm install succeeded for release %s/app.v1 with chart app@1.0.0", f.ns))
+
+	if err := f.env.Client.Delete(context.Background(), sa); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.env.Client.Delete(context.Background(), hr); err != nil {
+		t.Fatal(err)
+	}
+	f.waitGone(hr)
+	if got := f.storageSecrets("app"); len(got) != 1 {
+		t.Errorf("storage Secrets after deletion = %v, want the release left in place", got)
+	}
+}
