@@ -26,12 +26,21 @@ var dependencies = dependency.Kind[*helmv2.HelmRelease]{
 	},
 }
 
-// checkDependencies applies Flux's dependsOn rules before anything else
-// (the chart is not even fetched while a dependency is not ready) and
-// records Flux's DependencyNotReady event.
+// checkDependencies applies Flux's dependsOn rules before the chart is
+// loaded and records Flux's DependencyNotReady event. As in Flux, the
+// HelmChart of spec.chart is created or updated first, so that the source
+// controller fetches the chart while the release waits and it is there
+// the moment the dependencies are.
 func (r *Reconciler) checkDependencies(ctx context.Context, obj *helmv2.HelmRelease) error {
 	if len(obj.Spec.DependsOn) == 0 {
 		return nil
+	}
+	if obj.Spec.Chart != nil {
+		if _, err := r.reconcileHelmChart(ctx, obj); err != nil {
+			if _, waiting := errs.AsWaiting(err); !waiting {
+				return err
+			}
+		}
 	}
 	c := dependency.Checker[*helmv2.HelmRelease]{
 		Kind: dependencies, Reader: r.APIReader, Cache: r.Client,

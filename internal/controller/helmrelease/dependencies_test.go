@@ -12,6 +12,7 @@ import (
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	"github.com/weir-gitops/weir/api/meta"
+	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/testenv"
 )
@@ -79,6 +80,30 @@ func (f *fixture) followLatency(a, b *helmv2.HelmRelease) (aReady, bStarted time
 		f.t.Fatalf("b started (%v) before a was Ready (%v)", bStarted, aReady)
 	}
 	return aReady, bStarted
+}
+
+// TestDependsOnPreparesTheChart: a spec.chart HelmRelease waiting for a
+// dependency already has its HelmChart, as in Flux, so the chart is fetched
+// while it waits.
+func TestDependsOnPreparesTheChart(t *testing.T) {
+	f := newFixture(t)
+	a := f.helmRelease("a", func(s *helmv2.HelmReleaseSpec) { s.Suspend = true })
+	b := f.helmRelease("b", func(s *helmv2.HelmReleaseSpec) {
+		s.ChartRef = nil
+		s.Chart = &helmv2.HelmChartTemplate{Spec: helmv2.HelmChartTemplateSpec{
+			Chart: "app", SourceRef: helmv2.CrossNamespaceObjectReference{Kind: sourcev1.HelmRepositoryKind, Name: "charts"},
+		}}
+		s.DependsOn = []meta.DependencyReference{{Name: "a"}}
+	})
+	f.env.Create(t, a, b)
+	f.waitCondition(b, meta.ReadyCondition, metav1.ConditionFalse, meta.DependencyNotReadyReason)
+	var hc sourcev1.HelmChart
+	if err := f.env.Client.Get(context.Background(), client.ObjectKey{Namespace: f.ns, Name: f.ns + "-b"}, &hc); err != nil {
+		t.Fatalf("the HelmChart of a waiting release: %v", err)
+	}
+	if b.Status.HelmChart != f.ns+"/"+f.ns+"-b" {
+		t.Errorf("status.helmChart = %q", b.Status.HelmChart)
+	}
 }
 
 // TestDependsOnReadyExpr: a readyExpr replaces the built-in check. a is
