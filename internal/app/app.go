@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/go-logr/logr"
 	"go.uber.org/zap/zapcore"
@@ -50,7 +51,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 	cfg.QPS, cfg.Burst = opts.KubeAPIQPS, opts.KubeAPIBurst
 	cfg.UserAgent = "weir-controller"
 
-	mgr, err := newManager(cfg, opts)
+	mgr, err := newManager(cfg, opts, selected)
 	if err != nil {
 		return err
 	}
@@ -68,7 +69,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 	return mgr.Start(ctx)
 }
 
-func newManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
+func newManager(cfg *rest.Config, opts Options, selected []string) (manager.Manager, error) {
 	s, err := scheme.New()
 	if err != nil {
 		return nil, err
@@ -88,11 +89,12 @@ func newManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 		}
 		cacheOpts.DefaultLabelSelector = sel
 	}
-	if opts.WatchConfigsLabelSelector != "" {
-		sel, err := labels.Parse(opts.WatchConfigsLabelSelector)
-		if err != nil {
-			return nil, fmt.Errorf("parsing --watch-configs-label-selector: %w", err)
-		}
+	configs, err := configsSelector(&opts)
+	if err != nil {
+		return nil, err
+	}
+	if configs != nil {
+		sel := configs
 		// Only the labelled ConfigMaps and Secrets are cached (for the
 		// watches that follow them); every other read of them goes to the
 		// API server, so credentials are not held cluster-wide.
@@ -114,6 +116,7 @@ func newManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 		LeaderElectionReleaseOnCancel: opts.LeaderElectionReleaseOnCancel,
 		Client:                        client.Options{Cache: &client.CacheOptions{Unstructured: false}},
 		Controller:                    config.Controller{SkipNameValidation: &opts.SkipNameValidation},
+		GracefulShutdownTimeout:       gracefulShutdown(opts, selected),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating manager: %w", err)
@@ -125,6 +128,20 @@ func newManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 		return nil, fmt.Errorf("adding ready check: %w", err)
 	}
 	return mgr, nil
+}
+
+// gracefulShutdown is how long the manager lets running reconciles finish
+// after a shutdown signal: --graceful-shutdown-timeout (Flux's
+// helm-controller flag, 600s, matched by the pod's
+// terminationGracePeriodSeconds) when this process runs the helm
+// controller, whose Helm actions left half-done leave a release pending;
+// controller-runtime's default otherwise.
+func gracefulShutdown(opts Options, selected []string) *time.Duration {
+	if !contains(selected, "helm") {
+		return nil
+	}
+	d := opts.GracefulShutdownTimeout
+	return &d
 }
 
 // leaderElectionID is unique per controller set and shard, so split

@@ -79,13 +79,32 @@ func fluxArgsCases() []fluxArgsCase {
 			listen: ":9999",
 		},
 		{
-			// weir runs no image controller yet: their install
-			// arguments must still parse, as the shared flags they are.
 			name: "helm-controller (gotk-components)",
-			args: withArgs([]string{fluxEventsAddr}),
-			want: sends, send: fluxEventsURL, listen: ":9091",
+			args: withArgs([]string{fluxEventsAddr}, "--controllers=helm"),
+			want: func(o *Options) { sends(o); o.Controllers = []string{"helm"} },
+			send: fluxEventsURL,
 		},
 		{
+			// Flux's multi-tenancy lockdown and tuning docs applied to
+			// helm-controller, with its feature gates.
+			name: "helm-controller locked down and tuned",
+			args: withArgs([]string{fluxEventsAddr},
+				"--concurrent=10", "--requeue-dependency=5s", "--graceful-shutdown-timeout=600s",
+				"--default-service-account=default", "--no-cross-namespace-refs=true",
+				"--insecure-kubeconfig-exec=false", "--insecure-kubeconfig-tls=false",
+				"--oom-watch-memory-threshold=95", "--oom-watch-interval=500ms",
+				"--feature-gates=OOMWatch=true,AdditiveCELDependencyCheck=true,DefaultToRetryOnFailure=true", "--controllers=helm"),
+			want: func(o *Options) {
+				sends(o)
+				o.Controllers, o.Concurrent, o.RequeueDependency = []string{"helm"}, 10, 5e9
+				o.DefaultServiceAccount, o.NoCrossNamespaceRefs = "default", true
+				o.FeatureGates = map[string]bool{"OOMWatch": true, "AdditiveCELDependencyCheck": true, "DefaultToRetryOnFailure": true}
+			},
+			send: fluxEventsURL,
+		},
+		{
+			// weir runs no image controller yet: their install
+			// arguments must still parse, as the shared flags they are.
 			name: "image-reflector-controller (gotk-components)",
 			args: withArgs([]string{fluxEventsAddr}),
 			want: sends, send: fluxEventsURL, listen: ":9091",
@@ -136,7 +155,7 @@ func fluxArgsCases() []fluxArgsCase {
 				sends(o)
 				o.Concurrent, o.KubeAPIQPS, o.KubeAPIBurst, o.RequeueDependency = 10, 500, 1000, 5e9
 				o.LeaderElectionReleaseOnCancel = false
-				o.FluxOnly.GracefulShutdown, o.FluxOnly.OOMWatchThreshold, o.FluxOnly.OOMWatchInterval = 300e9, 90, 1e9
+				o.GracefulShutdownTimeout, o.FluxOnly.OOMWatchThreshold, o.FluxOnly.OOMWatchInterval = 300e9, 90, 1e9
 				o.HelmCacheMaxSize, o.HelmCacheTTL, o.HelmCachePurgeInterval = 10, time.Hour, 5*time.Minute
 				o.FluxOnly.TokenCacheMaxSize, o.FluxOnly.SSHKexAlgos = 0, []string{"curve25519-sha256"}
 			},

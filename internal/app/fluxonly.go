@@ -9,8 +9,8 @@ import (
 // FluxOnlyFlags are flags of Flux's controllers that weir-controller
 // accepts, so that Deployments and patches written for Flux's start
 // unchanged, but does not act on yet: they tune a controller weir does not
-// run yet (helm-controller, the image controllers) or a part weir does not
-// have (token caches, SOPS fallback keys). Names, types
+// run yet (the image controllers) or a part weir does not have (token
+// caches, SOPS fallback keys, helm-controller's OOM watch and HTTP timeout). Names, types
 // and defaults are Flux's; the help of each says "not used by weir yet".
 type FluxOnlyFlags struct {
 	TokenCacheMaxSize     int
@@ -20,7 +20,6 @@ type FluxOnlyFlags struct {
 	DefaultDecryptionSA   string
 	SOPSAgeSecret         string
 	SOPSVaultConfigMap    string
-	GracefulShutdown      time.Duration
 	HTTPTimeout           time.Duration
 	OOMWatchThreshold     uint8
 	OOMWatchInterval      time.Duration
@@ -35,7 +34,6 @@ func defaultFluxOnlyFlags() FluxOnlyFlags {
 	return FluxOnlyFlags{
 		TokenCacheMaxSize:     100,
 		TokenCacheMaxDuration: time.Hour,
-		GracefulShutdown:      600 * time.Second,
 		HTTPTimeout:           30 * time.Second,
 		OOMWatchThreshold:     95,
 		OOMWatchInterval:      500 * time.Millisecond,
@@ -56,7 +54,6 @@ func (f *FluxOnlyFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.DefaultDecryptionSA, "default-decryption-service-account", f.DefaultDecryptionSA, notYet("kustomize-controller", "default service account for decryption workload identity"))
 	fs.StringVar(&f.SOPSAgeSecret, "sops-age-secret", f.SOPSAgeSecret, notYet("kustomize-controller", "Secret in the runtime namespace with a fallback SOPS age key"))
 	fs.StringVar(&f.SOPSVaultConfigMap, "sops-vault-configmap", f.SOPSVaultConfigMap, notYet("kustomize-controller", "ConfigMap listing the Vault/OpenBao addresses SOPS may use"))
-	fs.DurationVar(&f.GracefulShutdown, "graceful-shutdown-timeout", f.GracefulShutdown, notYet("helm-controller", "how long Helm actions may run after a shutdown signal"))
 	fs.DurationVar(&f.HTTPTimeout, "http-timeout", f.HTTPTimeout, notYet("helm-controller", "timeout of a chart download"))
 	fs.Uint8Var(&f.OOMWatchThreshold, "oom-watch-memory-threshold", f.OOMWatchThreshold, notYet("helm-controller", "memory use in percent of the limit at which Helm actions are cancelled"))
 	fs.DurationVar(&f.OOMWatchInterval, "oom-watch-interval", f.OOMWatchInterval, notYet("helm-controller", "how often memory use is checked"))

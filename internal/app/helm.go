@@ -6,6 +6,7 @@ import (
 
 	"github.com/weir-gitops/weir/internal/artifact"
 	"github.com/weir-gitops/weir/internal/controller/helmrelease"
+	"github.com/weir-gitops/weir/internal/restconfig"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
@@ -16,6 +17,10 @@ const helmConcurrency = 4
 func setupHelm(ctx context.Context, deps *Deps) error {
 	opts, mgr := deps.Options, deps.Manager
 	gates := opts.FeatureGates
+	configs, err := configsSelector(opts)
+	if err != nil {
+		return err
+	}
 	concurrency := opts.Concurrent
 	if concurrency == 0 {
 		concurrency = helmConcurrency
@@ -24,6 +29,12 @@ func setupHelm(ctx context.Context, deps *Deps) error {
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
 		Config:    mgr.GetConfig(),
+		Clusters: &restconfig.Resolver{
+			Config: mgr.GetConfig(), Reader: mgr.GetAPIReader(),
+			DefaultServiceAccount:  opts.DefaultServiceAccount,
+			InsecureKubeConfigExec: opts.InsecureKubeConfigExec,
+			InsecureKubeConfigTLS:  opts.InsecureKubeConfigTLS,
+		},
 		Events: events.NewRecorder(mgr.GetEventRecorderFor(helmrelease.ControllerName), mgr.GetScheme(), //nolint:staticcheck // SA1019: events.Recorder wraps the core/v1 record.EventRecorder; GetEventRecorder's events.k8s.io API has another signature
 			helmrelease.ControllerName, os.Getenv("POD_NAME"), opts.EventsAddr),
 		Metrics: deps.Metrics,
@@ -31,9 +42,10 @@ func setupHelm(ctx context.Context, deps *Deps) error {
 		Options: helmrelease.Options{
 			RequeueDependency:          opts.RequeueDependency,
 			NoCrossNamespaceRefs:       opts.NoCrossNamespaceRefs,
-			DefaultServiceAccount:      opts.DefaultServiceAccount,
 			Jitter:                     opts.IntervalJitter,
 			AllowExternalArtifact:      gates["ExternalArtifact"],
+			AdditiveCELDependencyCheck: gates["AdditiveCELDependencyCheck"],
+			ConfigsSelector:            configsUnlessDisabled(configs, gates),
 			UseHelm3Defaults:           gates["UseHelm3Defaults"],
 			AllowDNSLookups:            gates["AllowDNSLookups"],
 			DefaultToRetryOnFailure:    gates["DefaultToRetryOnFailure"],

@@ -32,3 +32,17 @@ func TestHelmFlags(t *testing.T) {
 		t.Errorf("cache durations %s %s", o.HelmCacheTTL, o.HelmCachePurgeInterval)
 	}
 }
+
+// TestGracefulShutdownOnlyWithHelm: --graceful-shutdown-timeout (600s, as
+// Flux's helm-controller) holds the manager's shutdown only in a process
+// that runs Helm actions; the others keep controller-runtime's default.
+func TestGracefulShutdownOnlyWithHelm(t *testing.T) {
+	o := DefaultOptions()
+	if got := gracefulShutdown(o, []string{"source", "kustomize"}); got != nil {
+		t.Errorf("without helm: %v, want controller-runtime's default", *got)
+	}
+	got := gracefulShutdown(o, []string{"kustomize", "helm"})
+	if got == nil || *got != 600*time.Second {
+		t.Errorf("with helm: %v, want 600s", got)
+	}
+}

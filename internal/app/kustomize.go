@@ -23,11 +23,9 @@ func setupKustomize(ctx context.Context, deps *Deps) error {
 		return err
 	}
 	gates := opts.FeatureGates
-	var configs labels.Selector
-	if opts.WatchConfigsLabelSelector != "" {
-		if configs, err = labels.Parse(opts.WatchConfigsLabelSelector); err != nil {
-			return fmt.Errorf("parsing --watch-configs-label-selector: %w", err)
-		}
+	configs, err := configsSelector(opts)
+	if err != nil {
+		return err
 	}
 	concurrency := opts.Concurrent
 	if concurrency == 0 {
@@ -77,6 +75,18 @@ func watchNamespace(opts *Options) string {
 		return ""
 	}
 	return os.Getenv("RUNTIME_NAMESPACE")
+}
+
+// configsSelector parses --watch-configs-label-selector; nil when empty.
+func configsSelector(opts *Options) (labels.Selector, error) {
+	if opts.WatchConfigsLabelSelector == "" {
+		return nil, nil
+	}
+	sel, err := labels.Parse(opts.WatchConfigsLabelSelector)
+	if err != nil {
+		return nil, fmt.Errorf("parsing --watch-configs-label-selector: %w", err)
+	}
+	return sel, nil
 }
 
 // configsUnlessDisabled is the config watch selector, unless the

@@ -58,6 +58,10 @@ type Options struct {
 	NoCrossNamespaceRefs  bool
 	DefaultServiceAccount string
 
+	// GracefulShutdownTimeout is helm-controller's
+	// --graceful-shutdown-timeout (see gracefulShutdown).
+	GracefulShutdownTimeout time.Duration
+
 	// kustomize-controller.
 	ConcurrentSSA          int
 	NoRemoteBases          bool
@@ -105,6 +109,7 @@ func DefaultOptions() Options {
 		ReceiverAddr:              ":9292",
 		RateLimitInterval:         5 * time.Minute,
 		RequeueDependency:         30 * time.Second,
+		GracefulShutdownTimeout:   600 * time.Second,
 		MinRetryDelay:             750 * time.Millisecond,
 		MaxRetryDelay:             15 * time.Minute,
 		LogLevel:                  "info",
@@ -165,6 +170,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.Var(newFeatureGates(&o.FeatureGates), "feature-gates", "feature gates: A=true,B=false")
 	fs.BoolVar(&o.NoCrossNamespaceRefs, "no-cross-namespace-refs", o.NoCrossNamespaceRefs, "refuse references to objects in other namespaces")
 	fs.StringVar(&o.DefaultServiceAccount, "default-service-account", o.DefaultServiceAccount, "service account to impersonate when an object names none")
+	fs.DurationVar(&o.GracefulShutdownTimeout, "graceful-shutdown-timeout", o.GracefulShutdownTimeout,
+		"how long running reconciles (Helm actions) may finish after a shutdown signal, when the helm controller runs")
 	fs.IntVar(&o.ConcurrentSSA, "concurrent-ssa", o.ConcurrentSSA, "server-side apply requests a Kustomization runs at once")
 	fs.BoolVar(&o.NoRemoteBases, "no-remote-bases", o.NoRemoteBases, "refuse kustomize remote bases and URLs: builds read only the source artifact")
 	fs.IntVar(&o.HTTPRetry, "http-retry", o.HTTPRetry, "retries of a failed artifact download")

@@ -229,7 +229,7 @@ func TestComponentsManifestErrors(t *testing.T) {
 		},
 		{
 			name: "nothing weir runs",
-			opts: func(o *manifests.Options) { o.Components = []string{manifests.HelmController} },
+			opts: func(o *manifests.Options) { o.Components = []string{"image-automation-controller"} },
 			err:  "no component weir can run was selected",
 		},
 	}

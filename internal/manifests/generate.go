@@ -311,6 +311,11 @@ func (g generator) deployment(d deploymentSpec) runtime.Object {
 	m.Labels[ControlPlaneLabel] = "controller"
 	podLabels := map[string]string{"app": d.name, ComponentLabel: d.name, PartOfLabel: PartOfValue}
 	grace := int64(60)
+	if slices.Contains(d.components, HelmController) {
+		// Flux's helm-controller: ten minutes for running Helm actions to
+		// finish, matching --graceful-shutdown-timeout's default.
+		grace = 600
+	}
 	strategy := appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType}
 	if serves {
 		// The artifact store is an emptyDir: two pods would serve

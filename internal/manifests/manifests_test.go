@@ -51,7 +51,7 @@ func args(t *testing.T, d *unstructured.Unstructured) []string {
 }
 
 func TestControllersExist(t *testing.T) {
-	for _, c := range []string{manifests.SourceController, manifests.KustomizeController, manifests.NotificationController} {
+	for _, c := range []string{manifests.SourceController, manifests.KustomizeController, manifests.HelmController, manifests.NotificationController} {
 		if !slices.Contains(app.AllControllers(), manifests.Controller(c)) {
 			t.Errorf("%s runs --controllers=%s, which weir-controller does not know", c, manifests.Controller(c))
 		}
@@ -65,17 +65,17 @@ func TestSelected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"source-controller", "kustomize-controller", "notification-controller"}, run); diff != "" {
+	if diff := cmp.Diff([]string{"source-controller", "kustomize-controller", "helm-controller", "notification-controller"}, run); diff != "" {
 		t.Errorf("run (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"helm-controller", "image-reflector-controller"}, skipped); diff != "" {
+	if diff := cmp.Diff([]string{"image-reflector-controller"}, skipped); diff != "" {
 		t.Errorf("skipped (-want +got):\n%s", diff)
 	}
 	o.Components = []string{"kustomize-controler"}
 	if _, _, err := o.Selected(); err == nil || !strings.Contains(err.Error(), `unknown component "kustomize-controler"`) {
 		t.Errorf("misspelt component: %v", err)
 	}
-	o.Components = []string{"helm-controller"}
+	o.Components = []string{"image-automation-controller"}
 	o.ComponentsExtra = nil
 	if _, err := manifests.Generate(o); err == nil {
 		t.Error("Generate with no component weir runs succeeded")
@@ -92,7 +92,7 @@ func TestSplitLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"source-controller", "kustomize-controller", "notification-controller"}, names(objs, "Deployment")); diff != "" {
+	if diff := cmp.Diff([]string{"source-controller", "kustomize-controller", "helm-controller", "notification-controller"}, names(objs, "Deployment")); diff != "" {
 		t.Errorf("deployments (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"crd-controller-gitops", "flux-edit-gitops", "flux-view-gitops"}, names(objs, "ClusterRole")); diff != "" {
@@ -107,7 +107,7 @@ func TestSplitLayout(t *testing.T) {
 			t.Errorf("%s %s labels: %v", o.GetKind(), o.GetName(), l)
 		}
 		if o.GetKind() == "CustomResourceDefinition" && !strings.Contains(o.GetName(), ".source.") &&
-			!strings.Contains(o.GetName(), ".kustomize.") && !strings.Contains(o.GetName(), ".notification.") {
+			!strings.Contains(o.GetName(), ".kustomize.") && !strings.Contains(o.GetName(), ".helm.") && !strings.Contains(o.GetName(), ".notification.") {
 			t.Errorf("CRD %s of a component weir does not run", o.GetName())
 		}
 	}
@@ -156,8 +156,42 @@ func TestSplitLayout(t *testing.T) {
 	}
 	crb := find(t, objs, "ClusterRoleBinding", "cluster-reconciler-gitops")
 	subjects, _, _ := unstructured.NestedSlice(crb.Object, "subjects")
-	if len(subjects) != 1 || subjects[0].(map[string]any)["name"] != "kustomize-controller" {
+	if len(subjects) != 2 || subjects[0].(map[string]any)["name"] != "kustomize-controller" || subjects[1].(map[string]any)["name"] != "helm-controller" {
 		t.Errorf("cluster-reconciler subjects: %v", subjects)
+	}
+	checkHelmController(t, objs)
+}
+
+// checkHelmController compares the split layout's helm-controller with
+// Flux's: its args (--events-addr first, then config/manager's), ports,
+// probes, the ten minutes' grace its Helm actions get, and no Service.
+func checkHelmController(t *testing.T, objs []*unstructured.Unstructured) {
+	t.Helper()
+	hc := find(t, objs, "Deployment", "helm-controller")
+	want := []string{"--events-addr=http://notification-controller.$(RUNTIME_NAMESPACE).svc.example.internal./", "--watch-all-namespaces=true",
+		"--log-level=info", "--log-encoding=json", "--enable-leader-election", "--controllers=helm"}
+	if diff := cmp.Diff(want, args(t, hc)); diff != "" {
+		t.Errorf("helm-controller args (-want +got):\n%s", diff)
+	}
+	if grace, _, _ := unstructured.NestedInt64(hc.Object, "spec", "template", "spec", "terminationGracePeriodSeconds"); grace != 600 {
+		t.Errorf("helm-controller terminationGracePeriodSeconds = %d, want Flux's 600", grace)
+	}
+	cs, _, _ := unstructured.NestedSlice(hc.Object, "spec", "template", "spec", "containers")
+	c := cs[0].(map[string]any)
+	var ports []string
+	for _, p := range c["ports"].([]any) {
+		ports = append(ports, p.(map[string]any)["name"].(string))
+	}
+	if diff := cmp.Diff([]string{"http-prom", "healthz"}, ports); diff != "" {
+		t.Errorf("helm-controller ports (-want +got):\n%s", diff)
+	}
+	live, _, _ := unstructured.NestedString(c, "livenessProbe", "httpGet", "path")
+	ready, _, _ := unstructured.NestedString(c, "readinessProbe", "httpGet", "path")
+	if live != "/healthz" || ready != "/readyz" {
+		t.Errorf("helm-controller probes %q %q", live, ready)
+	}
+	if slices.Contains(names(objs, "Service"), "helm-controller") {
+		t.Error("a helm-controller Service; Flux's has none")
 	}
 }
 
@@ -176,8 +210,11 @@ func TestSingleLayout(t *testing.T) {
 		t.Errorf("network policies with NetworkPolicy=false: %v", n)
 	}
 	d := find(t, objs, "Deployment", "weir-controller")
-	if a := args(t, d); a[len(a)-1] != "--controllers=source,kustomize,notification" {
+	if a := args(t, d); a[len(a)-1] != "--controllers=source,kustomize,helm,notification" {
 		t.Errorf("args: %v", a)
+	}
+	if grace, _, _ := unstructured.NestedInt64(d.Object, "spec", "template", "spec", "terminationGracePeriodSeconds"); grace != 600 {
+		t.Errorf("terminationGracePeriodSeconds = %d, want 600 (helm-controller's, for running Helm actions)", grace)
 	}
 	svc := find(t, objs, "Service", "source-controller")
 	if sel, _, _ := unstructured.NestedString(svc.Object, "spec", "selector", "app"); sel != "weir-controller" {

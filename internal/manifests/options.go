@@ -42,11 +42,12 @@ var knownComponents = []string{
 var controllerOf = map[string]string{
 	SourceController:       "source",
 	KustomizeController:    "kustomize",
+	HelmController:         "helm",
 	NotificationController: "notification",
 }
 
 // componentOrder is the order weir generates components in.
-var componentOrder = []string{SourceController, KustomizeController, NotificationController}
+var componentOrder = []string{SourceController, KustomizeController, HelmController, NotificationController}
 
 // Options are the knobs of `weir install`; names and defaults are those of
 // `flux install`.

@@ -70,8 +70,12 @@ func TestExport(t *testing.T) {
 	}
 
 	res := clitest.Run(t, "install", "--export", "--components=helm-controller")
-	if res.Code != 1 || !strings.Contains(res.Stderr, "no component weir can run was selected") {
+	if res.Code != 0 || !strings.Contains(res.Stdout, "\n  name: helm-controller\n") || !strings.Contains(res.Stdout, "--controllers=helm") {
 		t.Errorf("helm only: exit %d, stderr %s", res.Code, res.Stderr)
+	}
+	res = clitest.Run(t, "install", "--export", "--components=image-automation-controller")
+	if res.Code != 1 || !strings.Contains(res.Stderr, "no component weir can run was selected") {
+		t.Errorf("image-automation only: exit %d, stderr %s", res.Code, res.Stderr)
 	}
 	res = clitest.Run(t, "install", "--export", "--layout=both")
 	if res.Code != 1 || !strings.Contains(res.Stderr, `unknown layout "both"`) {

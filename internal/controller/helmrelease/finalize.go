@@ -13,10 +13,11 @@ import (
 
 // finalize uninstalls the release as spec.uninstall says (keepHistory
 // keeps the storage records, marked uninstalled), deletes the HelmChart
-// made from spec.chart, then releases the finalizer. A suspended HelmRelease, or one whose release is already
-// gone, is let go without touching the cluster.
+// made from spec.chart, then releases the finalizer. A suspended HelmRelease, one whose release is already
+// gone, or one whose service account or kubeConfig Secret is gone (identityGone), is let go without
+// touching the cluster.
 func (r *Reconciler) finalize(ctx context.Context, obj *helmv2.HelmRelease) error {
-	if !obj.Spec.Suspend {
+	if !obj.Spec.Suspend && !r.identityGone(ctx, obj) {
 		if err := r.uninstall(ctx, obj); err != nil {
 			r.Events.Warning(ctx, obj, helmv2.UninstallFailedReason, nil, "%s", err)
 			return err

@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -24,6 +25,7 @@ import (
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/artifact"
 	"github.com/weir-gitops/weir/internal/controller/ocirepository"
+	"github.com/weir-gitops/weir/internal/restconfig"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 	"github.com/weir-gitops/weir/internal/testenv"
@@ -56,13 +58,22 @@ func startControllers(ctx context.Context, env *testenv.Env) error {
 		if err := oci.SetupWithManager(mgr, testenv.FastQueue); err != nil {
 			return err
 		}
+		if err := startKustomizations(ctx, mgr); err != nil {
+			return err
+		}
 		r := &Reconciler{
 			Client:    mgr.GetClient(),
 			APIReader: mgr.GetAPIReader(),
 			Config:    mgr.GetConfig(),
+			Clusters:  &restconfig.Resolver{Config: mgr.GetConfig(), Reader: mgr.GetAPIReader()},
 			Events:    events.NewRecorder(mgr.GetEventRecorderFor(ControllerName), mgr.GetScheme(), ControllerName, "test", ""), //nolint:staticcheck // SA1019: as in internal/app
 			Fetcher:   &artifact.Fetcher{Retries: 1},
-			Options:   Options{RequeueDependency: time.Hour},
+			Options: Options{
+				// An hour: a dependent that starts in these tests was
+				// queued by a watch, not by a timer.
+				RequeueDependency: time.Hour,
+				ConfigsSelector:   labels.SelectorFromSet(labels.Set{"reconcile.fluxcd.io/watch": "Enabled"}),
+			},
 		}
 		return r.SetupWithManager(ctx, mgr, testenv.FastQueue)
 	})

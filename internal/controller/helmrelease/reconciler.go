@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -13,6 +14,7 @@ import (
 	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/artifact"
 	"github.com/weir-gitops/weir/internal/helm/release"
+	"github.com/weir-gitops/weir/internal/restconfig"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 	"github.com/weir-gitops/weir/internal/runtime/metrics"
@@ -32,10 +34,14 @@ type Reconciler struct {
 	Client client.Client
 	// APIReader reads ConfigMaps and Secrets of valuesFrom uncached.
 	APIReader client.Reader
-	// Config is the controller's own rest.Config; Helm acts with it.
-	Config  *rest.Config
-	Events  *events.Recorder
-	Metrics *metrics.Recorder
+	// Config is the controller's own rest.Config; Helm acts with it when
+	// Clusters is nil.
+	Config *rest.Config
+	// Clusters resolves spec.serviceAccountName and spec.kubeConfig into
+	// the rest.Config Helm acts with (clients.go).
+	Clusters *restconfig.Resolver
+	Events   *events.Recorder
+	Metrics  *metrics.Recorder
 	// Fetcher downloads artifacts; a default Fetcher when nil.
 	Fetcher *artifact.Fetcher
 	Options Options
@@ -54,13 +60,17 @@ type Options struct {
 	RequeueDependency time.Duration
 	// NoCrossNamespaceRefs is --no-cross-namespace-refs.
 	NoCrossNamespaceRefs bool
-	// DefaultServiceAccount is --default-service-account (impersonation is
-	// not built yet; kept so the flag is accepted and wired).
-	DefaultServiceAccount string
 	// Jitter is --interval-jitter-percentage.
 	Jitter float64
 	// AllowExternalArtifact is the ExternalArtifact feature gate.
 	AllowExternalArtifact bool
+	// AdditiveCELDependencyCheck is the feature gate of that name: a
+	// readyExpr adds to the built-in dependency check.
+	AdditiveCELDependencyCheck bool
+	// ConfigsSelector is --watch-configs-label-selector: a change to a
+	// valuesFrom ConfigMap or Secret it matches queues the HelmRelease at
+	// once (configwatch.go). Nil watches none.
+	ConfigsSelector labels.Selector
 	// UseHelm3Defaults, AllowDNSLookups, DefaultToRetryOnFailure and
 	// DisableChartDigestTracking are the feature gates of those names.
 	UseHelm3Defaults           bool
@@ -112,6 +122,9 @@ func (r *Reconciler) refresh(ctx context.Context, obj *helmv2.HelmRelease) error
 
 // reconcile resolves the chart and values, then drives the release.
 func (r *Reconciler) reconcile(ctx context.Context, obj *helmv2.HelmRelease) error {
+	if err := r.checkDependencies(ctx, obj); err != nil {
+		return err
+	}
 	chart, err := r.getChart(ctx, obj)
 	if err != nil {
 		return err
@@ -164,11 +177,4 @@ func (r *Reconciler) helmClient(ctx context.Context, obj *helmv2.HelmRelease) (*
 		AllowDNSLookups:  r.Options.AllowDNSLookups,
 		Factories:        &r.factories,
 	})
-}
-
-// restConfig is the cluster and identity Helm acts with. It is the seam
-// for spec.serviceAccountName impersonation and spec.kubeConfig, which are
-// not built yet: today it is the controller's own config.
-func (r *Reconciler) restConfig(_ context.Context, _ *helmv2.HelmRelease) (*rest.Config, error) { //nolint:unparam // the error is for impersonation and kubeConfig, which come next
-	return rest.CopyConfig(r.Config), nil
 }

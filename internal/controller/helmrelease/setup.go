@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -13,6 +12,7 @@ import (
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/dependency"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
 
@@ -23,8 +23,9 @@ const chartRefIndex = ".spec.chartRef"
 // SetupOptions tunes the controller's work queue.
 type SetupOptions = reconcile.SetupOptions
 
-// SetupWithManager registers the reconciler, the chartRef index and the
-// watches that make a HelmRelease follow its chart's artifact at once.
+// SetupWithManager registers the reconciler, its indexes and the watches
+// that make a HelmRelease follow at once its chart's artifact, its
+// dependencies and its labelled valuesFrom objects.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts SetupOptions) error {
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &helmv2.HelmRelease{}, chartRefIndex, func(o client.Object) []string {
 		hr := o.(*helmv2.HelmRelease)
@@ -38,6 +39,14 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	}); err != nil {
 		return fmt.Errorf("indexing HelmReleases by chartRef: %w", err)
 	}
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &helmv2.HelmRelease{}, dependency.Index, dependency.IndexKeys); err != nil {
+		return fmt.Errorf("indexing HelmReleases by dependency: %w", err)
+	}
+	if r.Options.ConfigsSelector != nil {
+		if err := mgr.GetFieldIndexer().IndexField(ctx, &helmv2.HelmRelease{}, valuesIndex, valuesRefs); err != nil {
+			return fmt.Errorf("indexing HelmReleases by valuesFrom: %w", err)
+		}
+	}
 	sources := map[string]Source{
 		sourcev1.HelmChartKind:     &sourcev1.HelmChart{},
 		sourcev1.OCIRepositoryKind: &sourcev1.OCIRepository{},
@@ -45,7 +54,10 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	if r.Options.AllowExternalArtifact {
 		sources[sourcev1.ExternalArtifactKind] = &sourcev1.ExternalArtifact{}
 	}
-	watches := make([]reconcile.Watch, 0, len(sources))
+	watches := []reconcile.Watch{dependencies.Watch(r.Client)}
+	if r.Options.ConfigsSelector != nil {
+		watches = append(watches, r.configWatches()...)
+	}
 	for _, kind := range []string{sourcev1.HelmChartKind, sourcev1.OCIRepositoryKind, sourcev1.ExternalArtifactKind} {
 		src, ok := sources[kind]
 		if !ok {
@@ -63,16 +75,6 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 // usersOf maps a source of kind to the HelmReleases whose chartRef names it.
 func (r *Reconciler) usersOf(kind string) handler.MapFunc {
 	return func(ctx context.Context, o client.Object) []crreconcile.Request {
-		key := kind + "/" + types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}.String()
-		var list helmv2.HelmReleaseList
-		if err := r.Client.List(ctx, &list, client.MatchingFields{chartRefIndex: key}); err != nil {
-			ctrl.LoggerFrom(ctx).Error(err, "listing HelmReleases", "chartRef", key)
-			return nil
-		}
-		reqs := make([]crreconcile.Request, 0, len(list.Items))
-		for _, hr := range list.Items {
-			reqs = append(reqs, crreconcile.Request{NamespacedName: types.NamespacedName{Namespace: hr.Namespace, Name: hr.Name}})
-		}
-		return reqs
+		return reconcile.Lookup(ctx, r.Client, dependencies.NewList, chartRefIndex, reconcile.RefKey(kind, o.GetNamespace(), o.GetName()))
 	}
 }

@@ -1,8 +1,11 @@
 package helmrelease
 
 import (
+	"errors"
+
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/dependency"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 )
@@ -26,6 +29,11 @@ func finishStatus(obj *helmv2.HelmRelease, err error) {
 	default:
 		if _, waiting := errs.AsWaiting(err); waiting {
 			conditions.Delete(obj, meta.StalledCondition)
+			if errors.Is(err, dependency.ErrCycle) {
+				// A cycle cannot resolve by waiting; say so the way
+				// kstatus understands, while the watches catch the fix.
+				conditions.MarkStalled(obj, meta.DependencyNotReadyReason, "%s", err)
+			}
 			conditions.MarkFalse(obj, meta.ReadyCondition, errs.Reason(err, helmv2.ReconciliationFailedReason), "%s", err)
 			return
 		}

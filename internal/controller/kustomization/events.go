@@ -7,6 +7,7 @@ import (
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/dependency"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 )
@@ -38,7 +39,7 @@ func (r *Reconciler) recordEvents(ctx context.Context, obj *kustomizev1.Kustomiz
 	}
 	if err != nil {
 		reason := errs.Reason(err, meta.ReconciliationFailedReason)
-		if w, ok := errs.AsWaiting(err); ok && !errors.Is(err, errDependencyCycle) {
+		if w, ok := errs.AsWaiting(err); ok && !errors.Is(err, dependency.ErrCycle) {
 			if reason == meta.DependencyNotReadyReason {
 				r.Events.Normal(ctx, obj, reason, md, "Dependencies do not meet ready condition, retrying in %s", w.RequeueAfter)
 			}

@@ -8,7 +8,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
-	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -70,7 +69,7 @@ func (r *Reconciler) followerWatches(mgr ctrl.Manager) ([]reconcile.Watch, error
 		obj.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind(kind))
 		return reconcile.Watch{Source: source.Kind(c, obj,
 			handler.TypedEnqueueRequestsFromMapFunc(func(ctx context.Context, o *metav1.PartialObjectMetadata) []crreconcile.Request {
-				return r.lookup(ctx, configIndex, kind+"/"+types.NamespacedName{Namespace: o.Namespace, Name: o.Name}.String())
+				return r.lookup(ctx, configIndex, reconcile.RefKey(kind, o.Namespace, o.Name))
 			}),
 			producedChanged{},
 		)}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
@@ -30,30 +29,6 @@ func (r *Reconciler) compileHealthChecks(obj *kustomizev1.Kustomization) (*healt
 		return nil, &errs.Stalling{Err: err, Reason: meta.InvalidCELExpressionReason}
 	}
 	return checks, nil
-}
-
-// evalReadyExpr evaluates a dependsOn readyExpr with the dependency as dep
-// and obj as self. An expression that does not compile stalls obj; one that
-// fails to evaluate (a field the dependency does not have yet) waits.
-func (r *Reconciler) evalReadyExpr(ctx context.Context, expr string, obj, dep *kustomizev1.Kustomization) (bool, error) {
-	key := dep.Namespace + "/" + dep.Name
-	ready, err := health.CompileReadyExpr(expr)
-	if err != nil {
-		return false, &errs.Stalling{Err: fmt.Errorf("dependency '%s': %w", key, err), Reason: meta.InvalidCELExpressionReason}
-	}
-	self, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return false, fmt.Errorf("converting the Kustomization for readyExpr: %w", err)
-	}
-	depMap, err := runtime.DefaultUnstructuredConverter.ToUnstructured(dep)
-	if err != nil {
-		return false, fmt.Errorf("converting dependency '%s' for readyExpr: %w", key, err)
-	}
-	ok, err := ready.Evaluate(ctx, depMap, self)
-	if err != nil {
-		return false, r.waitForDependency(fmt.Errorf("dependency '%s': %w", key, err))
-	}
-	return ok, nil
 }
 
 // checkHealth waits for what spec.wait or spec.healthChecks name, up to

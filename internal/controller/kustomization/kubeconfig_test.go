@@ -1,51 +1,18 @@
 package kustomization
 
 import (
-	"os"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
+	"github.com/weir-gitops/weir/internal/testenv"
 )
-
-// kubeconfigFor renders cfg as a kubeconfig with embedded credentials;
-// change edits it before it is written.
-func kubeconfigFor(t *testing.T, cfg *rest.Config, change func(*clientcmdapi.Config)) []byte {
-	t.Helper()
-	read := func(data []byte, file string) []byte {
-		if len(data) > 0 || file == "" {
-			return data
-		}
-		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["remote"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: read(cfg.CAData, cfg.CAFile)}
-	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{
-		ClientCertificateData: read(cfg.CertData, cfg.CertFile), ClientKeyData: read(cfg.KeyData, cfg.KeyFile),
-	}
-	kc.Contexts["remote"] = &clientcmdapi.Context{Cluster: "remote", AuthInfo: "admin"}
-	kc.CurrentContext = "remote"
-	if change != nil {
-		change(kc)
-	}
-	data, err := clientcmd.Write(*kc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
 
 // TestKubeConfigTargetsARemoteCluster applies through spec.kubeConfig (the
 // "remote" cluster is the same API server, reached with the kubeconfig's own
@@ -54,11 +21,11 @@ func kubeconfigFor(t *testing.T, cfg *rest.Config, change func(*clientcmdapi.Con
 func TestKubeConfigTargetsARemoteCluster(t *testing.T) {
 	f, sha := newFixture(t, map[string]string{"app/a.yaml": configMapYAML("remote-a", "k", "v")})
 	secrets := map[string][]byte{
-		"good": kubeconfigFor(t, f.env.Config, nil),
-		"exec": kubeconfigFor(t, f.env.Config, func(kc *clientcmdapi.Config) {
+		"good": testenv.KubeConfig(t, f.env.Config, nil),
+		"exec": testenv.KubeConfig(t, f.env.Config, func(kc *clientcmdapi.Config) {
 			kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{Command: "/bin/true", APIVersion: "client.authentication.k8s.io/v1"}}
 		}),
-		"insecure": kubeconfigFor(t, f.env.Config, func(kc *clientcmdapi.Config) {
+		"insecure": testenv.KubeConfig(t, f.env.Config, func(kc *clientcmdapi.Config) {
 			kc.Clusters["remote"].InsecureSkipTLSVerify = true
 			kc.Clusters["remote"].CertificateAuthorityData = nil
 		}),

@@ -6,6 +6,7 @@ import (
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/dependency"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 )
@@ -64,7 +65,7 @@ func applyFailure(obj *kustomizev1.Kustomization, err error) {
 	case errs.IsStalling(err):
 		obj.Status.ObservedGeneration = obj.Generation
 		conditions.MarkStalled(obj, reason, "%s", err)
-	case errors.Is(err, errDependencyCycle):
+	case errors.Is(err, dependency.ErrCycle):
 		// A cycle cannot resolve by waiting; say so the way kstatus
 		// understands, while the watches still catch the fix.
 		conditions.MarkStalled(obj, reason, "%s", err)

@@ -10,6 +10,7 @@ import (
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/dependency"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 )
@@ -81,7 +82,7 @@ func TestApplyStatus(t *testing.T) {
 		{
 			name: "a cycle stalls",
 			out:  &outcome{revision: rev},
-			err: &errs.Waiting{Err: fmt.Errorf("%w: ns/a -> ns/b -> ns/a", errDependencyCycle),
+			err: &errs.Waiting{Err: fmt.Errorf("%w: ns/a -> ns/b -> ns/a", dependency.ErrCycle),
 				Reason: meta.DependencyNotReadyReason},
 			ready: metav1.ConditionFalse, reason: meta.DependencyNotReadyReason, message: "dependency cycle: ns/a -> ns/b -> ns/a",
 			stalled: true, observed: 1, lastApplied: old, lastAttempt: old,

@@ -1,0 +1,11 @@
+// Package restconfig resolves the identity and the cluster an applier acts
+// with, as Flux's spec.serviceAccountName and spec.kubeConfig say, into a
+// *rest.Config: the controller's own cluster, impersonating the service
+// account (or --default-service-account), or a remote cluster from a
+// kubeconfig Secret, refused unless it is self-contained and passes the
+// --insecure-kubeconfig-exec and --insecure-kubeconfig-tls lockdown.
+//
+// The Kustomization builds controller-runtime clients from it, the
+// HelmRelease Helm's RESTClientGetter: one resolution, so both kinds apply
+// the same rules with the same messages.
+package restconfig
