@@ -3,6 +3,7 @@ package helmrelease
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -63,6 +64,11 @@ spec:
 		t.Errorf("ConfigMap = %v %v %v", cm.Data, cm.Labels, cm.Annotations)
 	}
 
+	if hr.Status.ObservedPostRenderersDigest != release.PostRenderersDigest(hr) ||
+		hr.Status.ObservedCommonMetadataDigest != release.CommonMetadataDigest(hr) {
+		t.Errorf("observed digests = %q %q", hr.Status.ObservedPostRenderersDigest, hr.Status.ObservedCommonMetadataDigest)
+	}
+
 	// Render sees what the controller applied.
 	r, err := release.Render(context.Background(), hr, ch, map[string]any{}, release.RenderOptions{})
 	if err != nil {
@@ -86,6 +92,23 @@ spec:
 		if labels[k] != v {
 			t.Errorf("live label %s=%s, rendered %q", k, v, labels[k])
 		}
+	}
+
+	// A post-renderer change alone upgrades, and so does commonMetadata.
+	f.env.Update(t, hr, func() {
+		hr.Spec.PostRenderers[0].Kustomize.Patches[0].Patch = strings.Replace(hr.Spec.PostRenderers[0].Kustomize.Patches[0].Patch, `patched: "yes"`, `patched: "again"`, 1)
+	})
+	f.waitReady(hr, fmt.Sprintf("Helm upgrade succeeded for release %s/rendered.v2 with chart app@1.0.0", f.ns))
+	if err := f.env.Client.Get(context.Background(), client.ObjectKeyFromObject(deploy), deploy); err != nil {
+		t.Fatal(err)
+	}
+	if got := deploy.Labels["patched"]; got != "again" {
+		t.Errorf("patched label after the post-renderer change = %q, want again", got)
+	}
+	f.env.Update(t, hr, func() { hr.Spec.CommonMetadata.Labels["team"] = "apps" })
+	f.waitReady(hr, fmt.Sprintf("Helm upgrade succeeded for release %s/rendered.v3 with chart app@1.0.0", f.ns))
+	if got := f.configMap("rendered-app").Labels["team"]; got != "apps" {
+		t.Errorf("team label after the commonMetadata change = %q", got)
 	}
 }
 

@@ -2,6 +2,9 @@ package release
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 
 	"helm.sh/helm/v4/pkg/postrenderer"
@@ -98,4 +101,23 @@ func (metadataRenderer) set(have map[string]string, write func(map[string]string
 		have[k] = v
 	}
 	return write(have)
+}
+
+// PostRenderersDigest is the digest of spec.postRenderers recorded in
+// status.observedPostRenderersDigest; CommonMetadataDigest that of
+// spec.commonMetadata in status.observedCommonMetadataDigest. Both are
+// "sha256:<hex>" of the field's JSON encoding followed by a newline, as
+// helm-controller computes them, so a release moved from Flux is not
+// upgraded for nothing.
+func PostRenderersDigest(hr *helmv2.HelmRelease) string { return jsonDigest(hr.Spec.PostRenderers) }
+
+// CommonMetadataDigest is the digest of spec.commonMetadata; see PostRenderersDigest.
+func CommonMetadataDigest(hr *helmv2.HelmRelease) string { return jsonDigest(hr.Spec.CommonMetadata) }
+
+func jsonDigest(v any) string {
+	h := sha256.New()
+	if err := json.NewEncoder(h).Encode(v); err != nil {
+		return ""
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }

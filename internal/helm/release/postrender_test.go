@@ -2,6 +2,8 @@ package release
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,5 +124,24 @@ func TestPostRendererErrors(t *testing.T) {
 	out, err := PostRenderer(hr).Run(bytes.NewBufferString(""))
 	if err != nil || strings.TrimSpace(out.String()) != "" {
 		t.Errorf("empty stream: %q, %v", out, err)
+	}
+}
+
+// TestDigests pins the digests to helm-controller's encoding: sha256 of
+// the JSON of the field and a newline.
+func TestDigests(t *testing.T) {
+	hr := &helmv2.HelmRelease{}
+	// sha256("null\n")
+	const null = "sha256:38e0b9de817f645c4bec37c0d4a3e58baecccb040f5718dc069a72c7385a0bed"
+	if got := PostRenderersDigest(hr); got != null {
+		t.Errorf("no postRenderers: %s", got)
+	}
+	if got := CommonMetadataDigest(hr); got != null {
+		t.Errorf("no commonMetadata: %s", got)
+	}
+	hr.Spec.PostRenderers = []helmv2.PostRenderer{{Kustomize: &helmv2.Kustomize{Images: []meta.Image{{Name: "a", NewTag: "b"}}}}}
+	sum := sha256.Sum256([]byte(`[{"kustomize":{"images":[{"name":"a","newTag":"b"}]}}]` + "\n"))
+	if got, want := PostRenderersDigest(hr), "sha256:"+hex.EncodeToString(sum[:]); got != want {
+		t.Errorf("PostRenderersDigest = %s, want %s", got, want)
 	}
 }
