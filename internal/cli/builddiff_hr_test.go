@@ -15,8 +15,9 @@ import (
 	"github.com/weir-gitops/weir/internal/testenv"
 )
 
-// writeHelmFleet lays out a chart (a ConfigMap showing the values, a
-// Secret, a ConfigMap the values can turn off) and a HelmRelease file with
+// writeHelmFleet lays out a chart (a ConfigMap showing the values and
+// whether the cluster serves HelmReleases, a Secret, a ConfigMap the
+// values can turn off) and a HelmRelease file with
 // a post-renderer and commonMetadata.
 func writeHelmFleet(t *testing.T, ns string) (chartDir, hrFile string) {
 	t.Helper()
@@ -30,6 +31,7 @@ metadata:
   name: {{ .Release.Name }}
 data:
   greeting: {{ .Values.greeting | quote }}
+  servesHelmReleases: {{ .Capabilities.APIVersions.Has "helm.toolkit.fluxcd.io/v2" | quote }}
 `,
 		"charts/app/templates/secret.yaml": `apiVersion: v1
 kind: Secret
@@ -181,5 +183,31 @@ func writeFiles(t *testing.T, root string, files map[string]string) {
 		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestBuildHelmReleaseOffline: with no cluster to ask, a HelmRelease file
+// and a chart directory still render; valuesFrom cannot, and the error
+// names the object it needs.
+func TestBuildHelmReleaseOffline(t *testing.T) {
+	ns := testenv.Get(t).Namespace(t)
+	chartDir, hrFile := writeHelmFleet(t, ns)
+	none := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(none, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := weir(t, "build", "hr", "app", "-n", ns, "--kubeconfig", none, "--file", hrFile, "--chart-dir", chartDir)
+	if r.Code != 0 || !strings.Contains(r.Stdout, "greeting: hi") || !strings.Contains(r.Stdout, `servesHelmReleases: "false"`) {
+		t.Fatalf("offline build: exit %d\n%s", r.Code, r.Output())
+	}
+	data, _ := os.ReadFile(hrFile)
+	withRef := strings.Replace(string(data), "  values:\n", "  valuesFrom:\n  - kind: Secret\n    name: app-values\n  values:\n", 1)
+	if err := os.WriteFile(hrFile, []byte(withRef), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = weir(t, "build", "hr", "app", "-n", ns, "--kubeconfig", none, "--file", hrFile, "--chart-dir", chartDir)
+	want := "HelmRelease " + ns + "/app: could not get Secret '" + ns + "/app-values'"
+	if r.Code == 0 || !strings.Contains(r.Stderr, want) {
+		t.Errorf("offline build with valuesFrom: exit %d, want an error with %q\n%s", r.Code, want, r.Output())
 	}
 }

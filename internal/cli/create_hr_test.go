@@ -3,6 +3,9 @@ package cli_test
 import (
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/weir-gitops/weir/internal/cli/kinds"
 	"github.com/weir-gitops/weir/internal/testenv"
 )
 
@@ -53,5 +56,31 @@ func TestCreateHelmReleaseErrors(t *testing.T) {
 		if res.Code != 1 || res.Stderr != s.want {
 			t.Errorf("create %v: exit %d, stderr %q; want 1, %q", s.args, res.Code, res.Stderr, s.want)
 		}
+	}
+}
+
+// TestCreateHelmReleaseApply: without --export the HelmRelease is applied,
+// awaited and reported as the flux CLI does, and a second run updates it.
+func TestCreateHelmReleaseApply(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	fakeController(t, kinds.HelmRelease, ns, "podinfo", reconciler(map[string]any{
+		"lastAttemptedRevision": "6.3.5",
+		"conditions":            readyCondition("InstallSucceeded", "Helm install succeeded for release "+ns+"/podinfo.v1 with chart podinfo@6.3.5"),
+	}))
+	args := []string{"create", "hr", "podinfo", "--source=HelmRepository/podinfo", "--chart=podinfo", "--chart-version=6.3.x", "-n", ns}
+	for _, golden := range []string{"create/hr.golden", "create/hr-update.golden"} {
+		res := weir(t, args...)
+		if res.Code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, res.Code, res.Stderr)
+		}
+		assertGolden(t, golden, res.Output(), ns)
+	}
+	hr := kinds.HelmRelease.New()
+	if err := env.Client.Get(t.Context(), keyOf(ns, "podinfo"), hr); err != nil {
+		t.Fatal(err)
+	}
+	if v, _, _ := unstructured.NestedString(hr.Object, "spec", "chart", "spec", "version"); v != "6.3.x" {
+		t.Errorf("applied chart version = %q", v)
 	}
 }

@@ -116,7 +116,15 @@ func RenderHelmRelease(ctx context.Context, deps *clideps.Deps, name string, opt
 	if err != nil {
 		return nil, err
 	}
-	out.Rendered, err = release.Render(ctx, obj, chrt, values, release.RenderOptions{Upgrade: out.Current != nil})
+	ropts := release.RenderOptions{Upgrade: out.Current != nil}
+	if clientErr == nil {
+		// Templates see the cluster as the controller's install would;
+		// Helm's client-only defaults when it cannot be asked.
+		if cfg, err := deps.Kube.ToRESTConfig(); err == nil {
+			ropts.KubeVersion, ropts.APIVersions, _ = release.ClusterCapabilities(cfg)
+		}
+	}
+	out.Rendered, err = release.Render(ctx, obj, chrt, values, ropts)
 	if err != nil {
 		return nil, fmt.Errorf("HelmRelease %s/%s: %w", obj.Namespace, obj.Name, err)
 	}

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/rest"
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 )
@@ -215,4 +216,27 @@ func namespaced(gvk schema.GroupVersionKind, crds []*unstructured.Unstructured, 
 		}
 	}
 	return false
+}
+
+// ClusterCapabilities reads what templates see of the cluster of
+// restConfig as .Capabilities when the controller installs: its Kubernetes
+// version and the API versions it serves, asked as Helm asks them.
+func ClusterCapabilities(restConfig *rest.Config) (*common.KubeVersion, []string, error) {
+	dc, err := NewGetter(restConfig, "").ToDiscoveryClient()
+	if err != nil {
+		return nil, nil, fmt.Errorf("could not get Kubernetes discovery client: %w", err)
+	}
+	v, err := dc.ServerVersion()
+	if err != nil {
+		return nil, nil, fmt.Errorf("could not get server version from Kubernetes: %w", err)
+	}
+	kv, err := common.ParseKubeVersion(v.GitVersion)
+	if err != nil {
+		return nil, nil, fmt.Errorf("parsing Kubernetes version %q: %w", v.GitVersion, err)
+	}
+	versions, err := action.GetVersionSet(dc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return kv, versions, nil
 }
