@@ -38,7 +38,7 @@ kind: Secret
 metadata:
   name: {{ .Release.Name }}
 stringData:
-  token: do-not-print-me
+  token: {{ .Values.token | default "do-not-print-me" }}
 `,
 		"charts/app/templates/extra.yaml": `{{- if .Values.extra }}
 apiVersion: v1
@@ -118,7 +118,8 @@ func installWithSDK(t *testing.T, env *testenv.Env, file, chartDir string) {
 // a chart directory; diff finds everything new before the install (1),
 // nothing after it, whether the HelmRelease and chart come from the files
 // or from the cluster and Helm storage (0), and a local values edit as a
-// changed field and a deleted object (1); a broken chart is an error (2).
+// changed field, a masked Secret change and a deleted object (1); a
+// broken chart is an error (2).
 func TestBuildDiffHelmRelease(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
@@ -150,13 +151,16 @@ func TestBuildDiffHelmRelease(t *testing.T) {
 	}
 
 	data, _ := os.ReadFile(hrFile)
-	edited := strings.Replace(string(data), "greeting: hi", "greeting: hola\n    extra: false", 1)
+	edited := strings.Replace(string(data), "greeting: hi", "greeting: hola\n    extra: false\n    token: rotated-never-printed", 1)
 	if err := os.WriteFile(hrFile, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r = weir(t, append([]string{"diff", "hr", "app"}, local...)...)
 	if r.Code != 1 {
 		t.Fatalf("after a values edit: exit %d, want 1\n%s", r.Code, r.Output())
+	}
+	if strings.Contains(r.Stdout, "rotated-never-printed") || strings.Contains(r.Stdout, "do-not-print-me") {
+		t.Error("diff printed a Secret value")
 	}
 	assertGolden(t, "diff/helmrelease.golden", r.Output(), ns)
 
