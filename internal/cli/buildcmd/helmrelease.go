@@ -116,7 +116,7 @@ func RenderHelmRelease(ctx context.Context, deps *clideps.Deps, name string, opt
 	if err != nil {
 		return nil, err
 	}
-	ropts := release.RenderOptions{Upgrade: out.Current != nil}
+	ropts := release.RenderOptions{Upgrade: out.Current != nil, Previous: out.Current}
 	if clientErr == nil {
 		// Templates see the cluster as the controller's install would;
 		// Helm's client-only defaults when it cannot be asked.

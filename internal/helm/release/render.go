@@ -11,6 +11,7 @@ import (
 
 	"helm.sh/helm/v4/pkg/action"
 	"helm.sh/helm/v4/pkg/chart/common"
+	chartcommonutil "helm.sh/helm/v4/pkg/chart/common/util"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	releasev1 "helm.sh/helm/v4/pkg/release/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -44,6 +45,9 @@ type RenderOptions struct {
 	// Helm's client-only defaults when unset.
 	KubeVersion *common.KubeVersion
 	APIVersions []string
+	// Previous is the release an upgrade replaces: spec.upgrade.
+	// preserveValues reuses its values as Helm's upgrade does.
+	Previous *releasev1.Release
 }
 
 // Rendered is what installing or upgrading a HelmRelease would apply.
@@ -91,6 +95,10 @@ func Render(ctx context.Context, hr *helmv2.HelmRelease, chrt *chartv2.Chart, va
 		install.DisableHooks = up.DisableHooks
 		install.SkipSchemaValidation = up.DisableSchemaValidation
 		policy = up.GetCRDsPolicy()
+		var err error
+		if chrt, values, err = preserveValues(up, opts.Previous, chrt, values); err != nil {
+			return nil, err
+		}
 	}
 	rls, err := install.RunWithContext(ctx, chrt, values)
 	if err != nil {
@@ -101,6 +109,22 @@ func Render(ctx context.Context, hr *helmv2.HelmRelease, chrt *chartv2.Chart, va
 		return nil, errors.Join(errors.New("rendering produced no release"), err)
 	}
 	return rendered(rel, chrt, policy, install.DisableHooks, opts.Upgrade)
+}
+
+// preserveValues is Helm's upgrade with ReuseValues (preserveValues): the
+// previous release's values under the new ones, and the previous chart
+// defaults in place of the new chart's.
+func preserveValues(up helmv2.Upgrade, prev *releasev1.Release, chrt *chartv2.Chart, values map[string]any) (*chartv2.Chart, map[string]any, error) {
+	if !up.PreserveValues || prev == nil || prev.Chart == nil {
+		return chrt, values, nil
+	}
+	old, err := chartcommonutil.CoalesceValues(prev.Chart, prev.Config)
+	if err != nil {
+		return nil, nil, fmt.Errorf("failed to rebuild old values: %w", err)
+	}
+	c := *chrt
+	c.Values = old
+	return &c, chartcommonutil.CoalesceTables(values, prev.Config), nil
 }
 
 // rendered decodes the dry-run release into objects.

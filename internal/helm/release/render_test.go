@@ -9,6 +9,7 @@ import (
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+	releasev1 "helm.sh/helm/v4/pkg/release/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -83,7 +84,8 @@ spec:
 
 // TestRender pins what Render returns for an install and an upgrade:
 // the values, post-renderers, commonMetadata, Helm's ownership marks, the
-// release namespace and name rules, hooks and CRDs by policy.
+// release namespace and name rules, hooks and CRDs by policy, preserved
+// values and hooks left out of post-rendering (nohooks).
 func TestRender(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -111,6 +113,13 @@ commonMetadata:
 releaseName: custom
 upgrade: {disableHooks: true}
 `, opts: RenderOptions{Upgrade: true}},
+		{name: "upgrade-preserve-values", spec: `
+values: {greeting: hi}
+upgrade: {preserveValues: true}
+postRenderStrategy: nohooks
+`, opts: RenderOptions{Upgrade: true, Previous: &releasev1.Release{
+			Chart: renderChart(), Config: map[string]any{"greeting": "from-before", "replicas": 5},
+		}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hr := &helmv2.HelmRelease{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "team"}}
