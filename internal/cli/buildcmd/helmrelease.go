@@ -118,20 +118,18 @@ func RenderHelmRelease(ctx context.Context, deps *clideps.Deps, name string, opt
 	}
 	ropts := release.RenderOptions{Upgrade: out.Current != nil, Previous: out.Current}
 	if clientErr == nil {
-		// Templates see the cluster as the controller's install would;
-		// Helm's client-only defaults when it cannot be asked.
+		// Templates see the cluster as the controller's install would, and
+		// its REST mapper says which objects are namespaced; Helm's
+		// client-only defaults when it cannot be asked.
 		if cfg, err := deps.Kube.ToRESTConfig(); err == nil {
-			ropts.KubeVersion, ropts.APIVersions, _ = release.ClusterCapabilities(cfg)
+			if kv, versions, err := release.ClusterCapabilities(cfg); err == nil {
+				ropts.KubeVersion, ropts.APIVersions, ropts.Namespaced = kv, versions, c.IsObjectNamespaced
+			}
 		}
 	}
 	out.Rendered, err = release.Render(ctx, obj, chrt, values, ropts)
 	if err != nil {
 		return nil, fmt.Errorf("HelmRelease %s/%s: %w", obj.Namespace, obj.Name, err)
-	}
-	if c != nil {
-		for _, objects := range [][]*unstructured.Unstructured{out.Rendered.Objects, out.Rendered.Hooks} {
-			release.SetNamespaces(objects, out.Rendered.CRDs, c.RESTMapper(), out.Rendered.Namespace)
-		}
 	}
 	return out, nil
 }

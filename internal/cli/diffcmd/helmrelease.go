@@ -127,11 +127,10 @@ func releaseDeletes(hr *buildcmd.HelmRelease, rendered map[ssa.ObjMetadata]bool)
 	if hr.Current == nil {
 		return nil, nil
 	}
-	objects, err := release.DecodeManifest(hr.Current.Manifest)
+	objects, err := release.ManifestObjects(hr.Current, release.Namespaced(hr.Client.IsObjectNamespaced, hr.Rendered.CRDs))
 	if err != nil {
-		return nil, fmt.Errorf("reading the manifest of release %s/%s: %w", hr.Current.Namespace, hr.Current.Name, err)
+		return nil, err
 	}
-	release.SetNamespaces(objects, hr.Rendered.CRDs, hr.Client.RESTMapper(), hr.Current.Namespace)
 	var out []string
 	for _, o := range objects {
 		if id := ssa.ObjMetadataOf(o); !rendered[id] {

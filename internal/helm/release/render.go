@@ -1,36 +1,28 @@
 package release
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"slices"
+	"sort"
 
 	"helm.sh/helm/v4/pkg/action"
 	"helm.sh/helm/v4/pkg/chart/common"
 	chartcommonutil "helm.sh/helm/v4/pkg/chart/common/util"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	releasev1 "helm.sh/helm/v4/pkg/release/v1"
+	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
-)
-
-// The label and annotations Helm writes on every object of a release
-// when it applies it (its ownership marks).
-const (
-	ManagedByLabel               = "app.kubernetes.io/managed-by"
-	ReleaseNameAnnotation        = "meta.helm.sh/release-name"
-	ReleaseNamespaceAnnotation   = "meta.helm.sh/release-namespace"
-	managedByHelm                = "Helm"
-	postRenderFilenameAnnotation = "postrenderer.helm.sh/postrender-filename"
 )
 
 // RenderOptions say how to render beyond what the HelmRelease holds.
@@ -48,6 +40,13 @@ type RenderOptions struct {
 	// Previous is the release an upgrade replaces: spec.upgrade.
 	// preserveValues reuses its values as Helm's upgrade does.
 	Previous *releasev1.Release
+	// Namespaced says whether an object's kind is namespaced (a REST
+	// mapper's answer, such as a controller-runtime client's
+	// IsObjectNamespaced); the chart's CRDs answer for kinds it does not
+	// know. Objects of a namespaced kind without a namespace go to the
+	// release's, as Helm applies them. Nil: every kind the CRDs do not
+	// name is taken as cluster-scoped.
+	Namespaced func(runtime.Object) (bool, error)
 }
 
 // Rendered is what installing or upgrading a HelmRelease would apply.
@@ -60,8 +59,9 @@ type Rendered struct {
 	// CRDPolicy is that policy: Create leaves existing CRDs alone,
 	// CreateReplace replaces them.
 	CRDPolicy helmv2.CRDsPolicy
-	// Objects are the release manifest after the post-render chain, with
-	// the ownership marks Helm adds when applying.
+	// Objects are the release manifest after the post-render chain, as
+	// ManifestObjects reads a stored one: with the ownership marks Helm
+	// adds when applying.
 	Objects []*unstructured.Unstructured
 	// Hooks are the chart's hooks the action runs (test hooks excluded);
 	// empty when spec disables hooks.
@@ -71,8 +71,6 @@ type Rendered struct {
 // Render renders hr's release from chrt and values exactly as Install or
 // Upgrade would, without touching a cluster: the same mapping of the spec
 // onto the SDK, the same post-render chain, Helm's client-only dry run.
-// Objects lacking a namespace keep it empty; SetNamespaces fills it in
-// with a cluster's REST mapper.
 func Render(ctx context.Context, hr *helmv2.HelmRelease, chrt *chartv2.Chart, values map[string]any, opts RenderOptions) (*Rendered, error) {
 	c := &Client{
 		opts: Options{
@@ -108,7 +106,7 @@ func Render(ctx context.Context, hr *helmv2.HelmRelease, chrt *chartv2.Chart, va
 	if err != nil || rel == nil {
 		return nil, errors.Join(errors.New("rendering produced no release"), err)
 	}
-	return rendered(rel, chrt, policy, install.DisableHooks, opts.Upgrade)
+	return rendered(rel, chrt, policy, install.DisableHooks, opts)
 }
 
 // preserveValues is Helm's upgrade with ReuseValues (preserveValues): the
@@ -128,35 +126,40 @@ func preserveValues(up helmv2.Upgrade, prev *releasev1.Release, chrt *chartv2.Ch
 }
 
 // rendered decodes the dry-run release into objects.
-func rendered(rel *releasev1.Release, chrt *chartv2.Chart, policy helmv2.CRDsPolicy, noHooks, upgrade bool) (*Rendered, error) {
+func rendered(rel *releasev1.Release, chrt *chartv2.Chart, policy helmv2.CRDsPolicy, noHooks bool, opts RenderOptions) (*Rendered, error) {
 	out := &Rendered{ReleaseName: rel.Name, Namespace: rel.Namespace, CRDPolicy: policy}
-	objects, err := DecodeManifest(rel.Manifest)
-	if err != nil {
-		return nil, fmt.Errorf("decoding the rendered manifest: %w", err)
+	var crds []*unstructured.Unstructured
+	for _, crd := range chrt.CRDObjects() {
+		objs, err := decodeDocuments(string(crd.File.Data))
+		if err != nil {
+			return nil, fmt.Errorf("failed to parse CRDs from %s: %w", crd.Filename, err)
+		}
+		crds = append(crds, objs...)
 	}
-	for _, o := range objects {
-		markOwned(o, rel.Name, rel.Namespace)
+	if policy == helmv2.Create || policy == helmv2.CreateReplace {
+		out.CRDs = crds
+	}
+	namespaced := Namespaced(opts.Namespaced, crds)
+	objects, err := ManifestObjects(rel, namespaced)
+	if err != nil {
+		return nil, err
 	}
 	out.Objects = objects
-	if policy == helmv2.Create || policy == helmv2.CreateReplace {
-		for _, crd := range chrt.CRDObjects() {
-			objs, err := DecodeManifest(string(crd.File.Data))
-			if err != nil {
-				return nil, fmt.Errorf("failed to parse CRDs from %s: %w", crd.Filename, err)
-			}
-			out.CRDs = append(out.CRDs, objs...)
-		}
-	}
 	if noHooks {
 		return out, nil
 	}
 	for _, h := range rel.Hooks {
-		if !runsOn(h, upgrade) {
+		if !runsOn(h, opts.Upgrade) {
 			continue
 		}
-		objs, err := DecodeManifest(h.Manifest)
+		objs, err := decodeDocuments(h.Manifest)
 		if err != nil {
 			return nil, fmt.Errorf("decoding hook %s: %w", h.Path, err)
+		}
+		for _, o := range objs {
+			if ns, err := namespaced(o); err == nil && ns && o.GetNamespace() == "" {
+				o.SetNamespace(rel.Namespace)
+			}
 		}
 		out.Hooks = append(out.Hooks, objs...)
 	}
@@ -172,74 +175,47 @@ func runsOn(h *releasev1.Hook, upgrade bool) bool {
 	return slices.ContainsFunc(h.Events, func(e releasev1.HookEvent) bool { return slices.Contains(events, e) })
 }
 
-// markOwned adds Helm's ownership marks, as its install and upgrade do
-// before applying, and drops the post-renderer's bookkeeping.
-func markOwned(o *unstructured.Unstructured, name, namespace string) {
-	labels := o.GetLabels()
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	labels[ManagedByLabel] = managedByHelm
-	o.SetLabels(labels)
-	annotations := o.GetAnnotations()
-	if annotations == nil {
-		annotations = map[string]string{}
-	}
-	delete(annotations, postRenderFilenameAnnotation)
-	annotations[ReleaseNameAnnotation], annotations[ReleaseNamespaceAnnotation] = name, namespace
-	o.SetAnnotations(annotations)
-}
-
-// DecodeManifest splits a multi-document manifest (a release's, a hook's)
-// into objects, skipping empty documents.
-func DecodeManifest(manifest string) ([]*unstructured.Unstructured, error) {
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewBufferString(manifest), 4096)
+// decodeDocuments splits a chart file or a hook's manifest into objects,
+// in Helm's order, skipping empty documents.
+func decodeDocuments(manifest string) ([]*unstructured.Unstructured, error) {
+	docs := releaseutil.SplitManifests(manifest)
+	keys := slices.Collect(maps.Keys(docs))
+	sort.Sort(releaseutil.BySplitManifestsOrder(keys))
 	var out []*unstructured.Unstructured
-	for {
+	for _, k := range keys {
 		obj := map[string]any{}
-		if err := dec.Decode(&obj); err != nil {
-			if errors.Is(err, io.EOF) {
-				return out, nil
-			}
+		if err := yaml.Unmarshal([]byte(docs[k]), &obj); err != nil {
 			return nil, err
 		}
-		if len(obj) == 0 {
-			continue
+		if len(obj) > 0 {
+			out = append(out, &unstructured.Unstructured{Object: obj})
 		}
-		out = append(out, &unstructured.Unstructured{Object: obj})
 	}
+	return out, nil
 }
 
-// SetNamespaces puts objects lacking a namespace into namespace when their
-// kind is namespaced, as Helm's kube client does when applying: mapper
-// answers for kinds the cluster serves, the rendered CRDs for the others
-// (a kind neither knows keeps no namespace).
-func SetNamespaces(objects, crds []*unstructured.Unstructured, mapper apimeta.RESTMapper, namespace string) {
-	for _, o := range objects {
-		if o.GetNamespace() != "" {
-			continue
+// Namespaced answers for an object's kind: base first (nil answers
+// nothing), then the CRDs given; a kind neither knows is cluster-scoped.
+func Namespaced(base func(runtime.Object) (bool, error), crds []*unstructured.Unstructured) func(runtime.Object) (bool, error) {
+	return func(obj runtime.Object) (bool, error) {
+		if base != nil {
+			if ns, err := base(obj); err == nil {
+				return ns, nil
+			} else if !apimeta.IsNoMatchError(err) {
+				return false, err
+			}
 		}
-		if namespaced(o.GroupVersionKind(), crds, mapper) {
-			o.SetNamespace(namespace)
+		gvk := obj.GetObjectKind().GroupVersionKind()
+		for _, crd := range crds {
+			group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+			kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+			if group == gvk.Group && kind == gvk.Kind {
+				scope, _, _ := unstructured.NestedString(crd.Object, "spec", "scope")
+				return scope == "Namespaced", nil
+			}
 		}
+		return false, nil
 	}
-}
-
-func namespaced(gvk schema.GroupVersionKind, crds []*unstructured.Unstructured, mapper apimeta.RESTMapper) bool {
-	if mapper != nil {
-		if m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
-			return m.Scope.Name() == apimeta.RESTScopeNameNamespace
-		}
-	}
-	for _, crd := range crds {
-		group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
-		kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
-		if group == gvk.Group && kind == gvk.Kind {
-			scope, _, _ := unstructured.NestedString(crd.Object, "spec", "scope")
-			return scope == "Namespaced"
-		}
-	}
-	return false
 }
 
 // ClusterCapabilities reads what templates see of the cluster of

@@ -3,6 +3,7 @@ package release
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -10,8 +11,10 @@ import (
 	"helm.sh/helm/v4/pkg/chart/common"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	releasev1 "helm.sh/helm/v4/pkg/release/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
@@ -168,18 +171,48 @@ func TestRenderErrors(t *testing.T) {
 	}
 }
 
-func TestSetNamespaces(t *testing.T) {
-	objs, err := DecodeManifest("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n---\napiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g}\n---\n\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: keep}\n")
+// TestNamespaced: the base answer first, the CRDs for a kind it does not
+// know, cluster-scoped for a kind neither knows, and base's other errors.
+func TestNamespaced(t *testing.T) {
+	r, err := Render(context.Background(), &helmv2.HelmRelease{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "team"}}, renderChart(), nil,
+		RenderOptions{Upgrade: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Render(context.Background(), &helmv2.HelmRelease{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "team"}}, renderChart(), nil, RenderOptions{})
-	if err != nil {
-		t.Fatal(err)
+	crds, err := decodeDocuments(string(renderChart().Files[0].Data))
+	if err != nil || len(crds) != 1 || len(r.CRDs) != 0 {
+		t.Fatalf("CRDs: %d decoded (%v), %d rendered under Skip", len(crds), err, len(r.CRDs))
 	}
-	SetNamespaces(objs, r.CRDs, nil, "apps")
-	got := []string{objs[0].GetNamespace(), objs[1].GetNamespace(), objs[2].GetNamespace()}
-	if len(objs) != 3 || got[0] != "apps" || got[1] != "" || got[2] != "keep" {
-		t.Errorf("namespaces = %q of %d objects, want [apps \"\" keep]", got, len(objs))
+	object := func(apiVersion, kind string) runtime.Object {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion(apiVersion)
+		u.SetKind(kind)
+		return u
+	}
+	base := func(o runtime.Object) (bool, error) {
+		switch o.GetObjectKind().GroupVersionKind().Kind {
+		case "ConfigMap":
+			return true, nil
+		case "Broken":
+			return false, errors.New("discovery failed")
+		}
+		return false, &apimeta.NoKindMatchError{GroupKind: o.GetObjectKind().GroupVersionKind().GroupKind()}
+	}
+	for _, tc := range []struct {
+		base       func(runtime.Object) (bool, error)
+		obj        runtime.Object
+		namespaced bool
+		err        bool
+	}{
+		{base, object("v1", "ConfigMap"), true, false},
+		{base, object("example.com/v1", "Widget"), true, false},
+		{base, object("example.com/v1", "Gadget"), false, false},
+		{nil, object("example.com/v1", "Widget"), true, false},
+		{base, object("v1", "Broken"), false, true},
+	} {
+		ns, err := Namespaced(tc.base, crds)(tc.obj)
+		if ns != tc.namespaced || (err != nil) != tc.err {
+			t.Errorf("%s: %v, %v; want %v, error %v", tc.obj.GetObjectKind().GroupVersionKind().Kind, ns, err, tc.namespaced, tc.err)
+		}
 	}
 }
