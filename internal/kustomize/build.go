@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resmap"
 	kustypes "sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/yaml"
 
@@ -235,7 +236,7 @@ func cleanSpecPath(p string) (string, error) {
 // kustomize-controller serializes its builds for the same reason.
 var krustyMu sync.Mutex
 
-func runKustomize(cfs *confinedFS, dir string, customOpenAPI bool) (rm resmap.ResMap, err error) {
+func runKustomize(fs filesys.FileSystem, dir string, customOpenAPI bool) (rm resmap.ResMap, err error) {
 	krustyMu.Lock()
 	defer krustyMu.Unlock()
 	defer func() {
@@ -252,7 +253,7 @@ func runKustomize(cfs *confinedFS, dir string, customOpenAPI bool) (rm resmap.Re
 	opts.PluginConfig = kustypes.DisabledPluginConfig()
 	opts.PluginConfig.HelmConfig.Enabled = false
 	opts.Reorder = krusty.ReorderOptionNone
-	return krusty.MakeKustomizer(opts).Run(cfs, dir)
+	return krusty.MakeKustomizer(opts).Run(fs, dir)
 }
 
 // classify marks kustomize's refusal of plugins with ErrPluginsDisabled.

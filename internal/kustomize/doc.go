@@ -149,4 +149,11 @@
 // kustomize's resmap does (JSON, then YAML, so keys are sorted) and joins
 // documents with "---\n", so the value equals the digest kustomize-controller
 // stores in status.history for the same build.
+//
+// # Transform
+//
+// Transform applies patches and images to a stream of manifests, in memory:
+// the HelmRelease's kustomize post-renderer. It merges them into a generated
+// kustomization with the same code as step 3 and runs kustomize under the
+// same lock and options, so a patch means the same in both kinds.
 package kustomize

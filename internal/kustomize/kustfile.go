@@ -121,9 +121,7 @@ func mergeSpec(cfs *confinedFS, dir string, kus *kustypes.Kustomization, opts *B
 	if opts.NameSuffix != "" {
 		kus.NameSuffix = opts.NameSuffix
 	}
-	for _, p := range opts.Patches {
-		kus.Patches = append(kus.Patches, kustypes.Patch{Patch: p.Patch, Target: toKustSelector(p.Target)})
-	}
+	addPatches(kus, opts.Patches)
 	for _, c := range opts.Components {
 		if !isLocalRelative(c) {
 			return fmt.Errorf("component path %q must be local and relative: %w", c, ErrUnsafePath)
@@ -136,10 +134,22 @@ func mergeSpec(cfs *confinedFS, dir string, kus *kustypes.Kustomization, opts *B
 		}
 		kus.Components = append(kus.Components, c)
 	}
-	for _, img := range opts.Images {
+	addImages(kus, opts.Images)
+	return nil
+}
+
+// addPatches appends patches to kus.patches, after the file's own.
+func addPatches(kus *kustypes.Kustomization, patches []meta.Patch) {
+	for _, p := range patches {
+		kus.Patches = append(kus.Patches, kustypes.Patch{Patch: p.Patch, Target: toKustSelector(p.Target)})
+	}
+}
+
+// addImages merges images into kus.images, field by field.
+func addImages(kus *kustypes.Kustomization, images []meta.Image) {
+	for _, img := range images {
 		mergeImage(kus, img)
 	}
-	return nil
 }
 
 // mergeImage overrides, field by field, the entry of kus.images with the

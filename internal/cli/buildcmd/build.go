@@ -1,7 +1,9 @@
 // Package buildcmd implements `weir build kustomization NAME --path DIR`:
 // the objects the controller would apply for that Kustomization if the
 // source held the local directory, rendered by the controller's own code
-// (internal/controller/kustomization.Render), with Secret values masked.
+// (internal/controller/kustomization.Render), with Secret values masked;
+// and `weir build helmrelease NAME`: the objects the helm controller would
+// install or upgrade, rendered by internal/helm/release.Render.
 package buildcmd
 
 import (
@@ -51,7 +53,7 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "build",
-		Short: "Build a Kustomization locally, as the controller would",
+		Short: "Build a Kustomization or HelmRelease locally, as the controller would",
 	}
 	opts := Options{}
 	ks := &cobra.Command{
@@ -82,7 +84,7 @@ from --kustomization-file; with --dry-run nothing is read from the cluster
 	}
 	opts.AddFlags(ks)
 	ks.Flags().BoolVar(&opts.DryRun, "dry-run", false, "read nothing from the cluster (needs --kustomization-file; substituteFrom is skipped)")
-	cmd.AddCommand(ks)
+	cmd.AddCommand(ks, newHelmReleaseCommand(streams, deps))
 	return cmd
 }
 

@@ -76,41 +76,49 @@ func (r *sourceRef) String() string {
 func (r *sourceRef) Type() string { return "string" }
 
 func (r *sourceRef) Set(s string) error {
+	ref, err := parseSourceRef(s, "source", "GitRepository", sourceKinds)
+	if err != nil {
+		return err
+	}
+	*r = ref
+	return nil
+}
+
+// parseSourceRef reads [Kind/]name[.namespace] or Kind/namespace/name; what
+// names the flag's value in errors ("source"), defaultKind stands in for a
+// missing kind, and the kind must be one of allowed (matched ignoring case).
+func parseSourceRef(s, what, defaultKind string, allowed []string) (sourceRef, error) {
 	if s == "" {
-		return fmt.Errorf("no source given, please specify the source in the format '[<kind>/]<name>.<namespace>'")
+		return sourceRef{}, fmt.Errorf("no %s given, please specify the %s in the format '[<kind>/]<name>.<namespace>'", what, what)
 	}
 	parts := strings.Split(s, "/")
-	kind, name, ns := "GitRepository", "", ""
+	kind, name, ns := defaultKind, "", ""
 	switch len(parts) {
 	case 1:
 		name = parts[0]
 	case 2:
 		kind, name = parts[0], parts[1]
-		if i := strings.LastIndex(name, "."); i > 0 {
-			name, ns = name[:i], name[i+1:]
-		}
 	case 3:
 		kind, ns, name = parts[0], parts[1], parts[2]
 	default:
-		return fmt.Errorf("invalid source '%s', must be in the format '[<kind>/]<name>.<namespace>'", s)
+		return sourceRef{}, fmt.Errorf("invalid %s '%s', must be in the format '[<kind>/]<name>.<namespace>'", what, s)
 	}
-	if len(parts) == 1 {
+	if len(parts) < 3 {
 		if i := strings.LastIndex(name, "."); i > 0 {
 			name, ns = name[:i], name[i+1:]
 		}
 	}
 	found := ""
-	for _, k := range sourceKinds {
+	for _, k := range allowed {
 		if strings.EqualFold(k, kind) {
 			found = k
 		}
 	}
 	if found == "" {
-		return fmt.Errorf("source kind '%s' is not supported, must be one of: %s", kind, strings.Join(sourceKinds, ", "))
+		return sourceRef{}, fmt.Errorf("%s kind '%s' is not supported, must be one of: %s", what, kind, strings.Join(allowed, ", "))
 	}
 	if name == "" {
-		return fmt.Errorf("no source name given in '%s'", s)
+		return sourceRef{}, fmt.Errorf("no %s name given in '%s'", what, s)
 	}
-	r.kind, r.name, r.namespace = found, name, ns
-	return nil
+	return sourceRef{kind: found, name: name, namespace: ns}, nil
 }

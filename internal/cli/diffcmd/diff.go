@@ -64,7 +64,7 @@ Exit status: 0 no differences, 1 differences found, 2 or more an error.`,
 		},
 	}
 	opts.AddFlags(ks)
-	cmd.AddCommand(ks)
+	cmd.AddCommand(ks, newHelmReleaseCommand(streams, deps))
 	return cmd
 }
 
@@ -100,7 +100,7 @@ func run(ctx context.Context, w io.Writer, deps *clideps.Deps, name string, opts
 		o.SetLabels(labels)
 		id := ssa.ObjMetadataOf(o)
 		built[id] = true
-		change, err := diffObject(ctx, c, o)
+		change, err := diffObject(ctx, c, o, kustomization.ControllerName)
 		if err != nil {
 			return changed, fmt.Errorf("%s: %w", id, err)
 		}
@@ -130,10 +130,11 @@ type change struct {
 	diff    string
 }
 
-// diffObject dry-runs the apply of o as the kustomize controller would and
+// diffObject dry-runs the apply of o as the controller named fieldManager
+// would (kustomize-controller, helm-controller) and
 // compares the result with what the cluster holds (internal/ssa's Diff).
-func diffObject(ctx context.Context, c client.Client, o *unstructured.Unstructured) (change, error) {
-	d, err := ssa.NewManager(c, ssa.Options{}).Diff(ctx, o, ssa.DiffOptions{FieldManager: kustomization.ControllerName, DesiredName: "local"})
+func diffObject(ctx context.Context, c client.Client, o *unstructured.Unstructured, fieldManager string) (change, error) {
+	d, err := ssa.NewManager(c, ssa.Options{}).Diff(ctx, o, ssa.DiffOptions{FieldManager: fieldManager, DesiredName: "local"})
 	if err != nil {
 		return change{}, err
 	}

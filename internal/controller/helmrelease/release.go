@@ -52,6 +52,7 @@ func (x *run) drive(ctx context.Context) error {
 			if release.ForceRequested(x.obj) {
 				x.obj.Status.LastHandledForceAt = x.obj.GetAnnotations()["reconcile.fluxcd.io/forceAt"]
 			}
+			x.observeRendering()
 			return x.inSync(ctx, latest)
 		case release.ActionStall:
 			return &errs.Stalling{Err: errors.New(stallMessage(x.obj, d)), Reason: d.Reason}
@@ -177,6 +178,7 @@ func (x *run) released(ctx context.Context, verb string, err error, written *rel
 		}
 		return nil
 	}
+	x.observeRendering()
 	msg := fmt.Sprintf("Helm %s succeeded for release %s with chart %s", verb, written.FullName(), written.VersionedChart())
 	conditions.Delete(x.obj, helmv2.RemediatedCondition)
 	x.succeeded(ctx, helmv2.ReleasedCondition, ok, written, msg)
@@ -188,6 +190,13 @@ func (x *run) released(ctx context.Context, verb string, err error, written *rel
 		conditions.Delete(x.obj, helmv2.TestSuccessCondition)
 	}
 	return nil
+}
+
+// observeRendering records the post-renderers and common metadata the
+// release in storage was rendered with; a change to either upgrades.
+func (x *run) observeRendering() {
+	x.obj.Status.ObservedPostRenderersDigest = release.PostRenderersDigest(x.obj)
+	x.obj.Status.ObservedCommonMetadataDigest = release.CommonMetadataDigest(x.obj)
 }
 
 // retryInterval is the RetryOnFailure strategy's interval of the last

@@ -38,6 +38,11 @@ func NewState(hr *helmv2.HelmRelease, latest *Info, d Desired, gates Gates) Stat
 		Strategy:               helmv2.RollbackRemediationStrategy,
 		TestEnable:             hr.GetTest().Enable,
 		ReinstallOnChartRename: hr.GetUpgrade().GetChartNameChangeStrategy() == helmv2.ChartNameChangeReinstall,
+
+		PostRenderersDigest:          PostRenderersDigest(hr),
+		ObservedPostRenderersDigest:  hr.Status.ObservedPostRenderersDigest,
+		CommonMetadataDigest:         CommonMetadataDigest(hr),
+		ObservedCommonMetadataDigest: hr.Status.ObservedCommonMetadataDigest,
 	}
 	ignoreTests := hr.GetTest().IgnoreFailures
 	if rem := hr.GetActiveRemediation(); rem != nil {

@@ -53,7 +53,7 @@ func (c *Client) newInstall(hr *helmv2.HelmRelease, spec helmv2.Install) *action
 	install.ForceConflicts = install.ServerSideApply
 	install.EnableDNS = c.opts.AllowDNSLookups
 	install.PostRenderStrategy = postRenderStrategy(hr, c.opts.UseHelm3Defaults)
-	install.PostRenderer = originLabels{name: hr.Name, namespace: hr.Namespace}
+	install.PostRenderer = PostRenderer(hr)
 	return install
 }
 

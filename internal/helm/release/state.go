@@ -78,6 +78,12 @@ type State struct {
 	TestEnable, Tested, TestsFailed, IgnoreTestFailures bool
 	// ReinstallOnChartRename is chartNameChangeStrategy Reinstall.
 	ReinstallOnChartRename bool
+
+	// PostRenderersDigest and CommonMetadataDigest are the digests of the
+	// spec's post-renderers and common metadata; the Observed ones those
+	// of the last release in sync ("" before the first).
+	PostRenderersDigest, ObservedPostRenderersDigest   string
+	CommonMetadataDigest, ObservedCommonMetadataDigest string
 }
 
 // Decision is Decide's answer: the action and, for logs, events and a
@@ -121,6 +127,10 @@ func Decide(s State) Decision {
 		return s.upgrade(fmt.Sprintf("release is %s", l.Status))
 	case !s.InSync():
 		return s.upgrade("release is out of sync with the desired state")
+	case changed(s.ObservedPostRenderersDigest, s.PostRenderersDigest):
+		return s.upgrade("postRenderers digest has changed")
+	case changed(s.ObservedCommonMetadataDigest, s.CommonMetadataDigest):
+		return s.upgrade("commonMetadata digest has changed")
 	case s.Force:
 		return s.upgrade("forced upgrade requested")
 	case s.TestEnable && !s.Tested:
@@ -175,3 +185,7 @@ func (s State) stall() Decision {
 	return Decision{Action: ActionStall, Reason: RetriesExceededReason,
 		Message: fmt.Sprintf("Failed to %s after %d attempt(s)", action, s.Failures)}
 }
+
+// changed reports a digest that differs from the one observed; nothing
+// observed yet (a release from before the field, or adopted) is no change.
+func changed(observed, desired string) bool { return observed != "" && observed != desired }

@@ -43,6 +43,13 @@ func TestDecide(t *testing.T) {
 		}), ActionUnlock, "", ""},
 		{"in sync: nothing", want(func(s *State) { s.Latest = deployed }), ActionNone, "", ""},
 		{"in sync, forced: upgrade", want(func(s *State) { s.Latest, s.Force = deployed, true }), ActionUpgrade, "", ""},
+		{"postRenderers changed: upgrade", want(func(s *State) {
+			s.Latest, s.ObservedPostRenderersDigest, s.PostRenderersDigest = deployed, "sha256:a", "sha256:b"
+		}), ActionUpgrade, "", "postRenderers digest has changed"},
+		{"commonMetadata changed: upgrade", want(func(s *State) {
+			s.Latest, s.ObservedCommonMetadataDigest, s.CommonMetadataDigest = deployed, "sha256:a", "sha256:b"
+		}), ActionUpgrade, "", "commonMetadata digest has changed"},
+		{"no digest observed yet: nothing", want(func(s *State) { s.Latest, s.PostRenderersDigest = deployed, "sha256:b" }), ActionNone, "", ""},
 		{"new chart version: upgrade", want(func(s *State) { s.Latest = info(rcommon.StatusDeployed, "0.9.0", "c1") }), ActionUpgrade, "", ""},
 		{"new values: upgrade", want(func(s *State) { s.Latest = info(rcommon.StatusDeployed, "1.0.0", "c0") }), ActionUpgrade, "", ""},
 		{"out of sync after remediation, exhausted: stall", want(func(s *State) {

@@ -45,7 +45,7 @@ func (c *Client) newUpgrade(hr *helmv2.HelmRelease, spec helmv2.Upgrade) *action
 	upgrade.ForceConflicts = upgrade.ServerSideApply != "false"
 	upgrade.EnableDNS = c.opts.AllowDNSLookups
 	upgrade.PostRenderStrategy = postRenderStrategy(hr, c.opts.UseHelm3Defaults)
-	upgrade.PostRenderer = originLabels{name: hr.Name, namespace: hr.Namespace}
+	upgrade.PostRenderer = PostRenderer(hr)
 	return upgrade
 }
 
