@@ -43,6 +43,30 @@ func buildController(t *testing.T) string {
 	return bin
 }
 
+// newControllerProcess prepares weir-controller, built afresh, to run the
+// given --controllers against env; it is killed when the test ends, and
+// the end of its log is printed when the test failed.
+func newControllerProcess(t *testing.T, env *testenv.Env, controllers string) *controllerProcess {
+	t.Helper()
+	addr := freeAddr(t)
+	p := &controllerProcess{
+		t: t, bin: buildController(t), log: filepath.Join(t.TempDir(), "controller.log"),
+		env: append(os.Environ(), "KUBECONFIG="+env.ControlPlane.KubeconfigPath()),
+		args: []string{"--controllers=" + controllers, "--enable-leader-election=false",
+			"--metrics-addr=0", "--health-addr=0",
+			"--storage-path=" + t.TempDir(), "--storage-addr=" + addr, "--storage-adv-addr=" + addr},
+	}
+	t.Cleanup(func() {
+		p.kill()
+		if t.Failed() {
+			if b, err := os.ReadFile(p.log); err == nil {
+				t.Logf("weir-controller log (end):\n%s", tail(b, 4000))
+			}
+		}
+	})
+	return p
+}
+
 func (p *controllerProcess) start() {
 	p.t.Helper()
 	logFile, err := os.OpenFile(p.log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
@@ -81,22 +105,7 @@ func TestKilledDuringFirstApplyThenDeletedPrunesEverything(t *testing.T) {
 	const count = 1500
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
-	addr := freeAddr(t)
-	p := &controllerProcess{
-		t: t, bin: buildController(t), log: filepath.Join(t.TempDir(), "controller.log"),
-		env: append(os.Environ(), "KUBECONFIG="+env.ControlPlane.KubeconfigPath()),
-		args: []string{"--controllers=source,kustomize", "--enable-leader-election=false",
-			"--metrics-addr=0", "--health-addr=0",
-			"--storage-path=" + t.TempDir(), "--storage-addr=" + addr, "--storage-adv-addr=" + addr},
-	}
-	t.Cleanup(func() {
-		p.kill()
-		if t.Failed() {
-			if b, err := os.ReadFile(p.log); err == nil {
-				t.Logf("weir-controller log (end):\n%s", tail(b, 4000))
-			}
-		}
-	})
+	p := newControllerProcess(t, env, "source,kustomize")
 	p.start()
 
 	srv := gitserver.New(t, gitserver.Options{})

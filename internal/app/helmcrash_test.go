@@ -3,8 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -49,22 +47,7 @@ func TestKilledDuringUpgradeIsUnlocked(t *testing.T) {
 	ch := helmrepo.NewChart("app", "1.0.0", "1.0")
 	ch.Templates = append(ch.Templates, &common.File{Name: "templates/deployment.yaml", Data: []byte(optionalDeployment), ModTime: ch.ModTime})
 	srv.AddChart(t, ch)
-	addr := freeAddr(t)
-	p := &controllerProcess{
-		t: t, bin: buildController(t), log: filepath.Join(t.TempDir(), "controller.log"),
-		env: append(os.Environ(), "KUBECONFIG="+env.ControlPlane.KubeconfigPath()),
-		args: []string{"--controllers=source,helm", "--enable-leader-election=false",
-			"--metrics-addr=0", "--health-addr=0",
-			"--storage-path=" + t.TempDir(), "--storage-addr=" + addr, "--storage-adv-addr=" + addr},
-	}
-	t.Cleanup(func() {
-		p.kill()
-		if t.Failed() {
-			if b, err := os.ReadFile(p.log); err == nil {
-				t.Logf("weir-controller log (end):\n%s", tail(b, 4000))
-			}
-		}
-	})
+	p := newControllerProcess(t, env, "source,helm")
 	p.start()
 
 	repo := &sourcev1.HelmRepository{

@@ -53,14 +53,7 @@ Exit status: 0 no differences, 1 differences found, 2 or more an error.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx, cancel := context.WithTimeout(c.Context(), deps.Timeout)
 			defer cancel()
-			changed, err := run(ctx, streams.Out, deps, args[0], opts)
-			if err != nil {
-				return &output.ExitError{Code: 2, Err: err}
-			}
-			if changed {
-				return &output.ExitError{Code: 1}
-			}
-			return nil
+			return exitStatus(run(ctx, streams.Out, deps, args[0], opts))
 		},
 	}
 	opts.AddFlags(ks)
@@ -86,8 +79,7 @@ func run(ctx context.Context, w io.Writer, deps *clideps.Deps, name string, opts
 		return false, err
 	}
 	owner := ssa.Owner{Name: obj.Name, Namespace: obj.Namespace}
-	changed := false
-	built := map[ssa.ObjMetadata]bool{}
+	labelled := make([]*unstructured.Unstructured, 0, len(objects))
 	for _, o := range objects {
 		o = o.DeepCopy()
 		labels := o.GetLabels()
@@ -98,11 +90,42 @@ func run(ctx context.Context, w io.Writer, deps *clideps.Deps, name string, opts
 			labels[k] = v
 		}
 		o.SetLabels(labels)
+		labelled = append(labelled, o)
+	}
+	built, changed, err := report(ctx, w, c, labelled, kustomization.ControllerName)
+	if err != nil {
+		return changed, err
+	}
+	pruned, err := prunes(ctx, c, name, deps.Namespace(), built)
+	if err != nil {
+		return changed, err
+	}
+	return reportDeleted(w, pruned) || changed, nil
+}
+
+// exitStatus maps a diff's outcome to the exit codes of `diff`: 0 no
+// differences, 1 differences, 2 an error.
+func exitStatus(changed bool, err error) error {
+	if err != nil {
+		return &output.ExitError{Code: 2, Err: err}
+	}
+	if changed {
+		return &output.ExitError{Code: 1}
+	}
+	return nil
+}
+
+// report dry-runs every object as fieldManager, prints those that would be
+// created or changed, and returns the ids it saw and whether any differs.
+func report(ctx context.Context, w io.Writer, c client.Client, objects []*unstructured.Unstructured, fieldManager string) (map[ssa.ObjMetadata]bool, bool, error) {
+	changed := false
+	seen := map[ssa.ObjMetadata]bool{}
+	for _, o := range objects {
 		id := ssa.ObjMetadataOf(o)
-		built[id] = true
-		change, err := diffObject(ctx, c, o, kustomization.ControllerName)
+		seen[id] = true
+		change, err := diffObject(ctx, c, o.DeepCopy(), fieldManager)
 		if err != nil {
-			return changed, fmt.Errorf("%s: %w", id, err)
+			return seen, changed, fmt.Errorf("%s: %w", id, err)
 		}
 		switch {
 		case change.created:
@@ -114,15 +137,16 @@ func run(ctx context.Context, w io.Writer, deps *clideps.Deps, name string, opts
 		}
 		changed = true
 	}
-	pruned, err := prunes(ctx, c, name, deps.Namespace(), built)
-	if err != nil {
-		return changed, err
-	}
-	for _, id := range pruned {
+	return seen, changed, nil
+}
+
+// reportDeleted prints the objects that would be deleted and says whether
+// there are any.
+func reportDeleted(w io.Writer, ids []string) bool {
+	for _, id := range ids {
 		fmt.Fprintf(w, "► %s deleted\n", id)
-		changed = true
 	}
-	return changed, nil
+	return len(ids) > 0
 }
 
 type change struct {

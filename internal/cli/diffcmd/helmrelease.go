@@ -15,7 +15,6 @@ import (
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	"github.com/weir-gitops/weir/internal/cli/buildcmd"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
-	"github.com/weir-gitops/weir/internal/cli/output"
 	"github.com/weir-gitops/weir/internal/controller/helmrelease"
 	"github.com/weir-gitops/weir/internal/helm/release"
 	"github.com/weir-gitops/weir/internal/ssa"
@@ -41,14 +40,7 @@ Exit status: 0 no differences, 1 differences found, 2 or more an error.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx, cancel := context.WithTimeout(c.Context(), deps.Timeout)
 			defer cancel()
-			changed, err := runHelmRelease(ctx, streams.Out, deps, args[0], opts)
-			if err != nil {
-				return &output.ExitError{Code: 2, Err: err}
-			}
-			if changed {
-				return &output.ExitError{Code: 1}
-			}
-			return nil
+			return exitStatus(runHelmRelease(ctx, streams.Out, deps, args[0], opts))
 		},
 	}
 	opts.AddFlags(cmd)
@@ -71,34 +63,15 @@ func runHelmRelease(ctx context.Context, w io.Writer, deps *clideps.Deps, name s
 		return false, err
 	}
 	objects = append(objects, r.Objects...)
-	changed := false
-	rendered := map[ssa.ObjMetadata]bool{}
-	for _, o := range objects {
-		id := ssa.ObjMetadataOf(o)
-		rendered[id] = true
-		change, err := diffObject(ctx, hr.Client, o.DeepCopy(), helmrelease.ControllerName)
-		if err != nil {
-			return changed, fmt.Errorf("%s: %w", id, err)
-		}
-		switch {
-		case change.created:
-			fmt.Fprintf(w, "► %s created\n", id)
-		case change.diff != "":
-			fmt.Fprintf(w, "► %s drifted\n%s\n", id, change.diff)
-		default:
-			continue
-		}
-		changed = true
+	rendered, changed, err := report(ctx, w, hr.Client, objects, helmrelease.ControllerName)
+	if err != nil {
+		return changed, err
 	}
 	deleted, err := releaseDeletes(hr, rendered)
 	if err != nil {
 		return changed, err
 	}
-	for _, id := range deleted {
-		fmt.Fprintf(w, "► %s deleted\n", id)
-		changed = true
-	}
-	return changed, nil
+	return reportDeleted(w, deleted) || changed, nil
 }
 
 // crdsToWrite are the rendered CRDs the policy would apply: every one
