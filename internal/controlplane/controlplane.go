@@ -185,7 +185,7 @@ func (cp *ControlPlane) startAPIServer(opts Options, etcdURL string) error {
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file=" + cp.pki.SAPub,
 		"--service-account-signing-key-file=" + cp.pki.SAKey,
-		"--service-cluster-ip-range=10.0.0.0/24",
+		"--service-cluster-ip-range=10.0.0.0/16",
 		"--authorization-mode=RBAC",
 		"--allow-privileged=true",
 		"--enable-priority-and-fairness=false",

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 
@@ -25,13 +26,21 @@ const pendingReleaseReason = "PendingRelease"
 func (x *run) install(ctx context.Context, latest *release.Info) error {
 	x.obj.Status.LastAttemptedReleaseAction = helmv2.ReleaseActionInstall
 	replace := latest != nil && latest.Status == rcommon.StatusUninstalled
+	started := time.Now()
 	rel, err := x.helm.Install(ctx, x.obj, x.chart.chart, x.values, replace)
+	if err == nil {
+		err = x.customHealth(ctx, rel, release.ActionInstall, started, x.obj.GetInstall().DisableWait)
+	}
 	return x.released(ctx, "install", err, x.lastWritten("install", rel))
 }
 
 func (x *run) upgrade(ctx context.Context) error {
 	x.obj.Status.LastAttemptedReleaseAction = helmv2.ReleaseActionUpgrade
+	started := time.Now()
 	rel, err := x.helm.Upgrade(ctx, x.obj, x.chart.chart, x.values)
+	if err == nil {
+		err = x.customHealth(ctx, rel, release.ActionUpgrade, started, x.obj.GetUpgrade().DisableWait)
+	}
 	return x.released(ctx, "upgrade", err, x.lastWritten("upgrade", rel))
 }
 

@@ -133,6 +133,9 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *helmv2.HelmRelease) err
 	if err != nil {
 		return &errs.Generic{Err: err, Reason: valuesErrorReason}
 	}
+	if _, err := compileHealthExprs(obj); err != nil {
+		return err
+	}
 	// After the chart and values are known good, so that a broken source
 	// or a missing values Secret never uninstalls the running release.
 	if err := r.moveTarget(ctx, obj, chart.chart.Name()); err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	rcommon "helm.sh/helm/v4/pkg/release/common"
+	releasev1 "helm.sh/helm/v4/pkg/release/v1"
 )
 
 // Unlock marks the newest revision failed when an action died leaving it
@@ -26,4 +27,15 @@ func (c *Client) Unlock() (rcommon.Status, error) {
 		return stuck, fmt.Errorf("unlocking release %s: %w", c.opts.Name, err)
 	}
 	return stuck, nil
+}
+
+// MarkFailed marks rel, a revision an action just wrote as deployed,
+// failed in storage with description: what Helm itself records when its
+// wait fails, for a wait weir runs after Helm's (spec.healthCheckExprs).
+func (c *Client) MarkFailed(rel *releasev1.Release, description string) error {
+	rel.SetStatus(rcommon.StatusFailed, description)
+	if err := c.cfg.Releases.Update(rel); err != nil {
+		return fmt.Errorf("marking release %s failed: %w", c.opts.Name, err)
+	}
+	return nil
 }

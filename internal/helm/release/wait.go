@@ -38,3 +38,10 @@ func serverSideApply(mode helmv2.ServerSideApplyMode) string {
 		return "auto"
 	}
 }
+
+// WaitsWithPoller reports whether an action of hr with disableWait waits
+// with Helm 4's kstatus watcher: the only strategy spec.healthCheckExprs
+// apply to, as in Flux.
+func (c *Client) WaitsWithPoller(hr *helmv2.HelmRelease, disableWait bool) bool {
+	return c.waitStrategy(hr, disableWait) == kube.StatusWatcherStrategy
+}
