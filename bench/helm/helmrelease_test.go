@@ -24,7 +24,9 @@ import (
 	"helm.sh/helm/v4/pkg/storage"
 	"helm.sh/helm/v4/pkg/storage/driver"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -336,7 +338,17 @@ func applyFloor(b *testing.B, env *testenv.Env, n int) time.Duration {
 		}
 		return available == n, fmt.Sprintf("%d of %d Deployments available", available, n)
 	})
-	return time.Since(start)
+	elapsed := time.Since(start)
+	// The releases must not share the node and the controller manager with
+	// the floor's objects: delete them before the releases start.
+	if err := env.Client.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		b.Fatalf("deleting the floor: %v", err)
+	}
+	testenv.Eventually(b, 30*time.Minute, func(ctx context.Context) (bool, string) {
+		err := env.Client.Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{})
+		return apierrors.IsNotFound(err), "floor namespace still there"
+	})
+	return elapsed
 }
 
 // render is `helm template` of the benchmark chart for one release.

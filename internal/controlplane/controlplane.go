@@ -318,7 +318,7 @@ func nodeResources() corev1.ResourceList {
 	return corev1.ResourceList{
 		corev1.ResourceCPU:    resource.MustParse("32"),
 		corev1.ResourceMemory: resource.MustParse("256Gi"),
-		corev1.ResourcePods:   resource.MustParse("500"),
+		corev1.ResourcePods:   resource.MustParse("2000"),
 	}
 }
 
