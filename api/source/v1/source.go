@@ -23,6 +23,36 @@ type Source interface {
 	GetRequeueAfter() time.Duration
 }
 
+// Object is a Source as a controller reads and watches it: with object
+// metadata (it satisfies controller-runtime's client.Object).
+//
+// +kubebuilder:object:generate=false
+type Object interface {
+	metav1.Object
+	Source
+}
+
+// NewObject returns an empty object of one of the group's kinds, or nil
+// for a kind the group does not have. Consumers check which kinds their
+// reference may name before asking.
+func NewObject(kind string) Object {
+	switch kind {
+	case GitRepositoryKind:
+		return &GitRepository{}
+	case OCIRepositoryKind:
+		return &OCIRepository{}
+	case BucketKind:
+		return &Bucket{}
+	case HelmRepositoryKind:
+		return &HelmRepository{}
+	case HelmChartKind:
+		return &HelmChart{}
+	case ExternalArtifactKind:
+		return &ExternalArtifact{}
+	}
+	return nil
+}
+
 // Every kind of the group is a Source and carries conditions.
 var (
 	_ Source = &GitRepository{}

@@ -1,6 +1,7 @@
 package v1
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -84,5 +85,19 @@ func TestSetConditions(t *testing.T) {
 		if got := obj.GetConditions(); len(got) != 1 || got[0].Type != meta.ReadyCondition {
 			t.Errorf("%T: GetConditions() = %v after SetConditions", obj, got)
 		}
+	}
+}
+
+func TestNewObject(t *testing.T) {
+	for kind, want := range map[string]string{
+		GitRepositoryKind: "*v1.GitRepository", OCIRepositoryKind: "*v1.OCIRepository", BucketKind: "*v1.Bucket",
+		HelmRepositoryKind: "*v1.HelmRepository", HelmChartKind: "*v1.HelmChart", ExternalArtifactKind: "*v1.ExternalArtifact",
+	} {
+		if got := fmt.Sprintf("%T", NewObject(kind)); got != want {
+			t.Errorf("NewObject(%q) is %s, want %s", kind, got, want)
+		}
+	}
+	if o := NewObject("Kustomization"); o != nil {
+		t.Errorf("NewObject(Kustomization) = %T, want nil", o)
 	}
 }

@@ -32,10 +32,7 @@ const (
 type SetupOptions = reconcile.SetupOptions
 
 // sourceObject is a source object with an artifact.
-type sourceObject interface {
-	client.Object
-	GetArtifact() *meta.Artifact
-}
+type sourceObject = sourcev1.Object
 
 // SetupWithManager registers the reconciler, its indexes, and watches on
 // the three source kinds so that a new source artifact reaches the

@@ -12,7 +12,6 @@ import (
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	"github.com/weir-gitops/weir/api/meta"
@@ -22,22 +21,16 @@ import (
 )
 
 // Source is a chartRef target: an object with an artifact.
-type Source interface {
-	client.Object
-	GetArtifact() *meta.Artifact
-}
+type Source = sourcev1.Object
 
 // accessDeniedReason is Flux's reason for a refused reference.
 const accessDeniedReason = "AccessDenied"
 
+// newSource returns an empty object of a chartRef kind, or nil.
 func newSource(kind string) Source {
 	switch kind {
-	case sourcev1.HelmChartKind:
-		return &sourcev1.HelmChart{}
-	case sourcev1.OCIRepositoryKind:
-		return &sourcev1.OCIRepository{}
-	case sourcev1.ExternalArtifactKind:
-		return &sourcev1.ExternalArtifact{}
+	case sourcev1.HelmChartKind, sourcev1.OCIRepositoryKind, sourcev1.ExternalArtifactKind:
+		return sourcev1.NewObject(kind)
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
@@ -15,10 +14,7 @@ import (
 )
 
 // Source is a source object with an artifact.
-type Source interface {
-	client.Object
-	GetArtifact() *meta.Artifact
-}
+type Source = sourcev1.Object
 
 // accessDeniedReason is Flux's reason for a refused cross-namespace or
 // gated reference.
@@ -27,14 +23,8 @@ const accessDeniedReason = "AccessDenied"
 // newSource returns an empty object of a sourceRef kind, or nil.
 func newSource(kind string) Source {
 	switch kind {
-	case sourcev1.GitRepositoryKind:
-		return &sourcev1.GitRepository{}
-	case sourcev1.OCIRepositoryKind:
-		return &sourcev1.OCIRepository{}
-	case sourcev1.BucketKind:
-		return &sourcev1.Bucket{}
-	case sourcev1.ExternalArtifactKind:
-		return &sourcev1.ExternalArtifact{}
+	case sourcev1.GitRepositoryKind, sourcev1.OCIRepositoryKind, sourcev1.BucketKind, sourcev1.ExternalArtifactKind:
+		return sourcev1.NewObject(kind)
 	}
 	return nil
 }
