@@ -49,6 +49,9 @@ type runner struct {
 	syncChanged bool
 	// secretChanged reports that the source Secret was written.
 	secretChanged bool
+	// pendingSecret is the source Secret's data once a move is complete,
+	// nil when the Secret already holds it (see reconcileSourceSecret).
+	pendingSecret map[string][]byte
 	// requested is the reconcile request token set on the sync objects,
 	// empty when none was set.
 	requested string
@@ -71,6 +74,7 @@ func Run(ctx context.Context, kube client.Client, log Logger, confirm Confirm, o
 		r.reconcileRepository,
 		r.reconcileCluster,
 		r.waitSynced,
+		r.finishMove,
 		r.waitComponents,
 	}
 	for _, step := range steps {
@@ -226,10 +230,11 @@ func (r *runner) reconcileCluster(ctx context.Context) error {
 	if err := r.reconcilePullSecret(ctx); err != nil {
 		return err
 	}
-	if err := r.reconcileSourceSecret(ctx); err != nil {
+	moving := !first && r.result.Committed && r.syncChanged
+	if err := r.reconcileSourceSecret(ctx, moving); err != nil {
 		return err
 	}
-	if first || r.result.Committed && r.syncChanged {
+	if first || moving {
 		// The first time, and when the repository moved (new URL, branch,
 		// interval…): the cluster cannot learn its new address from the
 		// old one.

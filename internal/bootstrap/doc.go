@@ -32,6 +32,14 @@
 //     the same commit accepted), then until every component Deployment is
 //     ready.
 //
+// A move (gotk-sync.yaml changed, e.g. HTTPS to SSH) races with the
+// cluster: until the Kustomization applies the new commit it may apply the
+// old GitRepository over the one step 6 applied, and that one must still
+// fetch, or the cluster never learns the new commit. So during a move the
+// Secret holds the old and the new credentials together; once the cluster
+// runs the new commit, the old ones are removed and the GitRepository is
+// asked to fetch again with the new ones alone.
+//
 // Running it again with the same options commits nothing, applies nothing
 // and succeeds once the cluster is at HEAD.
 package bootstrap

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 	corev1 "k8s.io/api/core/v1"
@@ -120,7 +121,14 @@ func toBytes(ss []string) [][]byte {
 // should hold differs from what it holds. An SSH Secret without a given
 // private key keeps its deploy key; the first time one is generated,
 // printed, and (unless silent) the user confirms the Git host accepts it.
-func (r *runner) reconcileSourceSecret(ctx context.Context) error {
+//
+// When moving is set (the sync objects change address, e.g. HTTPS to SSH)
+// the Secret first holds the old credentials and the new ones together:
+// until the Kustomization has applied the new commit it may apply the old
+// GitRepository again, and that one must still be able to fetch (it would
+// otherwise never see the commit that moves it). finishMove drops the old
+// credentials once the cluster is at the new commit.
+func (r *runner) reconcileSourceSecret(ctx context.Context, moving bool) error {
 	ns, name := r.o.Components.Namespace, r.o.SecretName
 	r.log.Actionf("determining if source secret %q exists", ns+"/"+name)
 	want, err := r.desiredSecretData(ctx)
@@ -132,10 +140,36 @@ func (r *runner) reconcileSourceSecret(ctx context.Context) error {
 		return nil
 	}
 	r.log.Actionf("applying source secret %q", ns+"/"+name)
+	apply := want
+	if moving && r.secret.exists {
+		apply = transitionData(r.secret.data, want)
+		if !maps.EqualFunc(apply, want, bytes.Equal) {
+			r.pendingSecret = want
+		}
+	}
+	if err := r.applySourceSecret(ctx, apply); err != nil {
+		return err
+	}
+	r.secretChanged = true
+	r.log.Successf("reconciled source secret")
+	return nil
+}
+
+// transitionData is the Secret of a move: the old credentials and the new
+// ones, the new ones winning where both have a key.
+func transitionData(old, want map[string][]byte) map[string][]byte {
+	data := maps.Clone(old)
+	maps.Copy(data, want)
+	return data
+}
+
+// applySourceSecret writes the source Secret with exactly data (server-side
+// apply: keys bootstrap wrote before and data lacks are removed).
+func (r *runner) applySourceSecret(ctx context.Context, data map[string][]byte) error {
 	secret := &corev1.Secret{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Data:       want,
+		ObjectMeta: metav1.ObjectMeta{Name: r.o.SecretName, Namespace: r.o.Components.Namespace},
+		Data:       data,
 	}
 	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(secret)
 	if err != nil {
@@ -145,9 +179,27 @@ func (r *runner) reconcileSourceSecret(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("applying source secret: %w", err)
 	}
-	r.secretChanged = true
-	r.log.Successf("reconciled source secret")
 	return nil
+}
+
+// finishMove drops the old credentials from the source Secret after a
+// move, once the cluster runs the new commit (whose GitRepository has the
+// new address), and waits until the GitRepository fetched again with the
+// new credentials alone: a move is verified, not assumed.
+func (r *runner) finishMove(ctx context.Context) error {
+	if r.pendingSecret == nil {
+		return nil
+	}
+	r.log.Actionf("removing the previous credentials from source secret %q", r.o.Components.Namespace+"/"+r.o.SecretName)
+	if err := r.applySourceSecret(ctx, r.pendingSecret); err != nil {
+		return err
+	}
+	r.pendingSecret = nil
+	r.requested = time.Now().Format(time.RFC3339Nano)
+	if err := requestReconcile(ctx, r.kube, r.o.Components.Namespace, r.requested); err != nil {
+		return err
+	}
+	return r.waitSynced(ctx)
 }
 
 // desiredSecretData is what the source Secret should hold.

@@ -339,7 +339,7 @@ func TestReconcileSourceSecretUpToDate(t *testing.T) {
 			secret := tt.secret
 			// No client: an up-to-date Secret must not be written.
 			r := &runner{o: tt.opts, log: log, secret: &secret, knownHosts: []byte(knownHosts)}
-			if err := r.reconcileSourceSecret(context.Background()); err != nil {
+			if err := r.reconcileSourceSecret(context.Background(), false); err != nil {
 				t.Fatal(err)
 			}
 			if r.secretChanged {
@@ -347,6 +347,34 @@ func TestReconcileSourceSecretUpToDate(t *testing.T) {
 			}
 			if !strings.Contains(log.String(), "success source secret up to date") {
 				t.Errorf("log lacks the up-to-date line:\n%s", log)
+			}
+		})
+	}
+}
+
+func TestTransitionData(t *testing.T) {
+	https := map[string][]byte{"username": []byte("git"), "password": []byte("s3cret"), "ca.crt": []byte("CA")}
+	ssh := map[string][]byte{"identity": []byte("KEY"), "identity.pub": []byte("PUB"), "known_hosts": []byte("HOSTS")}
+	tests := []struct {
+		name     string
+		old, new map[string][]byte
+		want     map[string][]byte
+	}{
+		{"https to ssh keeps both", https, ssh, map[string][]byte{
+			"username": []byte("git"), "password": []byte("s3cret"), "ca.crt": []byte("CA"),
+			"identity": []byte("KEY"), "identity.pub": []byte("PUB"), "known_hosts": []byte("HOSTS")}},
+		{"the new value wins", https, map[string][]byte{"username": []byte("git"), "password": []byte("new")},
+			map[string][]byte{"username": []byte("git"), "password": []byte("new"), "ca.crt": []byte("CA")}},
+		{"nothing before", map[string][]byte{}, ssh, ssh},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := transitionData(tt.old, tt.new)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("transitionData (-want +got):\n%s", diff)
+			}
+			if len(tt.old) > 0 && tt.old["password"] == nil {
+				t.Errorf("transitionData changed its input")
 			}
 		})
 	}

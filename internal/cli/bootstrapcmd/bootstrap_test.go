@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -221,14 +222,28 @@ func TestBootstrap(t *testing.T) {
 	stderr := &clitest.Buffer{}
 	answer := &answerAfter{out: stderr, prompt: "Please give the key access to your repository", answer: "y\n",
 		before: func(out string) error { return authorizePrintedKey(srv, out) }}
+	// The race of a move, made certain: the GitRepository is held
+	// suspended until the Kustomization, still at the HTTPS commit, has
+	// applied the HTTPS address over the SSH one bootstrap applied. It
+	// must still fetch the new commit from there (CI lost this race and
+	// waited 5 minutes).
+	suspendSync(t, true)
+	reverted := make(chan bool, 1)
+	go func() {
+		reverted <- awaitRevert(testenv.Get(t).Client, srv.SSHURL(repo), srv.HTTPURL(repo))
+		suspendSync(t, false)
+	}()
 	start = time.Now()
 	res = clitest.RunReader(ctx, t, answer, nil, stderr, append(slices.Clone(sshArgs), "--ssh-signing-key-file="+signingKey)...)
 	t.Logf("move to ssh (new commit, new secret, applied sync objects): %s", time.Since(start).Round(time.Millisecond))
+	if !<-reverted {
+		t.Errorf("the Kustomization did not apply the HTTPS GitRepository again during the move")
+	}
 	if res.Code != 0 {
 		t.Fatalf("bootstrap over ssh: exit %d\n%s", res.Code, res.Output())
 	}
 	for _, want := range []string{"host key: [127.0.0.1]:", "public key: ecdsa-sha2-nistp384 ", "applying source secret",
-		"committed component manifests"} {
+		"committed component manifests", "removing the previous credentials from source secret"} {
 		if !strings.Contains(res.Stderr, want) {
 			t.Errorf("bootstrap over ssh did not print %q:\n%s", want, res.Stderr)
 		}
@@ -312,6 +327,38 @@ func scale(t *testing.T, name string, n int) {
 	if err := testenv.Get(t).Client.Patch(context.Background(), d, patch, client.FieldOwner("test")); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// suspendSync suspends or resumes the GitRepository flux-system with a
+// field manager of its own, which bootstrap's and the Kustomization's
+// applies leave alone.
+func suspendSync(t *testing.T, suspend bool) {
+	repo := &sourcev1.GitRepository{}
+	repo.Namespace, repo.Name = "flux-system", "flux-system"
+	patch := client.RawPatch(types.MergePatchType, []byte(`{"spec":{"suspend":`+strconv.FormatBool(suspend)+`}}`))
+	if err := testenv.Get(t).Client.Patch(context.Background(), repo, patch, client.FieldOwner("test")); err != nil {
+		t.Error(err)
+	}
+}
+
+// awaitRevert waits until the GitRepository flux-system has had the URL
+// to and then from again, and reports whether it saw both within a
+// minute.
+func awaitRevert(c client.Client, to, from string) bool {
+	want := to
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		var repo sourcev1.GitRepository
+		if err := c.Get(context.Background(), types.NamespacedName{Namespace: "flux-system", Name: "flux-system"}, &repo); err != nil {
+			continue
+		}
+		switch {
+		case repo.Spec.URL == want && want == from:
+			return true
+		case repo.Spec.URL == want:
+			want = from
+		}
+	}
+	return false
 }
 
 func replicas(t *testing.T, name string) int32 {
