@@ -1,32 +1,19 @@
 package helm
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"flag"
 	"fmt"
-	"os"
-	"runtime"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
-	"golang.org/x/sync/errgroup"
 	"helm.sh/helm/v4/pkg/action"
 	"helm.sh/helm/v4/pkg/chart/common"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	releasev1 "helm.sh/helm/v4/pkg/release/v1"
 	"helm.sh/helm/v4/pkg/storage"
 	"helm.sh/helm/v4/pkg/storage/driver"
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -35,7 +22,6 @@ import (
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/bench/internal/benchenv"
-	"github.com/weir-gitops/weir/internal/app"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/testenv"
 	"github.com/weir-gitops/weir/internal/testenv/helmrepo"
@@ -45,20 +31,7 @@ import (
 // runs source-controller and helm-controller.
 const concurrency = 10
 
-func TestMain(m *testing.M) {
-	flag.Parse()
-	if flag.Lookup("test.bench").Value.String() == "" {
-		os.Exit(m.Run())
-	}
-	testenv.Main(m, func(o *testenv.Options) { o.Setup = startControllers })
-}
-
-func startControllers(ctx context.Context, env *testenv.Env) error {
-	return benchenv.Start(ctx, env.Config, func(o *app.Options) {
-		o.Controllers = []string{"source", "helm"}
-		o.Concurrent = concurrency
-	})
-}
+func TestMain(m *testing.M) { benchenv.Main(m, []string{"source", "helm"}, concurrency) }
 
 // The benchmark chart is flux-benchmark's shape: a Deployment, a Service
 // and a ConfigMap. The Deployment has one replica, which the kwok node
@@ -130,7 +103,7 @@ func benchChart() *chartv2.Chart {
 // until every Deployment is Available, in another namespace of the same
 // control plane, measured first.
 func BenchmarkHelmReleases(b *testing.B) {
-	for _, n := range releaseCounts(b, []int{100, 500}) {
+	for _, n := range benchenv.Counts(b, "WEIR_BENCH_RELEASES", []int{100, 500}) {
 		b.Run(fmt.Sprintf("releases=%d", n), func(b *testing.B) {
 			env := testenv.Get(b)
 			srv := helmrepo.New(b, helmrepo.Options{})
@@ -139,18 +112,18 @@ func BenchmarkHelmReleases(b *testing.B) {
 				floor := applyFloor(b, env, n)
 				hrNS := env.Namespace(b)
 				createRepository(b, env, hrNS, srv.URL())
-				m := measure(func() {
+				m := benchenv.Measure(func() {
 					for i := range n {
 						createRelease(b, env, hrNS, releaseName(i), nil)
 					}
 					waitReleases(b, env, hrNS, n, "")
 				})
-				b.ReportMetric(m.elapsed.Seconds(), "s/all-ready")
+				b.ReportMetric(m.Elapsed.Seconds(), "s/all-ready")
 				b.ReportMetric(floor.Seconds(), "s/floor")
-				b.ReportMetric(m.elapsed.Seconds()/floor.Seconds(), "x-floor")
-				b.ReportMetric(m.rssBefore, "MiB-rss-before")
-				b.ReportMetric(m.peakRSS, "MiB-peak-rss")
-				b.ReportMetric(m.cpu.Seconds(), "cpu-s")
+				b.ReportMetric(m.Elapsed.Seconds()/floor.Seconds(), "x-floor")
+				b.ReportMetric(m.RSSBefore, "MiB-rss-before")
+				b.ReportMetric(m.PeakRSS, "MiB-peak-rss")
+				b.ReportMetric(m.CPU.Seconds(), "cpu-s")
 			}
 		})
 	}
@@ -178,36 +151,19 @@ func BenchmarkHelmReleaseCRDs(b *testing.B) {
 			installed = installCRDs(b, env, installed, extra)
 			for b.Loop() {
 				greeting := fmt.Sprintf("round-%d", round)
-				m := measure(func() {
+				m := benchenv.Measure(func() {
 					for i := range releases {
 						setGreeting(b, env, ns, releaseName(i), greeting)
 					}
 					waitReleases(b, env, ns, releases, greeting)
 				})
-				b.ReportMetric(m.elapsed.Seconds(), "s/all-upgraded")
-				b.ReportMetric(m.rssBefore, "MiB-rss-before")
-				b.ReportMetric(m.peakRSS, "MiB-peak-rss")
-				b.ReportMetric(m.peakHeap, "MiB-peak-heap")
+				b.ReportMetric(m.Elapsed.Seconds(), "s/all-upgraded")
+				b.ReportMetric(m.RSSBefore, "MiB-rss-before")
+				b.ReportMetric(m.PeakRSS, "MiB-peak-rss")
+				b.ReportMetric(m.PeakHeap, "MiB-peak-heap")
 			}
 		})
 	}
-}
-
-// releaseCounts is WEIR_BENCH_RELEASES (comma-separated) or def.
-func releaseCounts(b *testing.B, def []int) []int {
-	s := os.Getenv("WEIR_BENCH_RELEASES")
-	if s == "" {
-		return def
-	}
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil {
-			b.Fatalf("WEIR_BENCH_RELEASES: %v", err)
-		}
-		out = append(out, n)
-	}
-	return out
 }
 
 func releaseName(i int) string { return fmt.Sprintf("app-%04d", i) }
@@ -302,9 +258,7 @@ func waitReleases(b *testing.B, env *testenv.Env, ns string, want int, greeting 
 }
 
 // applyFloor renders the chart for n releases with Helm's client-only
-// install, applies every object directly, 10 at a time, and waits until
-// every Deployment is Available; it returns the time from the first
-// apply to the last Available Deployment (rendering excluded).
+// install and measures benchenv.Floor for them (rendering excluded).
 func applyFloor(b *testing.B, env *testenv.Env, n int) time.Duration {
 	b.Helper()
 	ns := env.Namespace(b)
@@ -312,43 +266,7 @@ func applyFloor(b *testing.B, env *testenv.Env, n int) time.Duration {
 	for i := range n {
 		objs = append(objs, render(b, ns, releaseName(i))...)
 	}
-	ctx := context.Background()
-	start := time.Now()
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(concurrency)
-	for _, o := range objs {
-		g.Go(func() error {
-			//nolint:staticcheck // SA1019: client.Apply with an unstructured object is the plain SSA call
-			return env.Client.Patch(gctx, o, client.Apply, client.FieldOwner("bench-floor"), client.ForceOwnership)
-		})
-	}
-	if err := g.Wait(); err != nil {
-		b.Fatalf("floor apply: %v", err)
-	}
-	testenv.Eventually(b, 30*time.Minute, func(ctx context.Context) (bool, string) {
-		var list appsv1.DeploymentList
-		if err := env.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
-			return false, err.Error()
-		}
-		available := 0
-		for _, d := range list.Items {
-			if d.Status.ObservedGeneration == d.Generation && d.Status.AvailableReplicas == *d.Spec.Replicas {
-				available++
-			}
-		}
-		return available == n, fmt.Sprintf("%d of %d Deployments available", available, n)
-	})
-	elapsed := time.Since(start)
-	// The releases must not share the node and the controller manager with
-	// the floor's objects: delete them before the releases start.
-	if err := env.Client.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		b.Fatalf("deleting the floor: %v", err)
-	}
-	testenv.Eventually(b, 30*time.Minute, func(ctx context.Context) (bool, string) {
-		err := env.Client.Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{})
-		return apierrors.IsNotFound(err), "floor namespace still there"
-	})
-	return elapsed
+	return benchenv.Floor(b, env, ns, objs, n, concurrency)
 }
 
 // render is `helm template` of the benchmark chart for one release.
@@ -408,69 +326,6 @@ func installCRDs(b *testing.B, env *testenv.Env, have, total int) int {
 		return established == total, fmt.Sprintf("%d of %d extra CRDs established", established, total)
 	})
 	return total
-}
-
-// measurement is what one measured step cost the benchmark process.
-type measurement struct {
-	elapsed           time.Duration
-	cpu               time.Duration
-	rssBefore         float64 // MiB, after a GC, before the step
-	peakRSS, peakHeap float64 // MiB
-}
-
-// measure runs step while sampling the process's resident set and heap
-// every 100 ms.
-func measure(step func()) measurement {
-	runtime.GC()
-	var m measurement
-	m.rssBefore = currentRSS()
-	var mu sync.Mutex
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for !stop.Load() {
-			rss := currentRSS()
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			mu.Lock()
-			m.peakRSS = max(m.peakRSS, rss)
-			m.peakHeap = max(m.peakHeap, float64(ms.HeapAlloc)/(1<<20))
-			mu.Unlock()
-			time.Sleep(100 * time.Millisecond)
-		}
-	}()
-	cpu0 := cpuTime()
-	start := time.Now()
-	step()
-	m.elapsed = time.Since(start)
-	m.cpu = cpuTime() - cpu0
-	stop.Store(true)
-	wg.Wait()
-	return m
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// currentRSS is VmRSS of /proc/self/status in MiB.
-func currentRSS() float64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		if f := strings.Fields(sc.Text()); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb / 1024
-		}
-	}
-	return 0
 }
 
 // manifestOf is the rendered manifest of a client-only install.

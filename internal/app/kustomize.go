@@ -61,6 +61,9 @@ func setupKustomize(ctx context.Context, deps *Deps) error {
 			WatchNamespace:             watchNamespace(opts),
 		},
 	}
+	if err := r.WatchHealth(mgr); err != nil {
+		return err
+	}
 	return r.SetupWithManager(ctx, mgr, reconcile.SetupOptions{
 		MaxConcurrentReconciles: concurrency,
 		MinRetryDelay:           opts.MinRetryDelay,

@@ -79,3 +79,6 @@ func forEach(ctx context.Context, n, limit int, fn func(ctx context.Context, i i
 	wg.Wait()
 	return errors.Join(errs...)
 }
+
+// Client returns the client the Manager applies and reads with.
+func (m *Manager) Client() client.Client { return m.client }

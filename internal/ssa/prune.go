@@ -76,7 +76,7 @@ func (m *Manager) Prune(ctx context.Context, objects []ObjMetadata, opts PruneOp
 // entry is empty when the object's fate is unknown because of an error.
 func (m *Manager) prune(ctx context.Context, id ObjMetadata, opts PruneOptions) (ChangeSetEntry, error) {
 	entry := ChangeSetEntry{ObjMetadata: id, Action: Deleted}
-	obj, err := m.get(ctx, id)
+	obj, err := m.get(ctx, m.client, id)
 	switch {
 	case apierrors.IsNotFound(err) || isNoMatch(err):
 		return entry, nil

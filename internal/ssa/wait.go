@@ -61,15 +61,6 @@ func (m *Manager) Wait(ctx context.Context, objects []ObjMetadata, timeout time.
 //
 // When ctx ends first, the error wraps ctx's error.
 func (m *Manager) WaitFor(ctx context.Context, objects []ObjMetadata, opts WaitOptions) error {
-	pending := slices.Clone(objects)
-	slices.SortFunc(pending, compareObjects)
-	pending = slices.Compact(pending)
-	if len(pending) == 0 {
-		return nil
-	}
-	if opts.Status == nil {
-		opts.Status = KStatus
-	}
 	if opts.Interval <= 0 {
 		opts.Interval = m.pollInterval
 	}
@@ -78,48 +69,99 @@ func (m *Manager) WaitFor(ctx context.Context, objects []ObjMetadata, opts WaitO
 		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
 		defer cancel()
 	}
-	last := make(map[ObjMetadata]*status.Result, len(pending))
+	h := NewHealth(objects)
 	for {
-		results := make([]*status.Result, len(pending))
-		_ = forEach(ctx, len(pending), m.concurrency, func(ctx context.Context, i int) error {
-			results[i] = m.status(ctx, pending[i], opts.Status)
-			return nil
-		})
-		var next, failed []ObjMetadata
-		for i, id := range pending {
-			res := results[i]
-			if res != nil && res.Status == status.CurrentStatus {
-				continue
-			}
-			next = append(next, id)
-			// A poll cut short by the deadline says nothing new.
-			if res != nil && ctx.Err() == nil {
-				last[id] = res
-				if res.Status == status.FailedStatus {
-					failed = append(failed, id)
-				}
-			}
-		}
-		pending = next
-		if len(pending) == 0 {
+		m.Check(ctx, h, nil, opts.Status)
+		if h.Done() {
 			return nil
 		}
-		if opts.FailFast && len(failed) > 0 {
-			return fmt.Errorf("failed early due to stalled resources: [%s]", describe(failed, last))
+		if err := h.FailedEarly(); opts.FailFast && err != nil {
+			return err
 		}
 		select {
 		case <-ctx.Done():
-			return waitError(ctx, pending, last)
+			return waitError(ctx, h.pending, h.last)
 		case <-time.After(opts.Interval):
 		}
 	}
+}
+
+// Health follows a set of objects towards Current, one Check at a time:
+// which are not Current yet and what each said last. A controller that
+// gives its worker back between checks keeps one Health per wait.
+type Health struct {
+	pending []ObjMetadata
+	failed  []ObjMetadata
+	last    map[ObjMetadata]*status.Result
+}
+
+// NewHealth starts following objects (duplicates counted once).
+func NewHealth(objects []ObjMetadata) *Health {
+	pending := slices.Clone(objects)
+	slices.SortFunc(pending, compareObjects)
+	pending = slices.Compact(pending)
+	return &Health{pending: pending, last: make(map[ObjMetadata]*status.Result, len(pending))}
+}
+
+// Check reads each object still pending once, through reader (nil: the
+// Manager's client; a cache fed by watches makes a check cost no
+// request), computes its status with fn (nil: KStatus), and drops the
+// Current ones from h.
+func (m *Manager) Check(ctx context.Context, h *Health, reader client.Reader, fn StatusFunc) {
+	if fn == nil {
+		fn = KStatus
+	}
+	if reader == nil {
+		reader = m.client
+	}
+	results := make([]*status.Result, len(h.pending))
+	_ = forEach(ctx, len(h.pending), m.concurrency, func(ctx context.Context, i int) error {
+		results[i] = m.status(ctx, reader, h.pending[i], fn)
+		return nil
+	})
+	var next, failed []ObjMetadata
+	for i, id := range h.pending {
+		res := results[i]
+		if res != nil && res.Status == status.CurrentStatus {
+			continue
+		}
+		next = append(next, id)
+		// A poll cut short by the deadline says nothing new.
+		if res != nil && ctx.Err() == nil {
+			h.last[id] = res
+			if res.Status == status.FailedStatus {
+				failed = append(failed, id)
+			}
+		}
+	}
+	h.pending, h.failed = next, failed
+}
+
+// Done reports whether every object was Current at its last check.
+func (h *Health) Done() bool { return len(h.pending) == 0 }
+
+// Pending returns the objects not Current at their last check.
+func (h *Health) Pending() []ObjMetadata { return slices.Clone(h.pending) }
+
+// FailedEarly returns Flux's fail-fast error when the last check found
+// objects Failed, nil otherwise.
+func (h *Health) FailedEarly() error {
+	if len(h.failed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("failed early due to stalled resources: [%s]", describe(h.failed, h.last))
+}
+
+// TimedOut returns Flux's timeout error naming every object still pending.
+func (h *Health) TimedOut() error {
+	return fmt.Errorf("timeout waiting for: [%s]", describe(h.pending, h.last))
 }
 
 func waitError(ctx context.Context, pending []ObjMetadata, last map[ObjMetadata]*status.Result) error {
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("waiting for [%s]: %w", describe(pending, last), ctx.Err())
 	}
-	return fmt.Errorf("timeout waiting for: [%s]", describe(pending, last))
+	return (&Health{pending: pending, last: last}).TimedOut()
 }
 
 // describe lists objects with their last status and message, or says that
@@ -144,8 +186,8 @@ func describe(ids []ObjMetadata, last map[ObjMetadata]*status.Result) string {
 // read it, or an error from fn, is an Unknown status whose message says
 // why, so that it ends up in the timeout message; nil means the poll was
 // cut short by ctx.
-func (m *Manager) status(ctx context.Context, id ObjMetadata, fn StatusFunc) *status.Result {
-	obj, err := m.get(ctx, id)
+func (m *Manager) status(ctx context.Context, reader client.Reader, id ObjMetadata, fn StatusFunc) *status.Result {
+	obj, err := m.get(ctx, reader, id)
 	switch {
 	case apierrors.IsNotFound(err) || isNoMatch(err):
 		return &status.Result{Status: status.NotFoundStatus, Message: "object not found"}
@@ -170,14 +212,14 @@ func (m *Manager) status(ctx context.Context, id ObjMetadata, fn StatusFunc) *st
 }
 
 // get reads the object id names in the API version the server prefers.
-func (m *Manager) get(ctx context.Context, id ObjMetadata) (*unstructured.Unstructured, error) {
+func (m *Manager) get(ctx context.Context, reader client.Reader, id ObjMetadata) (*unstructured.Unstructured, error) {
 	mapping, err := m.client.RESTMapper().RESTMapping(id.GroupKind)
 	if err != nil {
 		return nil, err
 	}
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(mapping.GroupVersionKind)
-	if err := m.client.Get(ctx, client.ObjectKey{Namespace: id.Namespace, Name: id.Name}, obj); err != nil {
+	if err := reader.Get(ctx, client.ObjectKey{Namespace: id.Namespace, Name: id.Name}, obj); err != nil {
 		return nil, err
 	}
 	return obj, nil

@@ -5,13 +5,16 @@ package benchenv
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"net"
 	"os"
+	"testing"
 
 	"k8s.io/client-go/rest"
 
 	"github.com/weir-gitops/weir/internal/app"
+	"github.com/weir-gitops/weir/internal/testenv"
 )
 
 // Start runs the controllers weir-controller's defaults select, changed by
@@ -38,4 +41,22 @@ func Start(ctx context.Context, cfg *rest.Config, tune func(*app.Options)) error
 		os.RemoveAll(dir)
 	}()
 	return nil
+}
+
+// Main is a benchmark package's TestMain: without -bench it runs the
+// (absent) tests and starts nothing; with it, a control plane with a kwok
+// node and the given controllers at --concurrent=concurrency.
+func Main(m *testing.M, controllers []string, concurrency int) {
+	flag.Parse()
+	if flag.Lookup("test.bench").Value.String() == "" {
+		os.Exit(m.Run())
+	}
+	testenv.Main(m, func(o *testenv.Options) {
+		o.Setup = func(ctx context.Context, env *testenv.Env) error {
+			return Start(ctx, env.Config, func(o *app.Options) {
+				o.Controllers = controllers
+				o.Concurrent = concurrency
+			})
+		}
+	})
 }

@@ -37,6 +37,9 @@ func (r *Reconciler) recordEvents(ctx context.Context, obj *kustomizev1.Kustomiz
 			r.Events.Normal(ctx, obj, meta.ProgressingReason, md, "%s", changes)
 		}
 	}
+	if _, ok := errs.AsInProgress(err); ok {
+		return
+	}
 	if err != nil {
 		reason := errs.Reason(err, meta.ReconciliationFailedReason)
 		if w, ok := errs.AsWaiting(err); ok && !errors.Is(err, dependency.ErrCycle) {
@@ -48,7 +51,7 @@ func (r *Reconciler) recordEvents(ctx context.Context, obj *kustomizev1.Kustomiz
 		r.Events.Warning(ctx, obj, reason, md, "%s", err)
 		return
 	}
-	if out.healthChecked && (!out.wasHealthy || out.applied.Changes() != "") {
+	if out.healthChecked && (!out.wasHealthy || out.changed()) {
 		r.Events.Normal(ctx, obj, meta.ProgressingReason, md, "Health check passed in %s", out.healthTook)
 	}
 	done := map[string]string{"commit_status": "update"}

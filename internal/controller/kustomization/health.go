@@ -32,7 +32,8 @@ func (r *Reconciler) compileHealthChecks(obj *kustomizev1.Kustomization) (*healt
 }
 
 // checkHealth waits for what spec.wait or spec.healthChecks name, up to
-// spec.timeout, and records the time it took.
+// spec.timeout, and records the time it took. It looks once, then parks
+// the wait (parked.go) and gives the worker back while objects roll out.
 func (r *Reconciler) checkHealth(ctx context.Context, obj *kustomizev1.Kustomization, mgr *ssa.Manager,
 	checks *healthChecks, cs *ssa.ChangeSet, out *outcome) error {
 	var objects []ssa.ObjMetadata
@@ -62,21 +63,12 @@ func (r *Reconciler) checkHealth(ctx context.Context, obj *kustomizev1.Kustomiza
 	if err := reconcile.ProgressUnknown(ctx, obj, "%s", msg); err != nil {
 		return err
 	}
-	start := time.Now()
 	timeout := obj.GetTimeout()
 	if deadline, ok := ctx.Deadline(); ok {
 		timeout = min(timeout, time.Until(deadline))
 	}
-	if err := mgr.WaitFor(ctx, toCheck, ssa.WaitOptions{
-		Timeout:  timeout,
-		Interval: r.Options.HealthPollInterval,
-		FailFast: !r.Options.DisableFailFast,
-		Status:   checks.Status,
-	}); err != nil {
-		return r.retry(obj, meta.HealthCheckFailedReason, err)
-	}
-	out.healthChecked, out.healthTook = true, time.Since(start)
-	return nil
+	w := r.park(ctx, obj, toCheck, checks, timeout, out)
+	return r.judgeHealth(ctx, obj, mgr, mgr.Client(), w, out)
 }
 
 // defaultHealthCheckAPIVersion is what a spec.healthChecks entry without an

@@ -43,7 +43,11 @@ func startControllers(ctx context.Context, env *testenv.Env) error {
 		if err := git.SetupWithManager(mgr, testenv.FastQueue); err != nil {
 			return err
 		}
-		return newReconciler(mgr, Options{}).SetupWithManager(ctx, mgr, testenv.FastQueue)
+		r := newReconciler(mgr, Options{})
+		if err := r.WatchHealth(mgr); err != nil {
+			return err
+		}
+		return r.SetupWithManager(ctx, mgr, testenv.FastQueue)
 	})
 }
 

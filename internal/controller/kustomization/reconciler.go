@@ -21,6 +21,7 @@ import (
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/artifact"
+	"github.com/weir-gitops/weir/internal/healthwatch"
 	"github.com/weir-gitops/weir/internal/inventory"
 	"github.com/weir-gitops/weir/internal/kustomize"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
@@ -50,9 +51,13 @@ type Reconciler struct {
 	Options Options
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Health follows the objects of parked health checks through watches;
+	// nil polls them at Options.HealthPollInterval.
+	Health *healthwatch.Watcher
 
 	cacheOnce sync.Once
 	cache     *buildCache
+	waits     parkedWaits
 }
 
 // Options are the controller's flags and feature gates.
@@ -123,6 +128,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		Reconcile: func(ctx context.Context, obj *kustomizev1.Kustomization) error {
 			start := r.now()
 			out, err := r.reconcile(ctx, obj)
+			if out != nil && !out.started.IsZero() {
+				start = out.started
+			}
 			applyStatus(obj, out, err, r.now(), r.now().Sub(start))
 			r.recordEvents(ctx, obj, out, err, r.now().Sub(start))
 			return err
@@ -151,6 +159,16 @@ type outcome struct {
 	healthTook    time.Duration
 	// wasHealthy is the Healthy condition before this run.
 	wasHealthy bool
+	// started is when the work this run ends began, when earlier than the
+	// run: the apply of a resumed health check. resumedChanged says that
+	// apply changed something.
+	started        time.Time
+	resumedChanged bool
+}
+
+// changed reports whether the apply that this run ends changed objects.
+func (o *outcome) changed() bool {
+	return o.resumedChanged || o.applied != nil && o.applied.Changes() != ""
 }
 
 // reconcile runs the phases in order and stops at the first error.
@@ -179,6 +197,9 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomizati
 		if err := r.checkDependencies(ctx, obj, src); err != nil {
 			return out, err
 		}
+	}
+	if w := r.parked(obj, out.revision); w != nil {
+		return out, r.resumeHealth(ctx, obj, w, out)
 	}
 
 	if err := r.progress(ctx, obj, "Fetching manifests", out.revision); err != nil {
@@ -371,7 +392,7 @@ func (r *Reconciler) recordWrites(obj *kustomizev1.Kustomization) func(context.C
 // apply applies, records the inventory, prunes and checks health.
 func (r *Reconciler) apply(ctx context.Context, obj *kustomizev1.Kustomization, kube client.Client,
 	objects []*unstructured.Unstructured, checks *healthChecks, out *outcome) error {
-	mgr := ssa.NewManager(kube, ssa.Options{Concurrency: r.Options.ConcurrentSSA, PollInterval: r.Options.HealthPollInterval})
+	mgr := r.newManager(kube)
 	owner := &ssa.Owner{Name: obj.Name, Namespace: obj.Namespace}
 	old := kustomizev1.ResourceInventory{}
 	if obj.Status.Inventory != nil {

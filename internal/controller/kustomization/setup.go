@@ -14,6 +14,7 @@ import (
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/dependency"
+	"github.com/weir-gitops/weir/internal/healthwatch"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
 
@@ -48,6 +49,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	}
 
 	watches := []reconcile.Watch{dependencies.Watch(r.Client)}
+	if r.Health != nil {
+		watches = append(watches, reconcile.Watch{Source: r.Health.Source()})
+	}
 	sources := []Source{&sourcev1.GitRepository{}, &sourcev1.OCIRepository{}, &sourcev1.Bucket{}}
 	if r.Options.AllowExternalArtifact {
 		sources = append(sources, &sourcev1.ExternalArtifact{})
@@ -71,6 +75,21 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		watches = append(watches, followers...)
 	}
 	return reconcile.Setup(mgr, &kustomizev1.Kustomization{}, r, opts, watches...)
+}
+
+// WatchHealth makes health checks follow watches: a shared cache of the
+// kinds being waited for, started by mgr, wakes a parked Kustomization
+// when one of its objects changes (see parked.go).
+func (r *Reconciler) WatchHealth(mgr ctrl.Manager) error {
+	c, err := healthwatch.NewCache(mgr.GetConfig(), mgr.GetRESTMapper())
+	if err != nil {
+		return err
+	}
+	if err := mgr.Add(c); err != nil {
+		return fmt.Errorf("adding the health check cache: %w", err)
+	}
+	r.Health = NewHealthWatcher(c, mgr.GetRESTMapper())
+	return nil
 }
 
 func kindOf(src Source) string {

@@ -19,6 +19,16 @@ import (
 // on success, or when the spec cannot work (stalled). A dependent reading a
 // failed dependency therefore sees an old observedGeneration and waits.
 func applyStatus(obj *kustomizev1.Kustomization, out *outcome, err error, now time.Time, took time.Duration) {
+	if _, ok := errs.AsInProgress(err); ok {
+		// A parked health check: applied and recorded, not finished. The
+		// progress conditions stay; lastHandledReconcileAt, history and
+		// the applied revision wait for the end.
+		obj.Status.LastAttemptedRevision = out.revision
+		if out.inventory != nil {
+			obj.Status.Inventory = out.inventory
+		}
+		return
+	}
 	if token, ok := meta.ReconcileAnnotationValue(obj.GetAnnotations()); ok {
 		obj.Status.LastHandledReconcileAt = token
 	}

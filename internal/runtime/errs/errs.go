@@ -7,6 +7,10 @@
 //     artifact); requeue after RequeueAfter without backoff, not a failure
 //     of ours.
 //   - Generic: a failure worth retrying with backoff.
+//   - InProgress: not a failure at all: the work is done and its result is
+//     still coming (applied objects rolling out); look again after
+//     RequeueAfter, or sooner when a watch says something changed. The
+//     progress conditions stay as the phase set them.
 package errs
 
 import (
@@ -44,6 +48,22 @@ type Generic struct {
 
 func (e *Generic) Error() string { return e.Err.Error() }
 func (e *Generic) Unwrap() error { return e.Err }
+
+// InProgress means the object's work is under way outside the worker.
+type InProgress struct {
+	Err          error
+	RequeueAfter time.Duration
+}
+
+func (e *InProgress) Error() string { return e.Err.Error() }
+func (e *InProgress) Unwrap() error { return e.Err }
+
+// AsInProgress returns the InProgress error in err's chain, if any.
+func AsInProgress(err error) (*InProgress, bool) {
+	var p *InProgress
+	ok := errors.As(err, &p)
+	return p, ok
+}
 
 // Reason returns the condition reason carried by err, or fallback.
 func Reason(err error, fallback string) string {

@@ -109,6 +109,9 @@ func Result(interval time.Duration, jitter float64, err error) (ctrl.Result, err
 	if w, ok := errs.AsWaiting(err); ok {
 		return ctrl.Result{RequeueAfter: w.RequeueAfter}, nil
 	}
+	if p, ok := errs.AsInProgress(err); ok {
+		return ctrl.Result{RequeueAfter: p.RequeueAfter}, nil
+	}
 	if d := errs.RetryAfter(err); d > 0 {
 		return ctrl.Result{RequeueAfter: d}, nil
 	}

@@ -19,6 +19,7 @@ func TestResult(t *testing.T) {
 		{"success requeues after the interval", nil, time.Minute, false},
 		{"stall waits for a spec change", &errs.Stalling{Err: boom}, 0, false},
 		{"wait requeues after its delay", &errs.Waiting{Err: boom, RequeueAfter: 5 * time.Second}, 5 * time.Second, false},
+		{"in progress looks again after its delay", &errs.InProgress{Err: boom, RequeueAfter: 7 * time.Second}, 7 * time.Second, false},
 		{"failure retries with backoff", &errs.Generic{Err: boom}, 0, true},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,63 @@
+package benchenv
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/weir-gitops/weir/internal/testenv"
+)
+
+// Floor is the time this control plane needs for objects without weir:
+// each server-side applied directly into ns, concurrency at a time, then
+// waited for until every Deployment in ns is Available (deployments of
+// them). It returns the time from the first apply to the last Available
+// Deployment, then deletes ns and waits until it is gone, so that what is
+// measured next does not share the node with the floor's objects.
+func Floor(b *testing.B, env *testenv.Env, ns string, objs []*unstructured.Unstructured, deployments, concurrency int) time.Duration {
+	b.Helper()
+	ctx := context.Background()
+	start := time.Now()
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(concurrency)
+	for _, o := range objs {
+		g.Go(func() error {
+			//nolint:staticcheck // SA1019: client.Apply with an unstructured object is the plain SSA call
+			return env.Client.Patch(gctx, o, client.Apply, client.FieldOwner("bench-floor"), client.ForceOwnership)
+		})
+	}
+	if err := g.Wait(); err != nil {
+		b.Fatalf("floor apply: %v", err)
+	}
+	testenv.Eventually(b, 30*time.Minute, func(ctx context.Context) (bool, string) {
+		var list appsv1.DeploymentList
+		if err := env.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
+			return false, err.Error()
+		}
+		available := 0
+		for _, d := range list.Items {
+			if d.Status.ObservedGeneration == d.Generation && d.Status.AvailableReplicas == *d.Spec.Replicas {
+				available++
+			}
+		}
+		return available == deployments, fmt.Sprintf("%d of %d Deployments available", available, deployments)
+	})
+	elapsed := time.Since(start)
+	if err := env.Client.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		b.Fatalf("deleting the floor: %v", err)
+	}
+	testenv.Eventually(b, 30*time.Minute, func(ctx context.Context) (bool, string) {
+		err := env.Client.Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{})
+		return apierrors.IsNotFound(err), "floor namespace still there"
+	})
+	return elapsed
+}

@@ -1,0 +1,98 @@
+package benchenv
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Measurement is what one measured step cost the benchmark process (the
+// controllers run in it; the control plane runs in other processes).
+type Measurement struct {
+	Elapsed           time.Duration
+	CPU               time.Duration
+	RSSBefore         float64 // MiB, after a GC, before the step
+	PeakRSS, PeakHeap float64 // MiB
+}
+
+// Measure runs step while sampling the process's resident set and heap
+// every 100 ms.
+func Measure(step func()) Measurement {
+	runtime.GC()
+	var m Measurement
+	m.RSSBefore = CurrentRSS()
+	var mu sync.Mutex
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for !stop.Load() {
+			rss := CurrentRSS()
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			mu.Lock()
+			m.PeakRSS = max(m.PeakRSS, rss)
+			m.PeakHeap = max(m.PeakHeap, float64(ms.HeapAlloc)/(1<<20))
+			mu.Unlock()
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	cpu0 := CPUTime()
+	start := time.Now()
+	step()
+	m.Elapsed = time.Since(start)
+	m.CPU = CPUTime() - cpu0
+	stop.Store(true)
+	wg.Wait()
+	return m
+}
+
+// CPUTime is the user and system time the process has used.
+func CPUTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// CurrentRSS is VmRSS of /proc/self/status in MiB.
+func CurrentRSS() float64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// Counts returns the sizes a benchmark runs at: the comma-separated
+// integers of the environment variable env, or def when it is not set.
+func Counts(b *testing.B, env string, def []int) []int {
+	s := os.Getenv(env)
+	if s == "" {
+		return def
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			b.Fatalf("%s: %v", env, err)
+		}
+		out = append(out, n)
+	}
+	return out
+}

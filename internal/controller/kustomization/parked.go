@@ -1,0 +1,181 @@
+package kustomization
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/healthwatch"
+	"github.com/weir-gitops/weir/internal/runtime/errs"
+	"github.com/weir-gitops/weir/internal/ssa"
+)
+
+// parkedWait is a health check that gave its worker back: the apply is
+// done and the objects roll out; a watch event on one of them (or, for
+// kinds that are not watched, the poll interval) brings the Kustomization
+// back to look again, and spec.timeout still bounds the whole wait. It
+// lives in memory: a restarted controller applies again and waits anew.
+type parkedWait struct {
+	// generation, revision and token (the reconcile request annotation) it
+	// was parked for: any of them changing ends the wait, and the next
+	// reconcile applies again.
+	generation int64
+	revision   string
+	token      string
+
+	health   *ssa.Health
+	checks   *healthChecks
+	watched  bool // every kind is watched: no polling
+	start    time.Time
+	deadline time.Time
+	// checksum and changed carry what the apply saw to the end of the
+	// wait: status.history and the "Health check passed" event.
+	checksum string
+	changed  bool
+}
+
+// parkedWaits holds the parked waits by Kustomization.
+type parkedWaits struct {
+	mu    sync.Mutex
+	waits map[types.NamespacedName]*parkedWait
+}
+
+func (p *parkedWaits) get(key types.NamespacedName) *parkedWait {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.waits[key]
+}
+
+func (p *parkedWaits) put(key types.NamespacedName, w *parkedWait) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.waits == nil {
+		p.waits = map[types.NamespacedName]*parkedWait{}
+	}
+	p.waits[key] = w
+}
+
+func (p *parkedWaits) drop(key types.NamespacedName) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.waits, key)
+}
+
+func keyOf(obj *kustomizev1.Kustomization) types.NamespacedName {
+	return types.NamespacedName{Namespace: obj.Namespace, Name: obj.Name}
+}
+
+func requestToken(obj *kustomizev1.Kustomization) string {
+	token, _ := meta.ReconcileAnnotationValue(obj.GetAnnotations())
+	return token
+}
+
+// parked returns obj's parked wait if it still holds for obj at revision;
+// one that no longer holds is dropped.
+func (r *Reconciler) parked(obj *kustomizev1.Kustomization, revision string) *parkedWait {
+	w := r.waits.get(keyOf(obj))
+	if w == nil {
+		return nil
+	}
+	if w.generation != obj.Generation || w.revision != revision || w.token != requestToken(obj) {
+		r.unpark(obj)
+		return nil
+	}
+	return w
+}
+
+// park starts following the objects of a health check.
+func (r *Reconciler) park(ctx context.Context, obj *kustomizev1.Kustomization, objects []ssa.ObjMetadata,
+	checks *healthChecks, timeout time.Duration, out *outcome) *parkedWait {
+	now := r.now()
+	w := &parkedWait{
+		generation: obj.Generation, revision: out.revision, token: requestToken(obj),
+		health: ssa.NewHealth(objects), checks: checks, start: now, deadline: now.Add(timeout),
+		checksum: out.checksum, changed: out.changed(),
+	}
+	if r.Health != nil && watchable(obj) {
+		w.watched = r.Health.Track(ctx, keyOf(obj), objects)
+	}
+	r.waits.put(keyOf(obj), w)
+	return w
+}
+
+// unpark ends obj's wait, if it has one.
+func (r *Reconciler) unpark(obj *kustomizev1.Kustomization) {
+	r.waits.drop(keyOf(obj))
+	if r.Health != nil {
+		r.Health.Untrack(keyOf(obj))
+	}
+}
+
+// watchable reports whether the controller's own watches may follow what
+// obj applied: not when it applies as another account (the controller
+// would read what that account may not) or to another cluster.
+func watchable(obj *kustomizev1.Kustomization) bool {
+	return obj.Spec.ServiceAccountName == "" && obj.Spec.KubeConfig == nil
+}
+
+// resumeHealth looks again at the objects of a parked wait.
+func (r *Reconciler) resumeHealth(ctx context.Context, obj *kustomizev1.Kustomization, w *parkedWait, out *outcome) error {
+	out.attempted, out.checksum, out.started, out.resumedChanged = true, w.checksum, w.start, w.changed
+	kube, err := r.Clients.For(ctx, obj)
+	if err != nil {
+		r.unpark(obj)
+		return r.retry(obj, meta.ReconciliationFailedReason, err)
+	}
+	return r.judgeHealth(ctx, obj, r.newManager(kube), kube, w, out)
+}
+
+// judgeHealth checks a wait's objects once and decides: passed, failed
+// (fail-fast or timeout, as Flux words them), or still in progress.
+func (r *Reconciler) judgeHealth(ctx context.Context, obj *kustomizev1.Kustomization, mgr *ssa.Manager,
+	kube client.Reader, w *parkedWait, out *outcome) error {
+	reader := kube
+	if w.watched {
+		reader = r.Health.Reader(kube)
+	}
+	mgr.Check(ctx, w.health, reader, w.checks.Status)
+	now := r.now()
+	switch {
+	case w.health.Done():
+		r.unpark(obj)
+		out.healthChecked, out.healthTook = true, now.Sub(w.start)
+		return nil
+	case !r.Options.DisableFailFast && w.health.FailedEarly() != nil:
+		r.unpark(obj)
+		return r.retry(obj, meta.HealthCheckFailedReason, w.health.FailedEarly())
+	case !now.Before(w.deadline):
+		r.unpark(obj)
+		return r.retry(obj, meta.HealthCheckFailedReason, w.health.TimedOut())
+	}
+	after := w.deadline.Sub(now)
+	if !w.watched {
+		after = min(after, r.pollInterval())
+	}
+	return &errs.InProgress{Err: errors.New("health checks in progress"), RequeueAfter: after}
+}
+
+func (r *Reconciler) pollInterval() time.Duration {
+	if r.Options.HealthPollInterval > 0 {
+		return r.Options.HealthPollInterval
+	}
+	return ssa.DefaultPollInterval
+}
+
+func (r *Reconciler) newManager(kube client.Client) *ssa.Manager {
+	return ssa.NewManager(kube, ssa.Options{Concurrency: r.Options.ConcurrentSSA, PollInterval: r.Options.HealthPollInterval})
+}
+
+// NewHealthWatcher returns the Watcher a Reconciler's Health field takes:
+// Kustomizations are its owners; c is a healthwatch.NewCache.
+func NewHealthWatcher(c cache.Cache, mapper apimeta.RESTMapper) *healthwatch.Watcher {
+	return healthwatch.New(c, mapper, func() client.Object { return &kustomizev1.Kustomization{} })
+}

@@ -1,0 +1,244 @@
+package healthwatch
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/weir-gitops/weir/internal/ssa"
+)
+
+// informerTimeout bounds the first list of a kind: a kind that cannot be
+// listed in that time is read from the API server instead.
+const informerTimeout = 30 * time.Second
+
+// lastAppliedAnnotation is kubectl's copy of the applied object, as large
+// as the object and never read by a status check.
+const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+
+// NewCache returns the cache a Watcher reads through, over all namespaces
+// (what a Kustomization applies may live anywhere). It stores objects
+// without managed fields and without kubectl's last-applied annotation.
+// The caller adds it to the manager, which starts it.
+func NewCache(cfg *rest.Config, mapper meta.RESTMapper) (cache.Cache, error) {
+	c, err := cache.New(cfg, cache.Options{Mapper: mapper, DefaultTransform: strip})
+	if err != nil {
+		return nil, fmt.Errorf("creating the health check cache: %w", err)
+	}
+	return c, nil
+}
+
+func strip(in any) (any, error) {
+	obj, err := meta.Accessor(in)
+	if err != nil {
+		return in, nil //nolint:nilerr // not an object (a tombstone): stored as it is
+	}
+	obj.SetManagedFields(nil)
+	if a := obj.GetAnnotations(); a[lastAppliedAnnotation] != "" {
+		delete(a, lastAppliedAnnotation)
+		obj.SetAnnotations(a)
+	}
+	return in, nil
+}
+
+// Watcher follows the objects owners wait for. Owners are objects of one
+// kind (the controller's), named by namespace and name.
+type Watcher struct {
+	cache    cache.Cache
+	mapper   meta.RESTMapper
+	newOwner func() client.Object
+	events   chan event.GenericEvent
+
+	mu       sync.Mutex
+	waiters  map[ssa.ObjMetadata]map[types.NamespacedName]struct{}
+	tracked  map[types.NamespacedName][]ssa.ObjMetadata
+	watching map[schema.GroupKind]bool // false: cannot be watched
+}
+
+// New returns a Watcher reading through c (see NewCache). newOwner returns
+// an empty object of the owners' kind, for the events Source sends.
+func New(c cache.Cache, mapper meta.RESTMapper, newOwner func() client.Object) *Watcher {
+	return &Watcher{
+		cache: c, mapper: mapper, newOwner: newOwner,
+		events:   make(chan event.GenericEvent, 1024),
+		waiters:  map[ssa.ObjMetadata]map[types.NamespacedName]struct{}{},
+		tracked:  map[types.NamespacedName][]ssa.ObjMetadata{},
+		watching: map[schema.GroupKind]bool{},
+	}
+}
+
+// Source queues an owner when an object it waits for changes; the
+// controller of the owners' kind watches it.
+func (w *Watcher) Source() source.Source {
+	return source.Channel(w.events, &handler.EnqueueRequestForObject{})
+}
+
+// Reader reads objects of watched kinds from the cache and every other
+// object through fallback (the API server).
+func (w *Watcher) Reader(fallback client.Reader) client.Reader {
+	return &reader{w: w, fallback: fallback}
+}
+
+type reader struct {
+	w        *Watcher
+	fallback client.Reader
+}
+
+func (r *reader) from(obj client.Object) client.Reader {
+	gk := obj.GetObjectKind().GroupVersionKind().GroupKind()
+	r.w.mu.Lock()
+	defer r.w.mu.Unlock()
+	if r.w.watching[gk] {
+		return r.w.cache
+	}
+	return r.fallback
+}
+
+func (r *reader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	return r.from(obj).Get(ctx, key, obj, opts...)
+}
+
+func (r *reader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	return r.fallback.List(ctx, list, opts...)
+}
+
+// Track makes owner wait for objects, replacing what it waited for
+// before, and starts a watch for each kind not watched yet. It reports
+// whether every kind is watched; when not, the owner must poll too (Reader
+// reads the kinds not watched from the API server).
+func (w *Watcher) Track(ctx context.Context, owner types.NamespacedName, objects []ssa.ObjMetadata) bool {
+	all := true
+	for _, gk := range kinds(objects) {
+		if !w.watch(ctx, gk) {
+			all = false
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.untrackLocked(owner)
+	w.tracked[owner] = objects
+	for _, id := range objects {
+		set := w.waiters[id]
+		if set == nil {
+			set = map[types.NamespacedName]struct{}{}
+			w.waiters[id] = set
+		}
+		set[owner] = struct{}{}
+	}
+	return all
+}
+
+// Untrack forgets what owner waits for.
+func (w *Watcher) Untrack(owner types.NamespacedName) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.untrackLocked(owner)
+}
+
+// Tracked returns how many owners wait, for tests and metrics.
+func (w *Watcher) Tracked() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.tracked)
+}
+
+func (w *Watcher) untrackLocked(owner types.NamespacedName) {
+	for _, id := range w.tracked[owner] {
+		if set := w.waiters[id]; set != nil {
+			delete(set, owner)
+			if len(set) == 0 {
+				delete(w.waiters, id)
+			}
+		}
+	}
+	delete(w.tracked, owner)
+}
+
+// watch starts the watch of gk once; it reports whether gk is watched.
+func (w *Watcher) watch(ctx context.Context, gk schema.GroupKind) bool {
+	w.mu.Lock()
+	ok, known := w.watching[gk]
+	w.mu.Unlock()
+	if known {
+		return ok
+	}
+	ok = w.startInformer(ctx, gk) == nil
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	// A kind that could not be watched is tried again by the next Track
+	// (its definition may have appeared meanwhile).
+	if ok {
+		w.watching[gk] = true
+	}
+	return ok
+}
+
+func (w *Watcher) startInformer(ctx context.Context, gk schema.GroupKind) error {
+	mapping, err := w.mapper.RESTMapping(gk)
+	if err != nil {
+		return err
+	}
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(mapping.GroupVersionKind)
+	ctx, cancel := context.WithTimeout(ctx, informerTimeout)
+	defer cancel()
+	inf, err := w.cache.GetInformer(ctx, obj)
+	if err != nil {
+		return err
+	}
+	_, err = inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { w.changed(gk, o) },
+		UpdateFunc: func(_, o any) { w.changed(gk, o) },
+		DeleteFunc: func(o any) { w.changed(gk, o) },
+	})
+	return err
+}
+
+// changed queues the owners of the object o of kind gk.
+func (w *Watcher) changed(gk schema.GroupKind, o any) {
+	if tomb, ok := o.(toolscache.DeletedFinalStateUnknown); ok {
+		o = tomb.Obj
+	}
+	m, err := meta.Accessor(o)
+	if err != nil {
+		return
+	}
+	id := ssa.ObjMetadata{GroupKind: gk, Namespace: m.GetNamespace(), Name: m.GetName()}
+	w.mu.Lock()
+	owners := make([]types.NamespacedName, 0, len(w.waiters[id]))
+	for owner := range w.waiters[id] {
+		owners = append(owners, owner)
+	}
+	w.mu.Unlock()
+	for _, owner := range owners {
+		obj := w.newOwner()
+		obj.SetNamespace(owner.Namespace)
+		obj.SetName(owner.Name)
+		w.events <- event.GenericEvent{Object: obj}
+	}
+}
+
+func kinds(objects []ssa.ObjMetadata) []schema.GroupKind {
+	seen := map[schema.GroupKind]bool{}
+	var out []schema.GroupKind
+	for _, id := range objects {
+		if !seen[id.GroupKind] {
+			seen[id.GroupKind] = true
+			out = append(out, id.GroupKind)
+		}
+	}
+	return out
+}
