@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 }
 
 func startControllers(ctx context.Context, env *testenv.Env) error {
-	return benchenv.Start(ctx, countingConfig(env.Config), func(o *app.Options) {
+	return benchenv.Start(ctx, env.Config, func(o *app.Options) {
 		o.Controllers = []string{"source", "kustomize"}
 	})
 }

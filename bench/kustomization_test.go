@@ -3,43 +3,22 @@ package bench
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/bench/internal/benchenv"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/testenv"
 	"github.com/weir-gitops/weir/internal/testenv/gitserver"
 )
-
-// apiRequests counts the requests the controllers send to the API server.
-var apiRequests atomic.Int64
-
-// countingConfig returns a copy of cfg whose requests are counted.
-func countingConfig(cfg *rest.Config) *rest.Config {
-	c := rest.CopyConfig(cfg)
-	c.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
-			apiRequests.Add(1)
-			return rt.RoundTrip(r)
-		})
-	})
-	return c
-}
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // fleet is a Git repository with a GitRepository in a fresh namespace.
 type fleet struct {
@@ -177,7 +156,7 @@ func BenchmarkManyKustomizations(b *testing.B) {
 		"app/c.yaml": configMap("c", "3"), "app/d.yaml": configMap("d", "4"),
 	})
 	for b.Loop() {
-		before := apiRequests.Load()
+		before := benchenv.Requests()
 		start := time.Now()
 		for i := range count {
 			f.kustomization(fmt.Sprintf("ks-%04d", i), "./app", func(s *kustomizev1.KustomizationSpec) {
@@ -186,7 +165,7 @@ func BenchmarkManyKustomizations(b *testing.B) {
 		}
 		f.waitApplied(count, f.repo.Status.Artifact.Revision)
 		b.ReportMetric(time.Since(start).Seconds(), "s/all-ready")
-		b.ReportMetric(float64(apiRequests.Load()-before)/count, "api-requests/ks")
+		b.ReportMetric(float64(benchenv.Requests()-before)/count, "api-requests/ks")
 	}
 	b.ReportMetric(float64(maxRSS(syscall.RUSAGE_SELF))/1024, "MiB-peak-rss")
 }

@@ -67,6 +67,7 @@ func BenchmarkHealthFanOut(b *testing.B) {
 				srv.InitRepo(b, "fleet.git")
 				srv.Commit(b, "fleet.git", gitserver.Commit{Files: appFiles})
 				createRepository(b, env, ns, srv.HTTPURL("fleet.git"))
+				before := benchenv.Requests()
 				m := benchenv.Measure(func() {
 					for i := range n {
 						createKustomization(b, env, ns, name(i))
@@ -79,6 +80,8 @@ func BenchmarkHealthFanOut(b *testing.B) {
 				b.ReportMetric(m.CPU.Seconds(), "cpu-s")
 				b.ReportMetric(m.RSSBefore, "MiB-rss-before")
 				b.ReportMetric(m.PeakRSS, "MiB-peak-rss")
+				b.ReportMetric(float64(benchenv.Requests()-before)/float64(n), "api-requests/ks")
+				b.Logf("API requests by method and resource:\n%s", benchenv.RequestBreakdown())
 			}
 		})
 	}

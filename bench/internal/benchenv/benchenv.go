@@ -35,7 +35,7 @@ func Start(ctx context.Context, cfg *rest.Config, tune func(*app.Options)) error
 	opts.StoragePath, opts.StorageAddr, opts.StorageAdvAddr = dir, addr, addr
 	tune(&opts)
 	go func() {
-		if err := app.Run(ctx, cfg, opts); err != nil {
+		if err := app.Run(ctx, counting(cfg), opts); err != nil {
 			fmt.Fprintf(os.Stderr, "controllers: %v\n", err)
 		}
 		os.RemoveAll(dir)
