@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"path"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	"github.com/weir-gitops/weir/internal/kustomize"
 	"github.com/weir-gitops/weir/internal/render"
 )
 
@@ -45,14 +47,18 @@ func (cl *clusterLoad) build(ctx context.Context, n *Node) {
 	if ks.Spec.PostBuild != nil {
 		n.Vars, _ = render.Variables(ctx, reader, ks)
 	}
-	res, err := render.Kustomization(ctx, reader, ks, dir, render.Options{
-		NoRemoteBases: cl.opts.NoRemoteBases,
-		KeepEncrypted: len(cl.opts.DecryptKeys) == 0,
-	})
+	opts := render.Options{NoRemoteBases: cl.opts.NoRemoteBases, KeepEncrypted: len(cl.opts.DecryptKeys) == 0}
+	res, err := render.Kustomization(ctx, reader, ks, dir, opts)
+	if errors.Is(err, kustomize.ErrVariableNotSet) {
+		// The cluster stops here; the analysis goes on with what a
+		// lenient build yields, so the graph below is still seen.
+		opts.AllowUndefinedVariables = true
+		res, _ = render.Kustomization(ctx, reader, ks, dir, opts)
+	}
+	n.Err = err
 	prefix := cl.relPrefix(dir)
 	var files []string
-	if err != nil {
-		n.Err = err
+	if res == nil {
 		files = filesUnder(dir, cleanRel(ks.Spec.Path))
 	} else {
 		files = res.Files
