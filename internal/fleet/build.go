@@ -182,7 +182,7 @@ func (cl *clusterLoad) addSource(o *unstructured.Unstructured, pos Position) {
 func (cl *clusterLoad) addNode(parent *Node, o *unstructured.Unstructured, pos Position) {
 	key := Key(o)
 	if root := cl.c.Root; root.ID() == key {
-		if fresh, err := newNode(o, pos, nil); err == nil {
+		if fresh, err := NewNode(o, pos, nil); err == nil {
 			root.Object, root.Kustomization, root.Position, root.Implicit = o, fresh.Kustomization, pos, false
 		}
 		return
@@ -192,7 +192,7 @@ func (cl *clusterLoad) addNode(parent *Node, o *unstructured.Unstructured, pos P
 			return
 		}
 	}
-	node, err := newNode(o, pos, parent)
+	node, err := NewNode(o, pos, parent)
 	if err != nil {
 		cl.c.Nodes = append(cl.c.Nodes, &Node{Object: o, Position: pos, Parent: parent, Err: err})
 		return

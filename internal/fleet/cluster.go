@@ -132,7 +132,7 @@ func (cl *clusterLoad) rootNode(entry string) (*Node, error) {
 		if err := cl.decodeNode(rs.doc.node, u); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", rs.File, rs.Line, err)
 		}
-		n, err := newNode(u, rs.Position, nil)
+		n, err := NewNode(u, rs.Position, nil)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", rs.File, rs.Line, err)
 		}
@@ -149,7 +149,7 @@ func (cl *clusterLoad) rootNode(entry string) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := newNode(&unstructured.Unstructured{Object: obj}, Position{File: entry}, nil)
+	n, err := NewNode(&unstructured.Unstructured{Object: obj}, Position{File: entry}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -185,8 +185,9 @@ func (cl *clusterLoad) decodeNode(doc *kyaml.Node, u *unstructured.Unstructured)
 	return nil
 }
 
-// newNode decodes a Kustomization or HelmRelease object into a node.
-func newNode(u *unstructured.Unstructured, pos Position, parent *Node) (*Node, error) {
+// NewNode decodes a Kustomization or HelmRelease object into a node at
+// pos, applied by parent (nil for a root).
+func NewNode(u *unstructured.Unstructured, pos Position, parent *Node) (*Node, error) {
 	n := &Node{Object: u, Position: pos, Parent: parent}
 	switch u.GetKind() {
 	case kustomizev1.KustomizationKind:
