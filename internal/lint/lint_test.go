@@ -11,6 +11,7 @@ import (
 	"github.com/weir-gitops/weir/examples"
 	"github.com/weir-gitops/weir/internal/fleet"
 	"github.com/weir-gitops/weir/internal/lint"
+	"github.com/weir-gitops/weir/internal/testenv/fleetgen"
 	"github.com/weir-gitops/weir/internal/testenv/golden"
 )
 
@@ -147,4 +148,35 @@ func mustRead(t *testing.T, p string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// TestGenerated200 lints a generated repository of 200 Kustomizations: all
+// built, clean.
+func TestGenerated200(t *testing.T) {
+	dir := t.TempDir()
+	repo, err := fleetgen.Write(dir, 200, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := fleet.Load(context.Background(), fleet.Options{Dir: dir, NoRemoteBases: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := g.Clusters[0]
+	if len(g.Clusters) != 1 || len(c.Kustomizations()) != 201 {
+		t.Fatalf("%d clusters, %d Kustomizations, want 1 and 201", len(g.Clusters), len(c.Kustomizations()))
+	}
+	objects := 0
+	for _, n := range c.Kustomizations() {
+		if !n.Built || n.Err != nil {
+			t.Errorf("%s: built %v, err %v", n.ID(), n.Built, n.Err)
+		}
+		if n != c.Root {
+			objects += len(n.Objects)
+		}
+	}
+	if objects != repo.Objects+1 { // the infrastructure Namespace
+		t.Errorf("%d objects built, want %d", objects, repo.Objects+1)
+	}
+	golden.Assert(t, "testdata/golden/generated-200.txt", text(t, lint.Run(g, lint.Options{})))
 }
