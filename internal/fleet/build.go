@@ -27,14 +27,13 @@ type origin struct {
 	ConfiguredIn string `json:"configuredIn"`
 }
 
-// build renders a Kustomization node with the controller's code, when its
-// source is local, and adds what it yields to the cluster.
+// build renders a Kustomization node whose source is local (SourceDir)
+// with the controller's code.
+// It writes only to n: builds of one batch run concurrently (the graph
+// they read does not change until the batch is registered).
 func (cl *clusterLoad) build(ctx context.Context, n *Node) {
-	dir := cl.sourceDir(n.Source)
-	if dir == "" {
-		return
-	}
-	n.SourceDir, n.Built = dir, true
+	dir := n.SourceDir
+	n.Built = true
 	ks := n.Kustomization.DeepCopy()
 	ownOrigins := slices.Contains(ks.Spec.BuildMetadata, kustomizev1.OriginAnnotations)
 	if !ownOrigins {
@@ -68,9 +67,6 @@ func (cl *clusterLoad) build(ctx context.Context, n *Node) {
 	n.InputDigest = inputDigest(dir, files, n.Kustomization.Spec, n.Vars)
 	for _, f := range files {
 		n.Files = append(n.Files, path.Join(prefix, f))
-	}
-	for i, o := range n.Objects {
-		cl.register(n, o, n.Origins[i])
 	}
 }
 
