@@ -1,8 +1,10 @@
 package fleet
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -86,6 +88,9 @@ func (l *loader) scanRoots() error {
 		}
 		if ext := path.Ext(d.Name()); ext != ".yaml" && ext != ".yml" {
 			return nil
+		}
+		if data, err := os.ReadFile(p); err != nil || !bytes.Contains(data, []byte(kustomizeGroup)) {
+			return nil //nolint:nilerr // an unreadable file holds no root sync; the build reports it
 		}
 		rel, _ := filepath.Rel(l.dir, p)
 		rel = filepath.ToSlash(rel)
