@@ -25,6 +25,10 @@ import (
 // listed in that time is read from the API server instead.
 const informerTimeout = 30 * time.Second
 
+// retryAfter is how long a kind that could not be watched is read from the
+// API server before the Watcher tries to watch it again.
+const retryAfter = 2 * time.Minute
+
 // lastAppliedAnnotation is kubectl's copy of the applied object, as large
 // as the object and never read by a status check.
 const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
@@ -65,7 +69,8 @@ type Watcher struct {
 	mu       sync.Mutex
 	waiters  map[ssa.ObjMetadata]map[types.NamespacedName]struct{}
 	tracked  map[types.NamespacedName][]ssa.ObjMetadata
-	watching map[schema.GroupKind]bool // false: cannot be watched
+	watching map[schema.GroupKind]bool      // kinds watched
+	failed   map[schema.GroupKind]time.Time // kinds that could not be, and when
 }
 
 // New returns a Watcher reading through c (see NewCache). newOwner returns
@@ -77,6 +82,7 @@ func New(c cache.Cache, mapper meta.RESTMapper, newOwner func() client.Object) *
 		waiters:  map[ssa.ObjMetadata]map[types.NamespacedName]struct{}{},
 		tracked:  map[types.NamespacedName][]ssa.ObjMetadata{},
 		watching: map[schema.GroupKind]bool{},
+		failed:   map[schema.GroupKind]time.Time{},
 	}
 }
 
@@ -168,22 +174,27 @@ func (w *Watcher) untrackLocked(owner types.NamespacedName) {
 }
 
 // watch starts the watch of gk once; it reports whether gk is watched.
+// A kind that could not be watched is tried again after retryAfter (its
+// definition may have appeared meanwhile), not at every Track: a list
+// that hangs would stall every reconcile for informerTimeout.
 func (w *Watcher) watch(ctx context.Context, gk schema.GroupKind) bool {
 	w.mu.Lock()
-	ok, known := w.watching[gk]
+	ok := w.watching[gk]
+	failed, hasFailed := w.failed[gk]
 	w.mu.Unlock()
-	if known {
+	if ok || hasFailed && time.Since(failed) < retryAfter {
 		return ok
 	}
-	ok = w.startInformer(ctx, gk) == nil
+	err := w.startInformer(ctx, gk)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	// A kind that could not be watched is tried again by the next Track
-	// (its definition may have appeared meanwhile).
-	if ok {
-		w.watching[gk] = true
+	if err != nil {
+		w.failed[gk] = time.Now()
+		return false
 	}
-	return ok
+	delete(w.failed, gk)
+	w.watching[gk] = true
+	return true
 }
 
 func (w *Watcher) startInformer(ctx context.Context, gk schema.GroupKind) error {

@@ -1,0 +1,124 @@
+package healthwatch
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/weir-gitops/weir/internal/ssa"
+	"github.com/weir-gitops/weir/internal/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m, testenv.APIServerOnly) }
+
+// newWatcher starts a Watcher's cache against the test API server; owners
+// are ConfigMaps (any kind does).
+func newWatcher(t *testing.T) *Watcher {
+	t.Helper()
+	env := testenv.Get(t)
+	httpClient, err := rest.HTTPClientFor(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapper, err := apiutil.NewDynamicRESTMapper(env.Config, httpClient)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewCache(env.Config, mapper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() { _ = c.Start(ctx) }()
+	return New(c, mapper, func() client.Object { return &corev1.ConfigMap{} })
+}
+
+// TestWatcherQueuesTheOwnersOfAChangedObject tracks a Secret that does not
+// exist yet for two owners: its creation queues both, a change after one
+// of them stopped waiting queues the other only, and the Reader serves it
+// from the cache without managed fields.
+func TestWatcherQueuesTheOwnersOfAChangedObject(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	w := newWatcher(t)
+	secret := ssa.ObjMetadata{GroupKind: schema.GroupKind{Kind: "Secret"}, Namespace: ns, Name: "later"}
+	a, b := types.NamespacedName{Namespace: ns, Name: "a"}, types.NamespacedName{Namespace: ns, Name: "b"}
+	ctx := context.Background()
+	for _, owner := range []types.NamespacedName{a, b} {
+		if !w.Track(ctx, owner, []ssa.ObjMetadata{secret}) {
+			t.Fatalf("Secrets are not watched")
+		}
+	}
+	obj := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "later", Namespace: ns}, StringData: map[string]string{"k": "v"}}
+	env.Create(t, obj)
+	if got := queued(t, w, 2); !got[a] || !got[b] {
+		t.Errorf("creation queued %v, want a and b", got)
+	}
+
+	w.Untrack(a)
+	env.Update(t, obj, func() { obj.StringData = map[string]string{"k": "w"} })
+	if got := queued(t, w, 1); got[a] || !got[b] {
+		t.Errorf("change queued %v, want b only", got)
+	}
+	if w.Tracked() != 1 {
+		t.Errorf("Tracked() = %d, want 1", w.Tracked())
+	}
+
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+	if err := w.Reader(env.Client).Get(ctx, client.ObjectKey{Namespace: ns, Name: "later"}, u); err != nil {
+		t.Fatal(err)
+	}
+	if len(u.GetManagedFields()) != 0 {
+		t.Errorf("the cached Secret keeps its managed fields")
+	}
+}
+
+// TestWatcherWithAKindThatDoesNotExist: Track says the owner must poll,
+// and the Reader goes to the API server (NotFound by kind, not a hang).
+func TestWatcherWithAKindThatDoesNotExist(t *testing.T) {
+	w := newWatcher(t)
+	widget := ssa.ObjMetadata{GroupKind: schema.GroupKind{Group: "example.com", Kind: "Widget"}, Namespace: "default", Name: "w"}
+	start := time.Now()
+	if w.Track(context.Background(), types.NamespacedName{Namespace: "default", Name: "a"}, []ssa.ObjMetadata{widget}) {
+		t.Fatal("Track reports a kind without a definition as watched")
+	}
+	if took := time.Since(start); took > informerTimeout {
+		t.Errorf("Track took %s", took)
+	}
+	if !w.Track(context.Background(), types.NamespacedName{Namespace: "default", Name: "a"}, nil) {
+		t.Error("Track of nothing is not watched")
+	}
+}
+
+// queued collects the owners queued until n arrived.
+func queued(t *testing.T, w *Watcher, n int) map[types.NamespacedName]bool {
+	t.Helper()
+	got := map[types.NamespacedName]bool{}
+	timeout := time.After(testenv.DefaultTimeout)
+	for len(got) < n {
+		select {
+		case e := <-w.events:
+			got[client.ObjectKeyFromObject(e.Object)] = true
+		case <-timeout:
+			t.Fatalf("queued %v, want %d owners", got, n)
+		}
+	}
+	// Nothing else arrives: the watch queues the owners of that object only.
+	select {
+	case e := <-w.events:
+		got[client.ObjectKeyFromObject(e.Object)] = true
+	case <-time.After(300 * time.Millisecond):
+	}
+	return got
+}
