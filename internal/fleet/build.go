@@ -46,7 +46,7 @@ func (cl *clusterLoad) build(ctx context.Context, n *Node) {
 	if ks.Spec.PostBuild != nil {
 		n.Vars, _ = render.Variables(ctx, reader, ks)
 	}
-	opts := render.Options{NoRemoteBases: cl.opts.NoRemoteBases, KeepEncrypted: len(cl.opts.DecryptKeys) == 0}
+	opts := render.Options{NoRemoteBases: cl.opts.NoRemoteBases, KeepEncrypted: len(cl.opts.DecryptKeys) == 0, SkipChecksum: true}
 	res, err := render.Kustomization(ctx, reader, ks, dir, opts)
 	if errors.Is(err, kustomize.ErrVariableNotSet) {
 		// The cluster stops here; the analysis goes on with what a

@@ -33,6 +33,24 @@ func writeTree(t *testing.T, files map[string]string) string {
 	return dir
 }
 
+func entries(g *fleet.Graph) []string {
+	var out []string
+	for _, c := range g.Clusters {
+		out = append(out, c.Entry)
+	}
+	return out
+}
+
+// withFile is fleetRepo with one file replaced.
+func withFile(path, content string) map[string]string {
+	files := map[string]string{}
+	for k, v := range fleetRepo {
+		files[k] = v
+	}
+	files[path] = content
+	return files
+}
+
 func ids(nodes []*fleet.Node) []string {
 	var out []string
 	for _, n := range nodes {
@@ -107,11 +125,7 @@ func TestLoadRepository(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var entries []string
-	for _, c := range g.Clusters {
-		entries = append(entries, c.Entry)
-	}
-	if diff := cmp.Diff([]string{"clusters/dev", "clusters/prod"}, entries); diff != "" {
+	if diff := cmp.Diff([]string{"clusters/dev", "clusters/prod"}, entries(g)); diff != "" {
 		t.Fatalf("entries (-want +got):\n%s", diff)
 	}
 	dev, prod := g.Clusters[0], g.Clusters[1]
@@ -161,20 +175,12 @@ func TestLoadRepository(t *testing.T) {
 // TestEntriesIgnoreWholeRepositoryPaths: a Kustomization of another
 // repository with path ./ is not a root sync of this one.
 func TestEntriesIgnoreWholeRepositoryPaths(t *testing.T) {
-	files := map[string]string{}
-	for k, v := range fleetRepo {
-		files[k] = v
-	}
-	files["clusters/base/ext.yaml"] = strings.Replace(fleetRepo["clusters/base/ext.yaml"], "path: ./deploy", "path: ./", 1)
+	files := withFile("clusters/base/ext.yaml", strings.Replace(fleetRepo["clusters/base/ext.yaml"], "path: ./deploy", "path: ./", 1))
 	g, err := fleet.Load(context.Background(), fleet.Options{Dir: writeTree(t, files)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var entries []string
-	for _, c := range g.Clusters {
-		entries = append(entries, c.Entry)
-	}
-	if diff := cmp.Diff([]string{"clusters/dev", "clusters/prod"}, entries); diff != "" {
+	if diff := cmp.Diff([]string{"clusters/dev", "clusters/prod"}, entries(g)); diff != "" {
 		t.Errorf("entries (-want +got):\n%s", diff)
 	}
 }
@@ -200,13 +206,9 @@ func TestLoadSkipsNonLocalSources(t *testing.T) {
 }
 
 func TestLoadGitRemote(t *testing.T) {
-	files := map[string]string{}
-	for k, v := range fleetRepo {
-		files[k] = v
-	}
 	// The root names a source that is not the fleet's GitRepository, so
 	// flux-system is local only through the remote's URL.
-	files["clusters/dev/sync.yaml"] = strings.Replace(fleetRepo["clusters/dev/sync.yaml"], "name: flux-system}}", "name: bootstrap}}", 1)
+	files := withFile("clusters/dev/sync.yaml", strings.Replace(fleetRepo["clusters/dev/sync.yaml"], "name: flux-system}}", "name: bootstrap}}", 1))
 	dir := writeTree(t, files)
 	repo, err := git.PlainInit(dir, false)
 	if err != nil {

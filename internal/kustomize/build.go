@@ -68,6 +68,11 @@ type BuildOptions struct {
 	// Decryptor it fails with ErrStillEncrypted on ciphertext left over.
 	Decryptor Decryptor
 
+	// SkipChecksum leaves Result.Checksum empty: for callers that do not
+	// record it (the offline fleet loader, whose builds carry origin
+	// annotations and so would not match the controller's digest anyway).
+	SkipChecksum bool
+
 	// AllowEncrypted, with no Decryptor, lets SOPS content through as it is
 	// instead of failing: for rendering offline (`weir build --dry-run`),
 	// never for applying.
@@ -198,9 +203,12 @@ func postProcess(objects []*unstructured.Unstructured, opts *BuildOptions) ([]*u
 			return nil, "", err
 		}
 	}
-	sum, err := Checksum(objects)
-	if err != nil {
-		return nil, "", err
+	sum := ""
+	if !opts.SkipChecksum {
+		var err error
+		if sum, err = Checksum(objects); err != nil {
+			return nil, "", err
+		}
 	}
 	if cm := opts.CommonMetadata; cm != nil {
 		objects = withCommonMetadata(objects, cm.Labels, cm.Annotations)

@@ -102,6 +102,10 @@ spec:
 	if res.Checksum != plain.Checksum {
 		t.Errorf("commonMetadata changed the checksum (%s vs %s); Flux applies it after the digest", res.Checksum, plain.Checksum)
 	}
+	opts.SkipChecksum = true
+	if skipped := mustBuild(t, opts); skipped.Checksum != "" || len(skipped.Objects) != len(res.Objects) {
+		t.Errorf("SkipChecksum: checksum %q, %d objects, want none and %d", skipped.Checksum, len(skipped.Objects), len(res.Objects))
+	}
 	want := []string{
 		// The Namespace object takes the target namespace's name, as
 		// kustomize's namespace transformer does.

@@ -45,7 +45,7 @@
 //     where kustomize-controller decrypts, before substitution.
 //  9. Substitute variables, when BuildOptions.PostBuild is set.
 //  10. Refuse any object still holding SOPS content (see Decryption).
-//  11. Take the checksum, then apply spec.commonMetadata to the objects.
+//  11. Take the checksum (unless SkipChecksum), then apply spec.commonMetadata to the objects.
 //     Flux applies commonMetadata at apply time, after it has computed the
 //     digest and after substitution, so neither sees it; weir keeps that
 //     order.

@@ -25,6 +25,8 @@ type Options struct {
 	// was given no key. Without spec.decryption, SOPS content still fails
 	// the build with kustomize.ErrDecryptionRequired, as in the cluster.
 	KeepEncrypted bool
+	// SkipChecksum is kustomize.BuildOptions.SkipChecksum.
+	SkipChecksum bool
 }
 
 // Kustomization builds obj's manifests from the source tree at root exactly
@@ -34,6 +36,7 @@ type Options struct {
 func Kustomization(ctx context.Context, reader client.Reader, obj *kustomizev1.Kustomization, root string, opts Options) (*kustomize.Result, error) {
 	build := kustomize.FromSpec(root, &obj.Spec)
 	build.NoRemoteBases = opts.NoRemoteBases
+	build.SkipChecksum = opts.SkipChecksum
 	if build.PostBuild != nil {
 		vars := map[string]string{}
 		if opts.Offline {
