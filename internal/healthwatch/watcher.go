@@ -55,8 +55,25 @@ func strip(in any) (any, error) {
 		delete(a, lastAppliedAnnotation)
 		obj.SetAnnotations(a)
 	}
+	if u, ok := in.(*unstructured.Unstructured); ok && withPodTemplate[u.GroupVersionKind().GroupKind()] {
+		// kstatus reads replicas, strategy and status, never the pod
+		// template: the bulk of a workload.
+		unstructured.RemoveNestedField(u.Object, "spec", "template")
+	}
 	return in, nil
 }
+
+// withPodTemplate are the workload kinds whose spec.template the cache
+// drops.
+var withPodTemplate = map[schema.GroupKind]bool{
+	{Group: "apps", Kind: "Deployment"}: true, {Group: "apps", Kind: "StatefulSet"}: true,
+	{Group: "apps", Kind: "DaemonSet"}: true, {Group: "apps", Kind: "ReplicaSet"}: true,
+	{Group: "batch", Kind: "Job"}: true,
+}
+
+// unwatched are kinds never held in the cache: Secrets (credentials are
+// not held cluster-wide; they are Current as soon as they exist anyway).
+var unwatched = map[schema.GroupKind]bool{{Kind: "Secret"}: true}
 
 // Watcher follows the objects owners wait for. Owners are objects of one
 // kind (the controller's), named by namespace and name.
@@ -178,6 +195,9 @@ func (w *Watcher) untrackLocked(owner types.NamespacedName) {
 // definition may have appeared meanwhile), not at every Track: a list
 // that hangs would stall every reconcile for informerTimeout.
 func (w *Watcher) watch(ctx context.Context, gk schema.GroupKind) bool {
+	if unwatched[gk] {
+		return false
+	}
 	w.mu.Lock()
 	ok := w.watching[gk]
 	failed, hasFailed := w.failed[gk]

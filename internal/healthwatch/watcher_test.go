@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -43,30 +44,36 @@ func newWatcher(t *testing.T) *Watcher {
 	return New(c, mapper, func() client.Object { return &corev1.ConfigMap{} })
 }
 
-// TestWatcherQueuesTheOwnersOfAChangedObject tracks a Secret that does not
-// exist yet for two owners: its creation queues both, a change after one
-// of them stopped waiting queues the other only, and the Reader serves it
-// from the cache without managed fields.
+// TestWatcherQueuesTheOwnersOfAChangedObject tracks a Deployment that does
+// not exist yet for two owners: its creation queues both, a change after
+// one of them stopped waiting queues the other only, and the Reader serves
+// it from the cache without managed fields and pod template. Secrets are
+// never cached.
 func TestWatcherQueuesTheOwnersOfAChangedObject(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
 	w := newWatcher(t)
-	secret := ssa.ObjMetadata{GroupKind: schema.GroupKind{Kind: "Secret"}, Namespace: ns, Name: "later"}
+	deploy := ssa.ObjMetadata{GroupKind: schema.GroupKind{Group: "apps", Kind: "Deployment"}, Namespace: ns, Name: "later"}
 	a, b := types.NamespacedName{Namespace: ns, Name: "a"}, types.NamespacedName{Namespace: ns, Name: "b"}
 	ctx := context.Background()
 	for _, owner := range []types.NamespacedName{a, b} {
-		if !w.Track(ctx, owner, []ssa.ObjMetadata{secret}) {
-			t.Fatalf("Secrets are not watched")
+		if !w.Track(ctx, owner, []ssa.ObjMetadata{deploy}) {
+			t.Fatalf("Deployments are not watched")
 		}
 	}
-	obj := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "later", Namespace: ns}, StringData: map[string]string{"k": "v"}}
+	labels := map[string]string{"app": "later"}
+	obj := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "later", Namespace: ns}, Spec: appsv1.DeploymentSpec{
+		Selector: &metav1.LabelSelector{MatchLabels: labels},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "example.com/app:1"}}}},
+	}}
 	env.Create(t, obj)
 	if got := queued(t, w, 2); !got[a] || !got[b] {
 		t.Errorf("creation queued %v, want a and b", got)
 	}
 
 	w.Untrack(a)
-	env.Update(t, obj, func() { obj.StringData = map[string]string{"k": "w"} })
+	env.Update(t, obj, func() { obj.Spec.Paused = true })
 	if got := queued(t, w, 1); got[a] || !got[b] {
 		t.Errorf("change queued %v, want b only", got)
 	}
@@ -75,12 +82,20 @@ func TestWatcherQueuesTheOwnersOfAChangedObject(t *testing.T) {
 	}
 
 	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+	u.SetGroupVersionKind(appsv1.SchemeGroupVersion.WithKind("Deployment"))
 	if err := w.Reader(env.Client).Get(ctx, client.ObjectKey{Namespace: ns, Name: "later"}, u); err != nil {
 		t.Fatal(err)
 	}
-	if len(u.GetManagedFields()) != 0 {
-		t.Errorf("the cached Secret keeps its managed fields")
+	if _, hasTemplate, _ := unstructured.NestedMap(u.Object, "spec", "template"); len(u.GetManagedFields()) != 0 || hasTemplate {
+		t.Errorf("the cached Deployment keeps managed fields (%d) or its pod template (%v)", len(u.GetManagedFields()), hasTemplate)
+	}
+	if paused, _, _ := unstructured.NestedBool(u.Object, "spec", "paused"); !paused {
+		t.Errorf("the cached Deployment lost the rest of its spec")
+	}
+
+	secret := ssa.ObjMetadata{GroupKind: schema.GroupKind{Kind: "Secret"}, Namespace: ns, Name: "s"}
+	if w.Track(ctx, a, []ssa.ObjMetadata{secret}) {
+		t.Errorf("Secrets are watched: the cache would hold every credential of the cluster")
 	}
 }
 

@@ -67,7 +67,7 @@ func (r *Reconciler) checkHealth(ctx context.Context, obj *kustomizev1.Kustomiza
 	if deadline, ok := ctx.Deadline(); ok {
 		timeout = min(timeout, time.Until(deadline))
 	}
-	w := r.park(ctx, obj, toCheck, checks, timeout, out)
+	w := r.park(obj, toCheck, checks, timeout, out)
 	return r.judgeHealth(ctx, obj, mgr, mgr.Client(), w, out)
 }
 

@@ -33,7 +33,8 @@ type parkedWait struct {
 
 	health   *ssa.Health
 	checks   *healthChecks
-	watched  bool // every kind is watched: no polling
+	tracked  bool // the watches follow what it waits for
+	watched  bool // every kind it waits for is watched: no polling
 	start    time.Time
 	deadline time.Time
 	// checksum and changed carry what the apply saw to the end of the
@@ -92,8 +93,8 @@ func (r *Reconciler) parked(obj *kustomizev1.Kustomization, revision string) *pa
 	return w
 }
 
-// park starts following the objects of a health check.
-func (r *Reconciler) park(ctx context.Context, obj *kustomizev1.Kustomization, objects []ssa.ObjMetadata,
+// park starts a wait for the objects of a health check.
+func (r *Reconciler) park(obj *kustomizev1.Kustomization, objects []ssa.ObjMetadata,
 	checks *healthChecks, timeout time.Duration, out *outcome) *parkedWait {
 	now := r.now()
 	w := &parkedWait{
@@ -101,11 +102,19 @@ func (r *Reconciler) park(ctx context.Context, obj *kustomizev1.Kustomization, o
 		health: ssa.NewHealth(objects), checks: checks, start: now, deadline: now.Add(timeout),
 		checksum: out.checksum, changed: out.changed(),
 	}
-	if r.Health != nil && watchable(obj) {
-		w.watched = r.Health.Track(ctx, keyOf(obj), objects)
-	}
 	r.waits.put(keyOf(obj), w)
 	return w
+}
+
+// track follows what a wait still waits for through the watches, after
+// its first look: what is Current at once (ConfigMaps, Secrets, most
+// objects without a status) never needs watching.
+func (r *Reconciler) track(ctx context.Context, obj *kustomizev1.Kustomization, w *parkedWait) {
+	if w.tracked || r.Health == nil || !watchable(obj) {
+		return
+	}
+	w.tracked = true
+	w.watched = r.Health.Track(ctx, keyOf(obj), w.health.Pending())
 }
 
 // unpark ends obj's wait, if it has one.
@@ -156,6 +165,7 @@ func (r *Reconciler) judgeHealth(ctx context.Context, obj *kustomizev1.Kustomiza
 		r.unpark(obj)
 		return r.retry(obj, meta.HealthCheckFailedReason, w.health.TimedOut())
 	}
+	r.track(ctx, obj, w)
 	after := w.deadline.Sub(now)
 	if !w.watched {
 		after = min(after, r.pollInterval())
