@@ -71,6 +71,17 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 		sources.AddCommand(kindCommand(deps, k, run))
 	}
 	cmd.AddCommand(sources)
+	images := &cobra.Command{Use: "images", Aliases: []string{"image"}, Short: "Get image automation object status",
+		Long: "The get image sub-commands print the status of image automation objects."}
+	images.AddCommand(&cobra.Command{
+		Use: "all", Short: "Get all image statuses", Args: cobra.NoArgs,
+		Long: "The get image sub-commands print the statuses of all image objects.",
+		RunE: run(kinds.Images, true),
+	})
+	for _, k := range kinds.Images {
+		images.AddCommand(kindCommand(deps, k, run))
+	}
+	cmd.AddCommand(images)
 	cmd.AddCommand(kindCommand(deps, kinds.Kustomization, run), kindCommand(deps, kinds.HelmRelease, run),
 		kindCommand(deps, kinds.Receiver, run), kindCommand(deps, kinds.Provider, run), kindCommand(deps, kinds.Alert, run))
 	cmd.AddCommand(&cobra.Command{
@@ -242,7 +253,13 @@ func (g *getter) header(k kinds.Kind, wide bool) []string {
 	if k.HasRevision() {
 		h = append(h, "Revision")
 	}
-	h = append(h, "Suspended", "Ready", "Message")
+	for _, c := range k.Columns() {
+		h = append(h, c.Header)
+	}
+	if k.HasSuspended() {
+		h = append(h, "Suspended")
+	}
+	h = append(h, "Ready", "Message")
 	if wide && k.HasOrigin() {
 		h = append(h, "Source")
 	}
@@ -291,7 +308,13 @@ func (g *getter) row(k kinds.Kind, u *unstructured.Unstructured, withKind, wide 
 	if k.HasRevision() {
 		row = append(row, rev)
 	}
-	row = append(row, suspended, status, msg)
+	for _, c := range k.Columns() {
+		row = append(row, c.Value(u))
+	}
+	if k.HasSuspended() {
+		row = append(row, suspended)
+	}
+	row = append(row, status, msg)
 	if wide && k.HasOrigin() {
 		row = append(row, k.Origin(u))
 	}
