@@ -57,3 +57,39 @@ func TestSuspendImageKinds(t *testing.T) {
 	res = weir(t, "export", "image", "policy", "podinfo", "-n", ns)
 	assertGolden(t, "image/export-policy.golden", "stdout:\n"+res.Stdout+"stderr:\n"+res.Stderr, ns)
 }
+
+func TestCreateImageExport(t *testing.T) {
+	ns := testenv.Get(t).Namespace(t)
+	assertCreateExports(t, ns, []createStep{
+		{"image/export-create-repository.golden", []string{"image", "repository", "podinfo",
+			"--image=ghcr.io/stefanprodan/podinfo", "--interval=10m", "--secret-ref=regcred", "--cert-ref=ca", "--scan-timeout=1m"}},
+		{"image/export-create-policy-semver.golden", []string{"image", "policy", "podinfo-semver", "--image-ref=podinfo",
+			"--interval=10m", "--reflect-digest=Always", "--select-semver=5.0.x"}},
+		{"image/export-create-policy-numeric.golden", []string{"image", "policy", "podinfo", "--image-ref=podinfo",
+			"--select-numeric=asc", "--filter-regex=^main-[a-f0-9]+-(?P<ts>[0-9]+)", "--filter-extract=$ts", "--label=team=apps"}},
+	})
+}
+
+func TestCreateImageErrors(t *testing.T) {
+	ns := testenv.Get(t).Namespace(t)
+	for _, s := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"image", "repository", "podinfo"}, "✗ an image repository (--image) is required\n"},
+		{[]string{"image", "repository", "podinfo", "--image=ghcr.io/Pod Info"}, "✗ unable to parse image value: repository can only contain the characters `abcdefghijklmnopqrstuvwxyz0123456789_-./`: Pod Info\n"},
+		{[]string{"image", "policy", "podinfo"}, "✗ the name of an ImageRepository in the namespace is required (--image-ref)\n"},
+		{[]string{"image", "policy", "podinfo", "--image-ref=podinfo"}, "✗ a policy must be provided with either --select-semver, --select-alpha or --select-numeric\n"},
+		{[]string{"image", "policy", "podinfo", "--image-ref=podinfo", "--select-semver=1.x", "--select-alpha=asc"}, "✗ only one of --select-semver, --select-alpha or --select-numeric can be specified\n"},
+		{[]string{"image", "policy", "podinfo", "--image-ref=podinfo", "--select-semver=not a range"}, "✗ --select-semver is not a valid semver constraint: improper constraint: \"not a range\"\n"},
+		{[]string{"image", "policy", "podinfo", "--image-ref=podinfo", "--select-alpha=newest"}, "✗ --select-alpha must be one of [asc, desc]\n"},
+		{[]string{"image", "policy", "podinfo", "--image-ref=podinfo", "--select-numeric=asc", "--filter-extract=$ts"}, "✗ cannot specify --filter-extract without specifying --filter-regex\n"},
+		{[]string{"image", "policy", "podinfo", "--image-ref=podinfo", "--select-numeric=asc", "--filter-regex=("}, "✗ --filter-regex is an invalid regex pattern: error parsing regexp: missing closing ): `(`\n"},
+		{[]string{"image", "policy", "podinfo", "--image-ref=podinfo", "--select-numeric=asc", "--reflect-digest=Sometimes"}, "✗ invalid digest reflection policy 'Sometimes', must be one of: Never, IfNotPresent, Always\n"},
+	} {
+		res := weir(t, append(append([]string{"create"}, s.args...), "-n", ns)...)
+		if res.Code != 1 || res.Stderr != s.want {
+			t.Errorf("create %v: exit %d, stderr %q; want 1, %q", s.args, res.Code, res.Stderr, s.want)
+		}
+	}
+}
