@@ -14,8 +14,16 @@ import (
 	"github.com/weir-gitops/weir/internal/oci"
 )
 
-// ErrInvalid means the policy cannot work as written.
+// ErrInvalid means the policy cannot work as written: every error of New
+// matches it with errors.Is.
 var ErrInvalid = errors.New("invalid policy")
+
+// invalidError is an error of New, in Flux's words.
+type invalidError struct{ err error }
+
+func (e invalidError) Error() string        { return e.err.Error() }
+func (e invalidError) Unwrap() error        { return e.err }
+func (e invalidError) Is(target error) bool { return target == ErrInvalid }
 
 // Policy is a compiled ImagePolicy spec.
 type Policy struct {
@@ -40,11 +48,11 @@ func New(choice imagev1.ImagePolicyChoice, filter *imagev1.TagFilter) (*Policy, 
 		err = errors.New("given ImagePolicyChoice object is invalid")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		return nil, invalidError{fmt.Errorf("invalid policy: %w", err)}
 	}
 	if filter != nil && filter.Pattern != "" {
 		if p.filter, err = regexp.Compile(filter.Pattern); err != nil {
-			return nil, fmt.Errorf("%w: invalid regular expression pattern '%s': %w", ErrInvalid, filter.Pattern, err)
+			return nil, invalidError{fmt.Errorf("failed to filter tags: invalid regular expression pattern '%s': %w", filter.Pattern, err)}
 		}
 		p.extract = filter.Extract
 	}

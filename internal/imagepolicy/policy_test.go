@@ -96,7 +96,7 @@ func TestNewInvalid(t *testing.T) {
 		{"no policy", imagev1.ImagePolicyChoice{}, nil, "invalid policy: given ImagePolicyChoice object is invalid"},
 		{"bad range", semverPolicy("not a range"), nil, `invalid policy: improper constraint: "not a range"`},
 		{"bad order", alpha("newest"), nil, "invalid policy: invalid order argument provided: 'NEWEST', must be one of: ASC, DESC"},
-		{"bad pattern", alpha("asc"), &imagev1.TagFilter{Pattern: "("}, "invalid policy: invalid regular expression pattern '(': error parsing regexp: missing closing ): `(`"},
+		{"bad pattern", alpha("asc"), &imagev1.TagFilter{Pattern: "("}, "failed to filter tags: invalid regular expression pattern '(': error parsing regexp: missing closing ): `(`"},
 	}
 	for _, tt := range tests {
 		_, err := New(tt.choice, tt.filter)

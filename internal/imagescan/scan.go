@@ -12,7 +12,6 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/weir-gitops/weir/internal/oci"
-	"github.com/weir-gitops/weir/internal/version"
 )
 
 // LatestTagsCount is how many tags status.lastScanResult.latestTags shows,
@@ -61,14 +60,7 @@ func List(ctx context.Context, repo name.Repository, o Options) ([]string, error
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
-	opts := []remote.Option{
-		remote.WithContext(ctx),
-		remote.WithTransport(oci.NewTransport(o.Options)),
-		remote.WithUserAgent("weir/" + version.Version),
-	}
-	if o.Keychain != nil {
-		opts = append(opts, remote.WithAuthFromKeychain(o.Keychain))
-	}
+	opts := remoteOptions(ctx, o)
 	if o.PageSize > 0 {
 		opts = append(opts, remote.WithPageSize(o.PageSize))
 	}

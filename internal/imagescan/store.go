@@ -82,12 +82,11 @@ func (s *Store) Put(namespace, name string, tags []string) (revision string, siz
 // Get reads the tags stored for the repository at revision; ErrNoTags when
 // there is no such list.
 func (s *Store) Get(namespace, name, revision string) ([]string, error) {
-	hexSum, ok := strings.CutPrefix(revision, "sha256:")
-	if !ok || hexSum == "" || strings.ContainsAny(hexSum, `/\.`) {
+	paths, ok := s.paths(namespace, name, revision)
+	if !ok {
 		return nil, fmt.Errorf("%w: revision '%s' is not a tag list revision", ErrNoTags, revision)
 	}
-	base := filepath.Join(s.dir(namespace, name), hexSum+".tags")
-	for _, path := range []string{base, base + ".gz"} {
+	for _, path := range paths {
 		tags, err := readTags(path)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
@@ -95,6 +94,29 @@ func (s *Store) Get(namespace, name, revision string) ([]string, error) {
 		return tags, err
 	}
 	return nil, fmt.Errorf("%w for ImageRepository %s/%s at revision %s", ErrNoTags, namespace, name, revision)
+}
+
+// Has reports whether the repository's tag list at revision is stored,
+// without reading it.
+func (s *Store) Has(namespace, name, revision string) bool {
+	paths, _ := s.paths(namespace, name, revision)
+	for _, path := range paths {
+		if _, err := os.Stat(path); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// paths are the files the list at revision may be stored in, plain and
+// compressed; false for a revision that is not one of Put's.
+func (s *Store) paths(namespace, name, revision string) ([]string, bool) {
+	hexSum, ok := strings.CutPrefix(revision, "sha256:")
+	if !ok || hexSum == "" || strings.ContainsAny(hexSum, `/\.`) {
+		return nil, false
+	}
+	base := filepath.Join(s.dir(namespace, name), hexSum+".tags")
+	return []string{base, base + ".gz"}, true
 }
 
 // Delete removes what is stored for the repository.
