@@ -1,10 +1,14 @@
 package cli_test
 
 import (
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/weir-gitops/weir/internal/testenv"
+	"github.com/weir-gitops/weir/internal/testenv/controllers"
+	"github.com/weir-gitops/weir/internal/testenv/ociregistry"
 )
 
 // TestGetImages lists the image automation kinds with the flux CLI's
@@ -91,5 +95,45 @@ func TestCreateImageErrors(t *testing.T) {
 		if res.Code != 1 || res.Stderr != s.want {
 			t.Errorf("create %v: exit %d, stderr %q; want 1, %q", s.args, res.Code, res.Stderr, s.want)
 		}
+	}
+}
+
+// scanTime matches the LAST SCAN column.
+var scanTime = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`)
+
+// TestImageCLIWithController runs the image CLI against weir's
+// image-reflector and the in-process registry: create, get and reconcile,
+// with flux's lines.
+func TestImageCLIWithController(t *testing.T) {
+	local := time.Local
+	time.Local = time.UTC
+	t.Cleanup(func() { time.Local = local })
+	controllers.Run(t, controllers.Options{Controllers: []string{"image-reflector"}})
+	ns := testenv.Get(t).Namespace(t)
+	reg := ociregistry.New(t, ociregistry.Options{})
+	reg.PushTags(t, "stefanprodan/podinfo", "podinfo", "5.0.0", "5.0.3", "5.1.0", "6.0.0", "latest")
+	mask := func(s string) string {
+		return scanTime.ReplaceAllString(strings.ReplaceAll(s, reg.Host(), "REGISTRY"), "TIME")
+	}
+	steps := []struct {
+		golden string
+		args   []string
+	}{
+		{"image/create-repository.golden", []string{"create", "image", "repository", "podinfo",
+			"--image=" + reg.Host() + "/stefanprodan/podinfo", "--interval=10m"}},
+		{"image/create-policy.golden", []string{"create", "image", "policy", "podinfo-semver", "--image-ref=podinfo",
+			"--interval=10m", "--reflect-digest=Always", "--select-semver=5.0.x"}},
+		{"image/create-policy-regex.golden", []string{"create", "image", "policy", "podinfo-regex", "--image-ref=podinfo",
+			"--select-semver=>4.0.0", "--filter-regex=5\\.0\\.0"}},
+		{"image/get-all-live.golden", []string{"get", "images", "all"}},
+		{"image/reconcile-repository.golden", []string{"reconcile", "image", "repository", "podinfo"}},
+		{"image/reconcile-policy.golden", []string{"reconcile", "image", "policy", "podinfo-semver"}},
+	}
+	for _, s := range steps {
+		res := weir(t, append(s.args, "-n", ns)...)
+		if res.Code != 0 {
+			t.Errorf("%v: exit %d\n%s", s.args, res.Code, res.Stderr)
+		}
+		assertGolden(t, s.golden, mask(res.Output()), ns)
 	}
 }
