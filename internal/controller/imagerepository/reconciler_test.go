@@ -2,11 +2,17 @@ package imagerepository
 
 import (
 	"context"
+	"encoding/pem"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -309,4 +315,74 @@ func TestDeleteRemovesTags(t *testing.T) {
 	if store.Has(ns, "gone", rev) {
 		t.Error("tags left behind")
 	}
+}
+
+// TestCertSecretRef scans a registry behind TLS with a certificate no
+// system root signs: refused without spec.certSecretRef, scanned with its CA
+// in ca.crt.
+func TestCertSecretRef(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	reg := ociregistry.New(t, ociregistry.Options{})
+	reg.PushTags(t, "app", "tls", "1.0.0")
+	target, err := url.Parse(reg.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewTLSServer(httputil.NewSingleHostReverseProxy(target))
+	t.Cleanup(srv.Close)
+	host := strings.TrimPrefix(srv.URL, "https://")
+
+	repo := newRepo(ns, "tls", host+"/app")
+	repo.Spec.Insecure = false
+	env.Create(t, repo)
+	c := env.WaitForFailure(t, repo, imagev1.ReadOperationFailedReason)
+	if !strings.HasPrefix(c.Message, "scan failed: ") || !strings.Contains(c.Message, "certificate") {
+		t.Errorf("untrusted certificate: %q", c.Message)
+	}
+
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	env.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "registry-ca", Namespace: ns},
+		Data: map[string][]byte{"ca.crt": ca}})
+	env.Update(t, repo, func() { repo.Spec.CertSecretRef = &meta.LocalObjectReference{Name: "registry-ca"} })
+	env.WaitForReady(t, repo, nil)
+	if repo.Status.LastScanResult.TagCount != 1 {
+		t.Errorf("tagCount %d", repo.Status.LastScanResult.TagCount)
+	}
+}
+
+// TestProxySecretRef scans through the HTTP proxy of spec.proxySecretRef,
+// with its credentials.
+func TestProxySecretRef(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	reg := ociregistry.New(t, ociregistry.Options{})
+	reg.PushTags(t, "app", "proxied", "1.0.0", "1.1.0")
+	var proxied atomic.Int32
+	forward := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.Out.URL = r.In.URL }}
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if user, pass, ok := proxyAuth(r); !ok || user != "p" || pass != "q" {
+			w.WriteHeader(http.StatusProxyAuthRequired)
+			return
+		}
+		proxied.Add(1)
+		forward.ServeHTTP(w, r)
+	}))
+	t.Cleanup(proxy.Close)
+
+	env.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "proxy", Namespace: ns},
+		Data: map[string][]byte{"address": []byte(proxy.URL), "username": []byte("p"), "password": []byte("q")}})
+	repo := newRepo(ns, "proxied", reg.Host()+"/app")
+	repo.Spec.ProxySecretRef = &meta.LocalObjectReference{Name: "proxy"}
+	env.Create(t, repo)
+	env.WaitForReady(t, repo, nil)
+	if repo.Status.LastScanResult.TagCount != 2 || proxied.Load() == 0 {
+		t.Errorf("tagCount %d, %d requests through the proxy", repo.Status.LastScanResult.TagCount, proxied.Load())
+	}
+}
+
+// proxyAuth reads Proxy-Authorization basic credentials.
+func proxyAuth(r *http.Request) (string, string, bool) {
+	req := &http.Request{Header: http.Header{"Authorization": r.Header["Proxy-Authorization"]}}
+	return req.BasicAuth()
 }
