@@ -45,18 +45,21 @@ func startControllers(ctx context.Context, env *testenv.Env) error {
 	})
 }
 
-func newRepo(ns, name, image string) *imagev1.ImageRepository {
+// repoName names every test's ImageRepository.
+const repoName = "app"
+
+func newRepo(ns, image string) *imagev1.ImageRepository {
 	return &imagev1.ImageRepository{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		ObjectMeta: metav1.ObjectMeta{Name: repoName, Namespace: ns},
 		Spec:       imagev1.ImageRepositorySpec{Image: image, Insecure: true, Interval: metav1.Duration{Duration: time.Hour}},
 	}
 }
 
-func newPolicy(ns, name, repo string, choice imagev1.ImagePolicyChoice, filter *imagev1.TagFilter) *imagev1.ImagePolicy {
+func newPolicy(ns, name string, choice imagev1.ImagePolicyChoice, filter *imagev1.TagFilter) *imagev1.ImagePolicy {
 	return &imagev1.ImagePolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 		Spec: imagev1.ImagePolicySpec{
-			ImageRepositoryRef: meta.NamespacedObjectReference{Name: repo}, Policy: choice, FilterTags: filter,
+			ImageRepositoryRef: meta.NamespacedObjectReference{Name: repoName}, Policy: choice, FilterTags: filter,
 		},
 	}
 }
@@ -81,7 +84,7 @@ func TestPolicies(t *testing.T) {
 	reg.PushTags(t, "team/app", "app", "v1.0.0", "v1.2.0", "v2.0.0-rc.1", "latest",
 		"main-3f2a1b0-1611147430", "main-8e1c2d3-1611150000", "main-0a0a0a0-1611140000",
 		"RELEASE.2021-01-01T00-00-00Z", "RELEASE.2022-03-04T10-11-12Z")
-	env.Create(t, newRepo(ns, "app", image))
+	env.Create(t, newRepo(ns, image))
 
 	tests := []struct {
 		name   string
@@ -101,7 +104,7 @@ func TestPolicies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newPolicy(ns, tt.name, "app", tt.choice, tt.filter)
+			p := newPolicy(ns, tt.name, tt.choice, tt.filter)
 			env.Create(t, p)
 			waitLatest(t, env, p, tt.want)
 			if p.Status.LatestRef.Name != image || p.Status.LatestRef.Digest != "" {
@@ -115,7 +118,7 @@ func TestPolicies(t *testing.T) {
 		})
 	}
 
-	numeric := newPolicy(ns, "numeric-text", "app", imagev1.ImagePolicyChoice{Numerical: &imagev1.NumericalPolicy{Order: "asc"}}, nil)
+	numeric := newPolicy(ns, "numeric-text", imagev1.ImagePolicyChoice{Numerical: &imagev1.NumericalPolicy{Order: "asc"}}, nil)
 	env.Create(t, numeric)
 	if c := env.WaitForFailure(t, numeric, FailureReason); !strings.HasPrefix(c.Message, "failed to parse invalid numeric value '") {
 		t.Errorf("numerical on text tags: %q", c.Message)
@@ -130,8 +133,8 @@ func TestNewTagFollowed(t *testing.T) {
 	reg := ociregistry.New(t, ociregistry.Options{})
 	image := reg.Host() + "/app"
 	reg.PushTags(t, "app", "one", "1.0.0")
-	repo := newRepo(ns, "app", image)
-	p := newPolicy(ns, "app", "app", imagev1.ImagePolicyChoice{SemVer: &imagev1.SemVerPolicy{Range: "1.x"}}, nil)
+	repo := newRepo(ns, image)
+	p := newPolicy(ns, "app", imagev1.ImagePolicyChoice{SemVer: &imagev1.SemVerPolicy{Range: "1.x"}}, nil)
 	env.Create(t, p) // before its repository: DependencyNotReady, then followed
 	c := env.WaitForFailure(t, p, imagev1.DependencyNotReadyReason)
 	if !strings.HasPrefix(c.Message, "failed to get the referred ImageRepository: referenced ImageRepository does not exist: ") {
@@ -162,13 +165,13 @@ func TestDigestReflection(t *testing.T) {
 	ns := env.Namespace(t)
 	reg := ociregistry.New(t, ociregistry.Options{})
 	first := reg.Push(t, "app", "1.0.0", ociregistry.Image("first"))
-	env.Create(t, newRepo(ns, "app", reg.Host()+"/app"))
+	env.Create(t, newRepo(ns, reg.Host()+"/app"))
 	semver := imagev1.ImagePolicyChoice{SemVer: &imagev1.SemVerPolicy{Range: "1.x"}}
 
-	never := newPolicy(ns, "never", "app", semver, nil)
-	ifNotPresent := newPolicy(ns, "if-not-present", "app", semver, nil)
+	never := newPolicy(ns, "never", semver, nil)
+	ifNotPresent := newPolicy(ns, "if-not-present", semver, nil)
 	ifNotPresent.Spec.DigestReflectionPolicy = imagev1.ReflectIfNotPresent
-	always := newPolicy(ns, "always", "app", semver, nil)
+	always := newPolicy(ns, "always", semver, nil)
 	always.Spec.DigestReflectionPolicy = imagev1.ReflectAlways
 	always.Spec.Interval = &metav1.Duration{Duration: time.Second}
 	env.Create(t, never, ifNotPresent, always)
@@ -209,9 +212,9 @@ func TestCrossNamespace(t *testing.T) {
 	repoNS, policyNS := env.Namespace(t), env.Namespace(t)
 	reg := ociregistry.New(t, ociregistry.Options{})
 	reg.PushTags(t, "app", "x", "1.0.0")
-	repo := newRepo(repoNS, "app", reg.Host()+"/app")
+	repo := newRepo(repoNS, reg.Host()+"/app")
 	env.Create(t, repo)
-	p := newPolicy(policyNS, "app", "app", imagev1.ImagePolicyChoice{SemVer: &imagev1.SemVerPolicy{Range: "1.x"}}, nil)
+	p := newPolicy(policyNS, "app", imagev1.ImagePolicyChoice{SemVer: &imagev1.SemVerPolicy{Range: "1.x"}}, nil)
 	p.Spec.ImageRepositoryRef.Namespace = repoNS
 	env.Create(t, p)
 	c := env.WaitForFailure(t, p, meta.AccessDeniedReason)
