@@ -103,13 +103,30 @@ func fluxArgsCases() []fluxArgsCase {
 			send: fluxEventsURL,
 		},
 		{
-			// weir runs no image controller yet: their install
-			// arguments must still parse, as the shared flags they are.
 			name: "image-reflector-controller (gotk-components)",
-			args: withArgs([]string{fluxEventsAddr}),
-			want: sends, send: fluxEventsURL, listen: ":9091",
+			args: withArgs([]string{fluxEventsAddr}, "--storage-path=/data", "--controllers=image-reflector"),
+			want: func(o *Options) {
+				sends(o)
+				o.Controllers, o.StoragePath = []string{"image-reflector"}, "/data"
+			},
+			send: fluxEventsURL,
 		},
 		{
+			name: "image-reflector-controller with its storage flags and weir's cap",
+			args: withArgs([]string{fluxEventsAddr}, "--storage-path=/data", "--storage-compression-threshold=128",
+				"--max-tags-per-image-repository=500", "--concurrent=8", "--feature-gates=ObjectLevelWorkloadIdentity=true",
+				"--controllers=image-reflector"),
+			want: func(o *Options) {
+				sends(o)
+				o.Controllers, o.StoragePath, o.Concurrent = []string{"image-reflector"}, "/data", 8
+				o.ImageReflector = ImageReflectorOptions{CompressionThresholdKiB: 128, MaxTags: 500}
+				o.FeatureGates = map[string]bool{"ObjectLevelWorkloadIdentity": true}
+			},
+			send: fluxEventsURL,
+		},
+		{
+			// The image-automation controller comes with its own branch:
+			// its install arguments must parse, as the shared flags they are.
 			name: "image-automation-controller (gotk-components)",
 			args: withArgs([]string{fluxEventsAddr}),
 			want: sends, send: fluxEventsURL, listen: ":9091",
