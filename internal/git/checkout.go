@@ -234,36 +234,7 @@ func (c *Checkout) Commit(message string, author Signature, signer Signer) (stri
 // OpenBranch (or was created since an empty Checkout was opened). ctx
 // bounds the push.
 func (c *Checkout) Push(ctx context.Context) error {
-	if c.Head() == "" {
-		return invalidf("nothing to push: branch %s has no commit", c.branch.Short())
-	}
-	r := &remote{ctx: ctx, auth: c.auth}
-	s, err := r.begin()
-	if err != nil {
-		return err
-	}
-	defer s.release()
-	o, err := r.optionsFor(s, r.auth.endpoint())
-	if err != nil {
-		return err
-	}
-	spec := config.RefSpec(string(c.branch) + ":" + string(c.branch))
-	err = c.repo.PushContext(ctx, &gogit.PushOptions{
-		RemoteName:   "origin",
-		RefSpecs:     []config.RefSpec{spec},
-		Auth:         o.auth,
-		CABundle:     o.caBundle,
-		ClientCert:   o.clientCert,
-		ClientKey:    o.clientKey,
-		ProxyOptions: o.proxy,
-	})
-	switch {
-	case err == nil, errors.Is(err, gogit.NoErrAlreadyUpToDate):
-		return nil
-	case isNonFastForward(err):
-		return fmt.Errorf("push %s to %s: %w: %w", c.branch.Short(), r.auth.describe(), ErrNonFastForward, err)
-	}
-	return fmt.Errorf("push %s to %s: %w", c.branch.Short(), r.auth.describe(), classify(ctx, err))
+	return c.PushWith(ctx, PushOptions{})
 }
 
 // isNonFastForward recognises the refusals of a push that would lose
