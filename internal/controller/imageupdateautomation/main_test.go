@@ -110,13 +110,13 @@ func (f *fixture) gitRepository(t *testing.T) {
 	f.env.Create(t, repo)
 }
 
-// policy creates ImagePolicy "app", with labels, and gives it a Ready
+// policy creates ImagePolicy "app" and gives it a Ready
 // status electing ghcr.io/org/app:tag, as the image reflector would.
-func (f *fixture) policy(t *testing.T, tag string, labels map[string]string) *imagev1.ImagePolicy {
+func (f *fixture) policy(t *testing.T, tag string) *imagev1.ImagePolicy {
 	t.Helper()
 	const name, image = "app", "ghcr.io/org/app"
 	p := &imagev1.ImagePolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.ns, Labels: labels},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.ns},
 		Spec: imagev1.ImagePolicySpec{
 			ImageRepositoryRef: meta.NamespacedObjectReference{Name: name},
 			Policy:             imagev1.ImagePolicyChoice{SemVer: &imagev1.SemVerPolicy{Range: ">=1.0.0"}},

@@ -83,7 +83,7 @@ Files:
 func TestPushesSignedCommitWithTemplateMessage(t *testing.T) {
 	f := newFixture(t)
 	f.gitRepository(t)
-	f.policy(t, "2.0.0", nil)
+	f.policy(t, "2.0.0")
 	private, public := pgpKey(t)
 	f.env.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "signing", Namespace: f.ns}, Data: map[string][]byte{"git.asc": private}})
 	obj := f.automation(func(a *imagev1.ImageUpdateAutomation) {
@@ -171,7 +171,7 @@ func TestSSHSignedPushToAnotherBranchAndRefspec(t *testing.T) {
 	})
 	// A stale auto branch, which the automation overwrites (GitForcePushBranch).
 	f.srv.Commit(t, "app.git", gitserver.Commit{Branch: "auto", Files: map[string]string{"stale.txt": "x"}})
-	f.policy(t, "2.0.0", nil)
+	f.policy(t, "2.0.0")
 	obj := f.automation(func(a *imagev1.ImageUpdateAutomation) {
 		a.Spec.GitSpec.Commit.SigningKey = &imagev1.SigningKey{Type: imagev1.SigningKeyTypeSSH, SecretRef: meta.LocalObjectReference{Name: "git-ssh"}}
 		a.Spec.GitSpec.Push = &imagev1.PushSpec{Branch: "auto", Refspec: "refs/heads/auto:refs/heads/review"}
@@ -206,7 +206,7 @@ func TestSSHSignedPushToAnotherBranchAndRefspec(t *testing.T) {
 func TestNothingCommittedWhenUpToDate(t *testing.T) {
 	f := newFixture(t)
 	f.gitRepository(t)
-	f.policy(t, "1.0.0", nil) // what the file already says
+	f.policy(t, "1.0.0") // what the file already says
 	obj := f.automation(nil)
 	f.env.Create(t, obj)
 	f.env.WaitForReady(t, obj, nil)
@@ -239,7 +239,7 @@ func TestNothingCommittedWhenUpToDate(t *testing.T) {
 func TestLostPushRaceIsRedoneOnce(t *testing.T) {
 	f := newFixture(t)
 	f.gitRepository(t)
-	f.policy(t, "2.0.0", nil)
+	f.policy(t, "2.0.0")
 	raced := make(chan string, 1)
 	hooks.Store(f.ns, func(attempt int) {
 		if attempt == 0 && len(raced) == 0 {
@@ -270,7 +270,7 @@ func TestLostPushRaceIsRedoneOnce(t *testing.T) {
 func TestPushRaceLostTwiceFails(t *testing.T) {
 	f := newFixture(t)
 	f.gitRepository(t)
-	f.policy(t, "2.0.0", nil)
+	f.policy(t, "2.0.0")
 	n := 0
 	hooks.Store(f.ns, func(int) {
 		n++
@@ -290,7 +290,7 @@ func TestPushRaceLostTwiceFails(t *testing.T) {
 func TestPolicySelectorAndPolicyWatch(t *testing.T) {
 	f := newFixture(t)
 	f.gitRepository(t)
-	p := f.policy(t, "2.0.0", nil) // not labelled: not selected
+	p := f.policy(t, "2.0.0") // not labelled: not selected
 	obj := f.automation(func(a *imagev1.ImageUpdateAutomation) {
 		a.Spec.PolicySelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": "web"}}
 	})
@@ -362,7 +362,7 @@ func TestStalledAndFailedConfigurations(t *testing.T) {
 			if !tt.noRepo {
 				f.gitRepository(t)
 			}
-			f.policy(t, "2.0.0", nil)
+			f.policy(t, "2.0.0")
 			obj := f.automation(tt.change)
 			f.env.Create(t, obj)
 			ready := f.env.WaitForFailure(t, obj, tt.reason)
@@ -388,7 +388,7 @@ func TestWithoutForcePushBranch(t *testing.T) {
 	f.gitRepository(t)
 	f.gitOut(t, nil, "branch", "auto", "main")
 	autoTip := f.srv.Commit(t, "app.git", gitserver.Commit{Branch: "auto", Files: map[string]string{"kept.txt": "kept"}})
-	f.policy(t, "2.0.0", nil)
+	f.policy(t, "2.0.0")
 	obj := f.automation(func(a *imagev1.ImageUpdateAutomation) {
 		a.Spec.Suspend = true
 		a.Spec.GitSpec.Push = &imagev1.PushSpec{Branch: "auto"}
