@@ -55,15 +55,7 @@ func TestRunImageAutomation(t *testing.T) {
 	opts := DefaultOptions()
 	opts.Controllers = []string{"image-automation"}
 	opts.MetricsAddr, opts.HealthAddr, opts.SkipNameValidation = "0", "0", true
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- Run(ctx, cfg, opts) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	})
+	runInBackground(t, cfg, opts)
 
 	srv := gitserver.New(t, gitserver.Options{})
 	srv.InitRepo(t, "app.git")
