@@ -85,6 +85,8 @@ type Options struct {
 	HelmCacheMaxSize       int
 	HelmCacheTTL           time.Duration
 	HelmCachePurgeInterval time.Duration
+	// ImageReflector are image-reflector-controller's flags.
+	ImageReflector ImageReflectorOptions
 	// FluxOnly are Flux's flags weir accepts but does not use yet.
 	FluxOnly FluxOnlyFlags
 	// LeaderElectionReleaseOnCancel gives the lease up at shutdown, so the
@@ -134,6 +136,7 @@ func DefaultOptions() Options {
 		HelmCacheTTL:              repository.DefaultCacheTTL,
 		HelmCachePurgeInterval:    repository.DefaultCachePurgeInterval,
 		FluxOnly:                  defaultFluxOnlyFlags(),
+		ImageReflector:            defaultImageReflectorOptions(),
 
 		LeaderElectionReleaseOnCancel: true,
 	}
@@ -191,6 +194,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.HelmCacheMaxSize, "helm-cache-max-size", o.HelmCacheMaxSize, "the maximum size of the cache in number of indexes; 0 disables it")
 	fs.DurationVar(&o.HelmCacheTTL, "helm-cache-ttl", o.HelmCacheTTL, "the TTL of an index in the cache")
 	fs.DurationVar(&o.HelmCachePurgeInterval, "helm-cache-purge-interval", o.HelmCachePurgeInterval, "the interval at which the cache is purged")
+	o.ImageReflector.addFlags(fs)
 	o.FluxOnly.addFlags(fs)
 }
 

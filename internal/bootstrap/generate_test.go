@@ -229,7 +229,7 @@ func TestComponentsManifestErrors(t *testing.T) {
 		},
 		{
 			name: "nothing weir runs",
-			opts: func(o *manifests.Options) { o.Components = []string{"image-automation-controller"} },
+			opts: func(o *manifests.Options) { o.Components = []string{"source-watcher"} },
 			err:  "no component weir can run was selected",
 		},
 	}

@@ -334,7 +334,7 @@ func (g generator) deployment(d deploymentSpec) runtime.Object {
 		Containers:                    []corev1.Container{g.container(d, serves)},
 		Volumes:                       []corev1.Volume{{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
 	}
-	if serves {
+	if stores(d) {
 		spec.Volumes = append([]corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}, spec.Volumes...)
 	}
 	if g.opts.ImagePullSecret != "" {
@@ -361,6 +361,12 @@ func (g generator) deployment(d deploymentSpec) runtime.Object {
 	}
 }
 
+// stores reports whether d's pod needs the /data volume: it runs the
+// source controller (artifacts) or the image-reflector (tag lists).
+func stores(d deploymentSpec) bool {
+	return slices.Contains(d.components, SourceController) || slices.Contains(d.components, ImageReflectorController)
+}
+
 func (g generator) container(d deploymentSpec, serves bool) corev1.Container {
 	args := []string{
 		fmt.Sprintf("--watch-all-namespaces=%t", g.opts.WatchAllNamespaces),
@@ -373,11 +379,15 @@ func (g generator) container(d deploymentSpec, serves bool) corev1.Container {
 		{Name: "healthz", ContainerPort: healthPort, Protocol: corev1.ProtocolTCP},
 	}
 	mounts := []corev1.VolumeMount{{Name: "tmp", MountPath: "/tmp"}}
-	if serves {
-		args = append(args, "--storage-path=/data",
-			fmt.Sprintf("--storage-adv-addr=%s.$(RUNTIME_NAMESPACE).svc.%s.", SourceController, g.opts.ClusterDomain))
-		ports = append([]corev1.ContainerPort{{Name: "http", ContainerPort: httpPort, Protocol: corev1.ProtocolTCP}}, ports...)
+	if stores(d) {
+		// The source controller's artifacts and the image-reflector's tag
+		// lists, as Flux's --storage-path=/data on an emptyDir.
+		args = append(args, "--storage-path=/data")
 		mounts = append([]corev1.VolumeMount{{Name: "data", MountPath: "/data"}}, mounts...)
+	}
+	if serves {
+		args = append(args, fmt.Sprintf("--storage-adv-addr=%s.$(RUNTIME_NAMESPACE).svc.%s.", SourceController, g.opts.ClusterDomain))
+		ports = append([]corev1.ContainerPort{{Name: "http", ContainerPort: httpPort, Protocol: corev1.ProtocolTCP}}, ports...)
 	}
 	if g.has(NotificationController) && !slices.Equal(d.components, []string{NotificationController}) {
 		// First, where Flux's manifests have it, so that patches written

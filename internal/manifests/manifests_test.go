@@ -51,7 +51,10 @@ func args(t *testing.T, d *unstructured.Unstructured) []string {
 }
 
 func TestControllersExist(t *testing.T) {
-	for _, c := range []string{manifests.SourceController, manifests.KustomizeController, manifests.HelmController, manifests.NotificationController} {
+	// The image-automation controller comes with its own branch: add
+	// manifests.ImageAutomationController here once it is registered.
+	for _, c := range []string{manifests.SourceController, manifests.KustomizeController, manifests.HelmController,
+		manifests.NotificationController, manifests.ImageReflectorController} {
 		if !slices.Contains(app.AllControllers(), manifests.Controller(c)) {
 			t.Errorf("%s runs --controllers=%s, which weir-controller does not know", c, manifests.Controller(c))
 		}
@@ -60,22 +63,23 @@ func TestControllersExist(t *testing.T) {
 
 func TestSelected(t *testing.T) {
 	o := manifests.DefaultOptions("v1.0.0")
-	o.ComponentsExtra = []string{"image-reflector-controller"}
+	o.ComponentsExtra = []string{"image-automation-controller", "image-reflector-controller", "source-watcher"}
 	run, skipped, err := o.Selected()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"source-controller", "kustomize-controller", "helm-controller", "notification-controller"}, run); diff != "" {
+	if diff := cmp.Diff([]string{"source-controller", "kustomize-controller", "helm-controller", "notification-controller",
+		"image-reflector-controller", "image-automation-controller"}, run); diff != "" {
 		t.Errorf("run (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"image-reflector-controller"}, skipped); diff != "" {
+	if diff := cmp.Diff([]string{"source-watcher"}, skipped); diff != "" {
 		t.Errorf("skipped (-want +got):\n%s", diff)
 	}
 	o.Components = []string{"kustomize-controler"}
 	if _, _, err := o.Selected(); err == nil || !strings.Contains(err.Error(), `unknown component "kustomize-controler"`) {
 		t.Errorf("misspelt component: %v", err)
 	}
-	o.Components = []string{"image-automation-controller"}
+	o.Components = []string{"source-watcher"}
 	o.ComponentsExtra = nil
 	if _, err := manifests.Generate(o); err == nil {
 		t.Error("Generate with no component weir runs succeeded")
@@ -338,5 +342,54 @@ func TestPullSecret(t *testing.T) {
 		if string(raw) != want {
 			t.Errorf("%s: .dockerconfigjson = %s, want %s", tt.name, raw, want)
 		}
+	}
+}
+
+// TestImageComponents: --components-extra=image-reflector-controller,
+// image-automation-controller gives Flux's two Deployments in the split
+// layout, the reflector with its /data volume, and runs both inside
+// weir-controller in the single layout.
+func TestImageComponents(t *testing.T) {
+	o := manifests.DefaultOptions("v1.2.3")
+	o.ComponentsExtra = []string{manifests.ImageReflectorController, manifests.ImageAutomationController}
+	objs, err := manifests.Generate(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"source-controller", "kustomize-controller", "helm-controller", "notification-controller",
+		"image-reflector-controller", "image-automation-controller"}, names(objs, "Deployment")); diff != "" {
+		t.Errorf("deployments (-want +got):\n%s", diff)
+	}
+	reflector := find(t, objs, "Deployment", manifests.ImageReflectorController)
+	a := args(t, reflector)
+	for _, want := range []string{"--storage-path=/data", "--controllers=image-reflector",
+		"--events-addr=http://notification-controller.$(RUNTIME_NAMESPACE).svc.cluster.local./"} {
+		if !slices.Contains(a, want) {
+			t.Errorf("image-reflector-controller args %v lack %s", a, want)
+		}
+	}
+	if vols, _, _ := unstructured.NestedSlice(reflector.Object, "spec", "template", "spec", "volumes"); len(vols) != 2 {
+		t.Errorf("image-reflector-controller volumes %v, want data and tmp", vols)
+	}
+	automation := args(t, find(t, objs, "Deployment", manifests.ImageAutomationController))
+	if !slices.Contains(automation, "--controllers=image-automation") || slices.Contains(automation, "--storage-path=/data") {
+		t.Errorf("image-automation-controller args %v", automation)
+	}
+	crds := names(objs, "CustomResourceDefinition")
+	for _, want := range []string{"imagerepositories.image.toolkit.fluxcd.io", "imagepolicies.image.toolkit.fluxcd.io",
+		"imageupdateautomations.image.toolkit.fluxcd.io"} {
+		if !slices.Contains(crds, want) {
+			t.Errorf("CRD %s missing", want)
+		}
+	}
+
+	o.Layout = manifests.LayoutSingle
+	objs, err = manifests.Generate(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	single := args(t, find(t, objs, "Deployment", manifests.SingleName))
+	if want := "--controllers=source,kustomize,helm,notification,image-reflector,image-automation"; !slices.Contains(single, want) {
+		t.Errorf("weir-controller args %v lack %s", single, want)
 	}
 }

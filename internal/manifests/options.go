@@ -27,13 +27,18 @@ const (
 	KustomizeController    = "kustomize-controller"
 	HelmController         = "helm-controller"
 	NotificationController = "notification-controller"
+	// ImageReflectorController scans image repositories and elects
+	// ImagePolicies' latest images.
+	ImageReflectorController = "image-reflector-controller"
+	// ImageAutomationController commits ImagePolicies' images to Git.
+	ImageAutomationController = "image-automation-controller"
 )
 
 // knownComponents are the components Flux's --components and
 // --components-extra accept.
 var knownComponents = []string{
 	SourceController, KustomizeController, HelmController, NotificationController,
-	"image-reflector-controller", "image-automation-controller", "source-watcher",
+	ImageReflectorController, ImageAutomationController, "source-watcher",
 }
 
 // controllerOf maps the components weir has controllers for to the
@@ -44,10 +49,14 @@ var controllerOf = map[string]string{
 	KustomizeController:    "kustomize",
 	HelmController:         "helm",
 	NotificationController: "notification",
+	// --components-extra, as `flux install` takes them.
+	ImageReflectorController:  "image-reflector",
+	ImageAutomationController: "image-automation",
 }
 
 // componentOrder is the order weir generates components in.
-var componentOrder = []string{SourceController, KustomizeController, HelmController, NotificationController}
+var componentOrder = []string{SourceController, KustomizeController, HelmController, NotificationController,
+	ImageReflectorController, ImageAutomationController}
 
 // Options are the knobs of `weir install`; names and defaults are those of
 // `flux install`.

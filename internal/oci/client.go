@@ -120,7 +120,7 @@ func (ggcrClient) Remote(ctx context.Context, rawURL string, o Options) (Remote,
 	}
 	opts := []remote.Option{
 		remote.WithContext(ctx),
-		remote.WithTransport(newTransport(o)),
+		remote.WithTransport(NewTransport(o)),
 		remote.WithUserAgent("weir/" + version.Version),
 	}
 	if o.Keychain != nil {
@@ -135,9 +135,9 @@ func (ggcrClient) Remote(ctx context.Context, rawURL string, o Options) (Remote,
 	return &registry{ctx: ctx, repo: repo, opts: append(opts, remote.Reuse(puller))}, nil
 }
 
-// newTransport is go-containerregistry's default transport with the TLS
+// NewTransport is go-containerregistry's default transport with the TLS
 // and proxy settings of o.
-func newTransport(o Options) http.RoundTripper {
+func NewTransport(o Options) http.RoundTripper {
 	t := remote.DefaultTransport.(*http.Transport).Clone()
 	switch {
 	case o.TLS != nil:

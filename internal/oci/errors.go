@@ -186,3 +186,10 @@ func isDialError(err error) bool {
 		errors.Is(err, os.ErrDeadlineExceeded) ||
 		errors.Is(err, context.DeadlineExceeded)
 }
+
+// Classify is classify for callers outside the package that talk to a
+// registry with go-containerregistry themselves (the image scanner): the
+// same sentinels, so one mapping to condition reasons serves both.
+func Classify(ctx context.Context, err error, what, repo string) error {
+	return classify(ctx, err, what, repo)
+}

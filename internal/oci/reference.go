@@ -112,7 +112,7 @@ func pickSemVer(tags []string, t target) (string, bool) {
 		if t.filter != nil && !t.filter.MatchString(tag) {
 			continue
 		}
-		v, err := parseVersion(tag)
+		v, err := ParseVersion(tag)
 		if err != nil || !t.constraint.Check(v) {
 			continue
 		}
@@ -130,8 +130,9 @@ func pickSemVer(tags []string, t target) (string, bool) {
 	return best.Original(), true
 }
 
-// parseVersion is semver.StrictNewVersion that also accepts a leading "v".
-func parseVersion(tag string) (*semver.Version, error) {
+// ParseVersion is semver.StrictNewVersion that also accepts a leading "v"
+// (fluxcd/pkg version.ParseVersion), for the tags semver policies consider.
+func ParseVersion(tag string) (*semver.Version, error) {
 	if _, err := semver.StrictNewVersion(strings.TrimPrefix(tag, "v")); err != nil {
 		return nil, err
 	}

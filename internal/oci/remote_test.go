@@ -321,7 +321,7 @@ func TestUnreachable(t *testing.T) {
 }
 
 func TestNewTransport(t *testing.T) {
-	tr := func(o Options) *http.Transport { return newTransport(o).(*http.Transport) }
+	tr := func(o Options) *http.Transport { return NewTransport(o).(*http.Transport) }
 	if c := tr(Options{}).TLSClientConfig; c != nil && c.InsecureSkipVerify {
 		t.Error("default transport skips TLS verification")
 	}

@@ -60,17 +60,15 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 		}
 	}
 
-	sources := &cobra.Command{Use: "sources", Aliases: []string{"source"}, Short: "Get source statuses",
-		Long: "The get source sub-commands print the statuses of the sources."}
-	sources.AddCommand(&cobra.Command{
-		Use: "all", Short: "Get all source statuses", Args: cobra.NoArgs,
-		Long: "The get sources all command prints the statuses of all sources.",
-		RunE: run(kinds.Sources, true),
-	})
-	for _, k := range kinds.Sources {
-		sources.AddCommand(kindCommand(deps, k, run))
-	}
-	cmd.AddCommand(sources)
+	cmd.AddCommand(
+		groupCommand(deps, run, group{use: "sources", alias: "source", short: "Get source statuses",
+			long:     "The get source sub-commands print the statuses of the sources.",
+			allShort: "Get all source statuses", allLong: "The get sources all command prints the statuses of all sources."},
+			kinds.Sources),
+		groupCommand(deps, run, group{use: "images", alias: "image", short: "Get image automation object status",
+			long:     "The get image sub-commands print the status of image automation objects.",
+			allShort: "Get all image statuses", allLong: "The get images all command prints the statuses of all image objects."},
+			kinds.Images))
 	cmd.AddCommand(kindCommand(deps, kinds.Kustomization, run), kindCommand(deps, kinds.HelmRelease, run),
 		kindCommand(deps, kinds.Receiver, run), kindCommand(deps, kinds.Provider, run), kindCommand(deps, kinds.Alert, run))
 	cmd.AddCommand(&cobra.Command{
@@ -78,6 +76,20 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 		Long: "The get all command prints the statuses of all resources.",
 		RunE: run(kinds.All, true),
 	})
+	return cmd
+}
+
+// group is the help of a command that gathers kinds (`get sources`, `get
+// images`) and of its `all` subcommand.
+type group struct{ use, alias, short, long, allShort, allLong string }
+
+func groupCommand(deps *clideps.Deps, run func([]kinds.Kind, bool) func(*cobra.Command, []string) error, g group,
+	set []kinds.Kind) *cobra.Command {
+	cmd := &cobra.Command{Use: g.use, Aliases: []string{g.alias}, Short: g.short, Long: g.long}
+	cmd.AddCommand(&cobra.Command{Use: "all", Short: g.allShort, Long: g.allLong, Args: cobra.NoArgs, RunE: run(set, true)})
+	for _, k := range set {
+		cmd.AddCommand(kindCommand(deps, k, run))
+	}
 	return cmd
 }
 
@@ -242,7 +254,13 @@ func (g *getter) header(k kinds.Kind, wide bool) []string {
 	if k.HasRevision() {
 		h = append(h, "Revision")
 	}
-	h = append(h, "Suspended", "Ready", "Message")
+	for _, c := range k.Columns() {
+		h = append(h, c.Header)
+	}
+	if k.HasSuspended() {
+		h = append(h, "Suspended")
+	}
+	h = append(h, "Ready", "Message")
 	if wide && k.HasOrigin() {
 		h = append(h, "Source")
 	}
@@ -291,7 +309,13 @@ func (g *getter) row(k kinds.Kind, u *unstructured.Unstructured, withKind, wide 
 	if k.HasRevision() {
 		row = append(row, rev)
 	}
-	row = append(row, suspended, status, msg)
+	for _, c := range k.Columns() {
+		row = append(row, c.Value(u))
+	}
+	if k.HasSuspended() {
+		row = append(row, suspended)
+	}
+	row = append(row, status, msg)
 	if wide && k.HasOrigin() {
 		row = append(row, k.Origin(u))
 	}

@@ -33,11 +33,11 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 		Long: `The install command deploys weir's controllers in the namespace -n names
 (flux-system by default), or upgrades them, with server-side apply.
 
-Only the components weir has controllers for are installed: today
-source-controller and kustomize-controller. --components and
---components-extra accept every name flux install accepts; the others
-(helm-controller, notification-controller, the image controllers,
-source-watcher) are skipped with a warning.`,
+Only the components weir has controllers for are installed: source-controller,
+kustomize-controller, helm-controller, notification-controller and, with
+--components-extra, image-reflector-controller and image-automation-controller.
+--components and --components-extra accept every name flux install accepts; the
+others (source-watcher) are skipped with a warning.`,
 		Example: `  # Install weir with its default components
   weir install
 

@@ -14,30 +14,37 @@ import (
 
 // Reconcilable lists the kinds that suspend, resume, reconcile, export and
 // delete act on, in help order.
-var Reconcilable = []Kind{GitRepository, OCIRepository, Bucket, HelmRepository, HelmChart, Kustomization, HelmRelease, Receiver, Provider, Alert}
+var Reconcilable = []Kind{GitRepository, OCIRepository, Bucket, HelmRepository, HelmChart, Kustomization, HelmRelease,
+	Receiver, Provider, Alert, ImageRepository, ImagePolicy, ImageUpdateAutomation}
 
 // AddCommands attaches to parent one subcommand per kind of set, built by
 // build, laid out as the flux CLI does: sources below a `source` command
-// (`suspend source git NAME`), the others directly (`suspend kustomization
-// NAME`, alias ks). build gets the kind and returns a command without Use;
+// (`suspend source git NAME`), image kinds below `image` (`suspend image
+// policy NAME`), the others directly (`suspend kustomization NAME`, alias
+// ks). build gets the kind and returns a command without Use;
 // AddCommands names it, with args appended to Use for help.
 func AddCommands(parent *cobra.Command, set []Kind, args string, build func(Kind) *cobra.Command) {
-	var source *cobra.Command
+	groups := map[string]*cobra.Command{}
 	for _, k := range set {
 		c := build(k)
 		c.Use = k.Use + " " + args
 		c.Aliases = k.Aliases
-		if !k.Source {
+		name := k.Parent()
+		if name == "" {
 			parent.AddCommand(c)
 			continue
 		}
-		if source == nil {
-			source = &cobra.Command{Use: "source", Short: parent.Short + ": sources"}
-			parent.AddCommand(source)
+		group := groups[name]
+		if group == nil {
+			group = &cobra.Command{Use: name, Short: parent.Short + ": " + groupShort[name]}
+			groups[name] = group
+			parent.AddCommand(group)
 		}
-		source.AddCommand(c)
+		group.AddCommand(c)
 	}
 }
+
+var groupShort = map[string]string{"source": "sources", "image": "image automation objects"}
 
 // CompleteNames completes the names of the objects of kind k in the
 // namespace the flags select, for shell completion of [name] arguments.

@@ -3,12 +3,15 @@ package kinds
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
+	imagev1 "github.com/weir-gitops/weir/api/image/v1"
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	"github.com/weir-gitops/weir/api/meta"
 	notificationv1 "github.com/weir-gitops/weir/api/notification/v1"
 	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
@@ -31,6 +34,9 @@ type Kind struct {
 	GetUse string
 	// Source is true for the kinds under `source`.
 	Source bool
+	// Image is true for the image automation kinds, which the flux CLI
+	// puts under `image` (`suspend image repository NAME`) and `get images`.
+	Image bool
 
 	// revision is nil for a kind that has none (Receiver): its table has
 	// no REVISION column, as in the flux CLI.
@@ -47,6 +53,19 @@ type Kind struct {
 	// origin is nil for a kind that reads from nowhere (Receiver): -o wide
 	// then has no SOURCE column.
 	origin func(u *unstructured.Unstructured) string
+	// columns, when set, replace the REVISION column of the table (the
+	// image kinds: LAST SCAN, IMAGE and TAG, LAST RUN).
+	columns []Column
+	// noSuspended drops the SUSPENDED column (ImagePolicy, as the flux CLI).
+	noSuspended bool
+	// success, when set, is SuccessMessage.
+	success func(u *unstructured.Unstructured) string
+}
+
+// Column is one kind-specific column of `get`'s table.
+type Column struct {
+	Header string
+	Value  func(u *unstructured.Unstructured) string
 }
 
 // The kinds weir's CLI knows.
@@ -108,6 +127,44 @@ var (
 	Alert = staticKind(notificationv1beta3.AlertKind, notificationv1beta3.GroupVersion, "alert", "alerts")
 )
 
+// The image automation kinds, with the flux CLI's columns and success
+// messages.
+var (
+	ImageRepository = Kind{
+		Kind: imagev1.ImageRepositoryKind, GroupVersion: imagev1.GroupVersion,
+		Noun: "image repository", Use: "repository", GetUse: "repository", Image: true,
+		origin:  specString("image"),
+		columns: []Column{{Header: "Last scan", Value: timeString("status", "lastScanResult", "scanTime")}},
+		success: func(u *unstructured.Unstructured) string {
+			n, _, _ := unstructured.NestedInt64(u.Object, "status", "lastScanResult", "tagCount")
+			return fmt.Sprintf("scan fetched %d tags", n)
+		},
+	}
+	ImagePolicy = Kind{
+		Kind: imagev1.ImagePolicyKind, GroupVersion: imagev1.GroupVersion,
+		Noun: "image policy", Use: "policy", GetUse: "policy", Image: true,
+		origin: refOrigin("spec", "imageRepositoryRef"),
+		columns: []Column{
+			{Header: "Image", Value: statusString("latestRef", "name")},
+			{Header: "Tag", Value: statusString("latestRef", "tag")},
+		},
+		noSuspended: true,
+		success: func(u *unstructured.Unstructured) string {
+			return "selected ref " + LatestRef(u)
+		},
+	}
+	ImageUpdateAutomation = Kind{
+		Kind: imagev1.ImageUpdateAutomationKind, GroupVersion: imagev1.GroupVersion,
+		Noun: "image update", Use: "update", GetUse: "update", Image: true,
+		origin:  refOrigin("spec", "sourceRef"),
+		columns: []Column{{Header: "Last run", Value: timeString("status", "lastAutomationRunTime")}},
+		success: imageUpdateSuccess,
+	}
+)
+
+// Images lists the image kinds in the order `get images all` prints them.
+var Images = []Kind{ImageRepository, ImagePolicy, ImageUpdateAutomation}
+
 // staticKind describes a kind without a reconciler, in the flux CLI's words.
 func staticKind(kind string, gv schema.GroupVersion, use, getUse string) Kind {
 	return Kind{
@@ -124,7 +181,8 @@ var Sources = []Kind{OCIRepository, Bucket, GitRepository, HelmRepository, HelmC
 
 // All lists every kind in the order `get all` prints them: the flux CLI
 // lists receivers, alert providers and alerts after the kustomizations.
-var All = append(append([]Kind{}, Sources...), HelmRelease, Kustomization, Receiver, Provider, Alert)
+// The image kinds come last, as `flux get all` prints them.
+var All = append(append(append([]Kind{}, Sources...), HelmRelease, Kustomization, Receiver, Provider, Alert), Images...)
 
 // ByKind finds a kind by its API kind name, ignoring case.
 func ByKind(kind string) (Kind, bool) {
@@ -156,6 +214,33 @@ func (k Kind) NewList() *unstructured.UnstructuredList {
 // HasRevision reports whether the kind's table has a REVISION column.
 func (k Kind) HasRevision() bool { return k.revision != nil }
 
+// Columns are the kind's own columns, in place of REVISION; nil for most.
+func (k Kind) Columns() []Column { return k.columns }
+
+// HasSuspended reports whether the kind's table has a SUSPENDED column.
+func (k Kind) HasSuspended() bool { return !k.noSuspended }
+
+// Parent is the command the kind's subcommands sit below: "source",
+// "image", or "" for the kinds directly under the verb.
+func (k Kind) Parent() string {
+	switch {
+	case k.Source:
+		return "source"
+	case k.Image:
+		return "image"
+	}
+	return ""
+}
+
+// CommandPath is the kind's words after a verb: "source git", "image
+// policy", "kustomization".
+func (k Kind) CommandPath() string {
+	if p := k.Parent(); p != "" {
+		return p + " " + k.Use
+	}
+	return k.Use
+}
+
 // Revision is what the REVISION column shows for u, in full; "" for a kind
 // without one.
 func (k Kind) Revision(u *unstructured.Unstructured) string {
@@ -169,6 +254,9 @@ func (k Kind) Revision(u *unstructured.Unstructured) string {
 // "fetched revision main@sha1:…" for sources, "applied revision …" for
 // Kustomizations and HelmReleases, a fixed text for Receivers.
 func (k Kind) SuccessMessage(u *unstructured.Unstructured) string {
+	if k.success != nil {
+		return k.success(u)
+	}
 	if k.completed != "" {
 		return k.completed
 	}
@@ -196,11 +284,50 @@ func artifactRevision(u *unstructured.Unstructured) string {
 	return rev
 }
 
-func statusString(field string) func(*unstructured.Unstructured) string {
+func statusString(fields ...string) func(*unstructured.Unstructured) string {
 	return func(u *unstructured.Unstructured) string {
-		s, _, _ := unstructured.NestedString(u.Object, "status", field)
+		s, _, _ := unstructured.NestedString(u.Object, append([]string{"status"}, fields...)...)
 		return s
 	}
+}
+
+// timeString shows the timestamp at path in RFC 3339 in the local zone, as
+// the flux CLI formats LAST SCAN and LAST RUN; "" when unset.
+func timeString(path ...string) func(*unstructured.Unstructured) string {
+	return func(u *unstructured.Unstructured) string {
+		s, _, _ := unstructured.NestedString(u.Object, path...)
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			return s
+		}
+		return t.Local().Format(time.RFC3339)
+	}
+}
+
+// LatestRef is an ImagePolicy's status.latestRef as name:tag[@digest], or
+// "" before any image is elected.
+func LatestRef(u *unstructured.Unstructured) string {
+	ref, ok, _ := unstructured.NestedStringMap(u.Object, "status", "latestRef")
+	if !ok || ref["name"] == "" {
+		return ""
+	}
+	s := ref["name"] + ":" + ref["tag"]
+	if ref["digest"] != "" {
+		s += "@" + ref["digest"]
+	}
+	return s
+}
+
+// imageUpdateSuccess is the flux CLI's message after reconciling an
+// ImageUpdateAutomation: the Ready message, else the last run time.
+func imageUpdateSuccess(u *unstructured.Unstructured) string {
+	if c := Condition(u, meta.ReadyCondition); c != nil {
+		return c.Message
+	}
+	if t := timeString("status", "lastAutomationRunTime")(u); t != "" {
+		return "last run " + t
+	}
+	return "automation not yet run"
 }
 
 func specString(field string) func(*unstructured.Unstructured) string {

@@ -40,7 +40,7 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 			ValidArgsFunction: kinds.CompleteNames(deps, k),
 			Short:             "Suspend reconciliation of " + k.Kind + " objects",
 			Example: fmt.Sprintf("  # Suspend one %[1]s, then two\n  weir suspend %[2]s podinfo\n  weir suspend %[2]s podinfo-1 podinfo-2",
-				k.Kind, commandPath(k)),
+				k.Kind, k.CommandPath()),
 			RunE: func(c *cobra.Command, args []string) error {
 				ctx, cancel := context.WithTimeout(c.Context(), deps.Timeout)
 				defer cancel()
@@ -49,13 +49,6 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 		}
 	})
 	return cmd
-}
-
-func commandPath(k kinds.Kind) string {
-	if k.Source {
-		return "source " + k.Use
-	}
-	return k.Use
 }
 
 func run(ctx context.Context, o *options, streams genericiooptions.IOStreams, deps *clideps.Deps, k kinds.Kind, args []string) error {

@@ -42,6 +42,10 @@ type Hooks[T Object] struct {
 	// Reconcile runs the phases, writes the status into the object and
 	// records events; the error it returns decides the requeue.
 	Reconcile func(context.Context, T) error
+	// RequeueAfter, when set, replaces the object's GetRequeueAfter after a
+	// successful reconcile: an ImageRepository whose scan is not due yet
+	// comes back when it is, not a whole interval later.
+	RequeueAfter func(T) time.Duration
 }
 
 // Driver holds what the skeleton needs from the reconciler.
@@ -92,7 +96,11 @@ func Run[T Object](ctx context.Context, d Driver, req ctrl.Request, obj T, h Hoo
 		return ctrl.Result{}, nil
 	}
 	err := h.Reconcile(ctx, obj)
-	return Result(obj.GetRequeueAfter(), d.Jitter, err)
+	interval := obj.GetRequeueAfter()
+	if h.RequeueAfter != nil {
+		interval = h.RequeueAfter(obj)
+	}
+	return Result(interval, d.Jitter, err)
 }
 
 // Result turns a phase error into the queue's reaction: success requeues

@@ -94,14 +94,17 @@ func Start(ctx context.Context, env *testenv.Env, opts Options) (*Running, error
 		o.ReceiverAddr, o.EventsListenAddr = r.ReceiverAddr, r.EventsAddr
 		o.EventsAddr = "http://" + r.EventsAddr + "/"
 	}
-	if slices.Contains(selected, "source") {
-		if r.StorageAddr, err = freeAddr(); err != nil {
-			return nil, err
-		}
+	if slices.Contains(selected, "source") || slices.Contains(selected, "image-reflector") {
+		// Artifacts and tag lists.
 		if dir, err = os.MkdirTemp("", "weir-controllers-"); err != nil {
 			return nil, err
 		}
 		o.StoragePath = filepath.Join(dir, "storage")
+	}
+	if slices.Contains(selected, "source") {
+		if r.StorageAddr, err = freeAddr(); err != nil {
+			return nil, err
+		}
 		o.StorageAddr, o.StorageAdvAddr = r.StorageAddr, r.StorageAddr
 	}
 	ctx, r.cancel = context.WithCancel(ctx)
