@@ -1,7 +1,6 @@
 package imageupdateautomation
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -10,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ProtonMail/go-crypto/openpgp"
-	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"golang.org/x/crypto/ssh"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,10 +24,9 @@ import (
 const newImage = "ghcr.io/org/app:2.0.0"
 
 // gitOut runs git on the server's bare app.git and returns its output.
-func (f *fixture) gitOut(t *testing.T, env []string, args ...string) string {
+func (f *fixture) gitOut(t *testing.T, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"--git-dir", filepath.Join(f.srv.Dir(), "app.git")}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -45,28 +41,6 @@ func (f *fixture) waitPushed(t *testing.T, obj *imagev1.ImageUpdateAutomation, n
 		c := obj.Status.LastPushCommit
 		return c != "" && c != not, "no new push yet: lastPushCommit " + c
 	})
-}
-
-// pgpKey returns an armored private key ring for git.asc and the public key.
-func pgpKey(t *testing.T) (private, public []byte) {
-	t.Helper()
-	e, err := openpgp.NewEntity("weir", "", "weir@example.com", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var priv, pub bytes.Buffer
-	w, err := armor.Encode(&priv, openpgp.PrivateKeyType, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.SerializePrivate(w, nil); err != nil {
-		t.Fatal(err)
-	}
-	_ = w.Close()
-	if err := e.Serialize(&pub); err != nil {
-		t.Fatal(err)
-	}
-	return priv.Bytes(), pub.Bytes()
 }
 
 const messageTemplate = `Automated image update by {{ .AutomationObject }} for {{ .Values.cluster }}
@@ -84,8 +58,8 @@ func TestPushesSignedCommitWithTemplateMessage(t *testing.T) {
 	f := newFixture(t)
 	f.gitRepository(t)
 	f.policy(t, "2.0.0")
-	private, public := pgpKey(t)
-	f.env.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "signing", Namespace: f.ns}, Data: map[string][]byte{"git.asc": private}})
+	key := gitserver.GeneratePGPKey(t, "weir", "weir@example.com")
+	f.env.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "signing", Namespace: f.ns}, Data: map[string][]byte{"git.asc": key.Private}})
 	obj := f.automation(func(a *imagev1.ImageUpdateAutomation) {
 		a.Spec.GitSpec.Commit.MessageTemplate = messageTemplate
 		a.Spec.GitSpec.Commit.MessageTemplateValues = map[string]string{"cluster": "prod"}
@@ -94,11 +68,11 @@ func TestPushesSignedCommitWithTemplateMessage(t *testing.T) {
 	f.env.Create(t, obj)
 	f.waitPushed(t, obj, "")
 
-	head := strings.TrimSpace(f.gitOut(t, nil, "rev-parse", "main"))
+	head := strings.TrimSpace(f.gitOut(t, "rev-parse", "main"))
 	if obj.Status.LastPushCommit != head || obj.Status.LastPushTime == nil || obj.Status.LastAutomationRunTime == nil {
 		t.Fatalf("status %+v, main at %s", obj.Status, head)
 	}
-	if parent := strings.TrimSpace(f.gitOut(t, nil, "rev-parse", "main^")); parent != f.base {
+	if parent := strings.TrimSpace(f.gitOut(t, "rev-parse", "main^")); parent != f.base {
 		t.Errorf("pushed commit's parent %s, want the checked-out %s", parent, f.base)
 	}
 	if got := f.file(t, "main", "deploy/app.yaml"); got != f.deployment(newImage) {
@@ -106,13 +80,13 @@ func TestPushesSignedCommitWithTemplateMessage(t *testing.T) {
 	}
 	wantMsg := "Automated image update by " + f.ns + "/auto for prod\n\n- " + oldImage + " -> " + newImage +
 		"\nFiles:\n- app.yaml\ndeployment/app"
-	if got := f.gitOut(t, nil, "log", "-1", "--format=%B", "main"); strings.TrimSpace(got) != wantMsg {
+	if got := f.gitOut(t, "log", "-1", "--format=%B", "main"); strings.TrimSpace(got) != wantMsg {
 		t.Errorf("commit message:\n%s\nwant:\n%s", got, wantMsg)
 	}
-	if got := f.gitOut(t, nil, "log", "-1", "--format=%an <%ae>", "main"); strings.TrimSpace(got) != "weir <weir@example.com>" {
+	if got := f.gitOut(t, "log", "-1", "--format=%an <%ae>", "main"); strings.TrimSpace(got) != "weir <weir@example.com>" {
 		t.Errorf("author %s", got)
 	}
-	f.verifyPGP(t, public, head)
+	gitserver.VerifyCommitPGP(t, filepath.Join(f.srv.Dir(), "app.git"), head, key)
 
 	ready := conditions.Get(obj, meta.ReadyCondition)
 	if ready.Reason != meta.SucceededReason || ready.Message != "repository up-to-date" {
@@ -132,26 +106,6 @@ func TestPushesSignedCommitWithTemplateMessage(t *testing.T) {
 	}
 	if repo.Annotations[meta.ReconcileRequestAnnotation] == "" {
 		t.Error("the GitRepository was not asked to fetch the pushed commit")
-	}
-}
-
-// verifyPGP checks the commit's signature with git verify-commit and gpg.
-func (f *fixture) verifyPGP(t *testing.T, public []byte, hash string) {
-	t.Helper()
-	home, err := os.MkdirTemp("", "gpg") // short: gpg's socket paths are limited
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(home) })
-	cmd := exec.Command("gpg", "--batch", "--quiet", "--import")
-	cmd.Env = append(os.Environ(), "GNUPGHOME="+home)
-	cmd.Stdin = bytes.NewReader(public)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("gpg --import: %v\n%s", err, out)
-	}
-	out := f.gitOut(t, []string{"GNUPGHOME=" + home}, "verify-commit", "-v", hash)
-	if !strings.Contains(out, "Good signature") {
-		t.Errorf("git verify-commit:\n%s", out)
 	}
 }
 
@@ -181,14 +135,14 @@ func TestSSHSignedPushToAnotherBranchAndRefspec(t *testing.T) {
 
 	hash := obj.Status.LastPushCommit
 	for _, branch := range []string{"auto", "review"} {
-		if got := strings.TrimSpace(f.gitOut(t, nil, "rev-parse", branch)); got != hash {
+		if got := strings.TrimSpace(f.gitOut(t, "rev-parse", branch)); got != hash {
 			t.Errorf("%s at %s, want %s", branch, got, hash)
 		}
 	}
-	if parent := strings.TrimSpace(f.gitOut(t, nil, "rev-parse", hash+"^")); parent != f.base {
+	if parent := strings.TrimSpace(f.gitOut(t, "rev-parse", hash+"^")); parent != f.base {
 		t.Errorf("parent %s: the push branch is rebuilt from main (%s)", parent, f.base)
 	}
-	if main := strings.TrimSpace(f.gitOut(t, nil, "rev-parse", "main")); main != f.base {
+	if main := strings.TrimSpace(f.gitOut(t, "rev-parse", "main")); main != f.base {
 		t.Errorf("main moved to %s", main)
 	}
 	if obj.Status.ObservedSourceRevision != "main@sha1:"+f.base {
@@ -198,7 +152,7 @@ func TestSSHSignedPushToAnotherBranchAndRefspec(t *testing.T) {
 	if err := os.WriteFile(allowed, []byte("weir@example.com "+string(ssh.MarshalAuthorizedKey(f.key.PublicKey))), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	f.gitOut(t, nil, "-c", "gpg.format=ssh", "-c", "gpg.ssh.allowedSignersFile="+allowed, "verify-commit", hash)
+	f.gitOut(t, "-c", "gpg.format=ssh", "-c", "gpg.ssh.allowedSignersFile="+allowed, "verify-commit", hash)
 	f.env.AssertEvent(t, obj, meta.SucceededReason,
 		"pushed commit '"+hash[:7]+"' to branch 'auto' and refspecs 'refs/heads/auto:refs/heads/review'\nUpdate from image update automation")
 }
@@ -213,7 +167,7 @@ func TestNothingCommittedWhenUpToDate(t *testing.T) {
 	if obj.Status.LastPushCommit != "" || obj.Status.ObservedSourceRevision != "main@sha1:"+f.base {
 		t.Errorf("status %+v", obj.Status)
 	}
-	if head := strings.TrimSpace(f.gitOut(t, nil, "rev-parse", "main")); head != f.base {
+	if head := strings.TrimSpace(f.gitOut(t, "rev-parse", "main")); head != f.base {
 		t.Errorf("main moved to %s", head)
 	}
 	f.env.AssertEvent(t, obj, meta.SucceededReason, "repository up-to-date")
@@ -252,11 +206,11 @@ func TestLostPushRaceIsRedoneOnce(t *testing.T) {
 	f.waitPushed(t, obj, "")
 
 	race := <-raced
-	head := strings.TrimSpace(f.gitOut(t, nil, "rev-parse", "main"))
+	head := strings.TrimSpace(f.gitOut(t, "rev-parse", "main"))
 	if obj.Status.LastPushCommit != head {
 		t.Errorf("lastPushCommit %s, main %s", obj.Status.LastPushCommit, head)
 	}
-	if parent := strings.TrimSpace(f.gitOut(t, nil, "rev-parse", "main^")); parent != race {
+	if parent := strings.TrimSpace(f.gitOut(t, "rev-parse", "main^")); parent != race {
 		t.Errorf("parent %s, want the commit that won the race %s", parent, race)
 	}
 	if got := f.file(t, "main", "other.txt"); got != "pushed meanwhile" {
@@ -372,7 +326,7 @@ func TestStalledAndFailedConfigurations(t *testing.T) {
 			if got := conditions.IsTrue(obj, meta.StalledCondition); got != tt.stalled {
 				t.Errorf("Stalled = %v, want %v", got, tt.stalled)
 			}
-			if head := strings.TrimSpace(f.gitOut(t, nil, "rev-parse", "main")); head != f.base {
+			if head := strings.TrimSpace(f.gitOut(t, "rev-parse", "main")); head != f.base {
 				t.Errorf("main moved to %s", head)
 			}
 			f.env.AssertEvent(t, obj, tt.reason, ready.Message)
@@ -386,7 +340,7 @@ func TestStalledAndFailedConfigurations(t *testing.T) {
 func TestWithoutForcePushBranch(t *testing.T) {
 	f := newFixture(t)
 	f.gitRepository(t)
-	f.gitOut(t, nil, "branch", "auto", "main")
+	f.gitOut(t, "branch", "auto", "main")
 	autoTip := f.srv.Commit(t, "app.git", gitserver.Commit{Branch: "auto", Files: map[string]string{"kept.txt": "kept"}})
 	f.policy(t, "2.0.0")
 	obj := f.automation(func(a *imagev1.ImageUpdateAutomation) {
@@ -399,7 +353,7 @@ func TestWithoutForcePushBranch(t *testing.T) {
 	if err != nil || out.push == nil {
 		t.Fatalf("reconcile: %v, %+v", err, out)
 	}
-	if parent := strings.TrimSpace(f.gitOut(t, nil, "rev-parse", "auto^")); parent != autoTip {
+	if parent := strings.TrimSpace(f.gitOut(t, "rev-parse", "auto^")); parent != autoTip {
 		t.Errorf("parent %s, want auto's tip %s", parent, autoTip)
 	}
 	if got := f.file(t, "auto", "kept.txt"); got != "kept" {
