@@ -247,6 +247,7 @@ func TestPolicySelectorAndPolicyWatch(t *testing.T) {
 	p := f.policy(t, "2.0.0") // not labelled: not selected
 	obj := f.automation(func(a *imagev1.ImageUpdateAutomation) {
 		a.Spec.PolicySelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": "web"}}
+		a.Spec.GitSpec.Commit.Author.Name = "" // optional, as in Flux
 	})
 	f.env.Create(t, obj)
 	f.env.WaitForReady(t, obj, nil)
@@ -265,6 +266,9 @@ func TestPolicySelectorAndPolicyWatch(t *testing.T) {
 	t.Logf("policy change to push: %s", time.Since(start).Round(time.Millisecond))
 	if got := f.file(t, "main", "deploy/app.yaml"); got != f.deployment("ghcr.io/org/app:2.1.0") {
 		t.Errorf("deploy/app.yaml:\n%s", got)
+	}
+	if got := f.gitOut(t, "log", "-1", "--format=%an <%ae>", "main"); strings.TrimSpace(got) != "<weir@example.com>" {
+		t.Errorf("author %q", got)
 	}
 }
 
