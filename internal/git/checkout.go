@@ -190,8 +190,8 @@ func (c *Checkout) ListDir(p string) ([]string, error) {
 
 // Commit stages every file WriteFile added or modified and commits it on
 // the branch, with author as author and committer (author.When, or now
-// when zero; the name may be empty, as an automation's author name is
-// optional), signed by signer unless it is nil. It returns the new
+// when zero; the name or the e-mail may be empty, not both: an
+// automation's author name is optional), signed by signer unless it is nil. It returns the new
 // commit's hash (40 hex digits), or ErrNoStagedFiles when the tree equals
 // the branch tip's.
 //
@@ -199,6 +199,9 @@ func (c *Checkout) ListDir(p string) ([]string, error) {
 // -f` would): the caller asked for them, and go-git's "add all" would
 // silently leave them out, turning a real change into ErrNoStagedFiles.
 func (c *Checkout) Commit(message string, author Signature, signer Signer) (string, error) {
+	if author.Name == "" && author.Email == "" {
+		return "", invalidf("commit author needs a name or an e-mail")
+	}
 	for _, p := range slices.Sorted(maps.Keys(c.written)) {
 		// SkipStatus: hash and stage just this file, without go-git
 		// computing the status of the whole worktree for every path.
