@@ -367,3 +367,23 @@ func TestWithoutForcePushBranch(t *testing.T) {
 		t.Errorf("deploy/app.yaml:\n%s", got)
 	}
 }
+
+// TestNoCrossNamespaceRefs runs the phases with --no-cross-namespace-refs
+// on an automation (suspended, so that only this reconciler acts) naming
+// a GitRepository in another namespace.
+func TestNoCrossNamespaceRefs(t *testing.T) {
+	f := newFixture(t)
+	obj := f.automation(func(a *imagev1.ImageUpdateAutomation) {
+		a.Spec.Suspend = true
+		a.Spec.SourceRef.Namespace = "elsewhere"
+	})
+	f.env.Create(t, obj)
+	r := &Reconciler{Client: f.env.Client, NoCrossNamespaceRefs: true}
+	out, err := r.reconcile(context.Background(), obj)
+	applyStatus(obj, out, err)
+	ready := conditions.Get(obj, meta.ReadyCondition)
+	want := "can't access 'GitRepository/elsewhere/app', cross-namespace references have been blocked"
+	if !conditions.IsTrue(obj, meta.StalledCondition) || ready.Reason != meta.AccessDeniedReason || ready.Message != want {
+		t.Errorf("Ready = %s: %q; want stalled %s: %q", ready.Reason, ready.Message, meta.AccessDeniedReason, want)
+	}
+}
