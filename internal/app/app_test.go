@@ -8,6 +8,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -37,15 +38,7 @@ func TestRunHonoursKubeconfigAndServesArtifacts(t *testing.T) {
 	opts.Controllers = []string{"source"}
 	opts.MetricsAddr, opts.HealthAddr = "0", "0"
 	opts.StoragePath, opts.StorageAddr, opts.StorageAdvAddr = t.TempDir(), addr, addr
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- Run(ctx, cfg, opts) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	})
+	runInBackground(t, cfg, opts)
 
 	srv := gitserver.New(t, gitserver.Options{})
 	srv.InitRepo(t, "app.git")
@@ -96,4 +89,19 @@ func repr(c *metav1.Condition) string {
 		return "no Ready condition"
 	}
 	return string(c.Status) + " " + c.Reason + ": " + c.Message
+}
+
+// runInBackground runs Run until the test ends, then checks it returned
+// no error.
+func runInBackground(t *testing.T, cfg *rest.Config, opts Options) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, cfg, opts) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
 }

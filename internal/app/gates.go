@@ -29,6 +29,9 @@ var featureGatesOf = map[string][]string{
 		"DefaultToRetryOnFailure", "ObjectLevelWorkloadIdentity",
 	},
 	"notification": {"CacheSecretsAndConfigMaps", "DisableConfigWatchers", "ObjectLevelWorkloadIdentity"},
+	"image-automation": {
+		"GitForcePushBranch", "GitShallowClone", "GitAllBranchReferences", "GitSparseCheckout", "CacheSecretsAndConfigMaps",
+	},
 }
 
 // checkFeatureGates returns Flux's error for the first gate (by name) that

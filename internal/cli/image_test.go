@@ -115,10 +115,7 @@ func TestImageCLIWithController(t *testing.T) {
 	mask := func(s string) string {
 		return scanTime.ReplaceAllString(strings.ReplaceAll(s, reg.Host(), "REGISTRY"), "TIME")
 	}
-	steps := []struct {
-		golden string
-		args   []string
-	}{
+	runSteps(t, ns, mask, []createStep{
 		{"image/create-repository.golden", []string{"create", "image", "repository", "podinfo",
 			"--image=" + reg.Host() + "/stefanprodan/podinfo", "--interval=10m"}},
 		{"image/create-policy.golden", []string{"create", "image", "policy", "podinfo-semver", "--image-ref=podinfo",
@@ -128,12 +125,5 @@ func TestImageCLIWithController(t *testing.T) {
 		{"image/get-all-live.golden", []string{"get", "images", "all"}},
 		{"image/reconcile-repository.golden", []string{"reconcile", "image", "repository", "podinfo"}},
 		{"image/reconcile-policy.golden", []string{"reconcile", "image", "policy", "podinfo-semver"}},
-	}
-	for _, s := range steps {
-		res := weir(t, append(s.args, "-n", ns)...)
-		if res.Code != 0 {
-			t.Errorf("%v: exit %d\n%s", s.args, res.Code, res.Stderr)
-		}
-		assertGolden(t, s.golden, mask(res.Output()), ns)
-	}
+	})
 }

@@ -190,7 +190,8 @@ func (c *Checkout) ListDir(p string) ([]string, error) {
 
 // Commit stages every file WriteFile added or modified and commits it on
 // the branch, with author as author and committer (author.When, or now
-// when zero), signed by signer unless it is nil. It returns the new
+// when zero; the name or the e-mail may be empty, not both: an
+// automation's author name is optional), signed by signer unless it is nil. It returns the new
 // commit's hash (40 hex digits), or ErrNoStagedFiles when the tree equals
 // the branch tip's.
 //
@@ -198,8 +199,8 @@ func (c *Checkout) ListDir(p string) ([]string, error) {
 // -f` would): the caller asked for them, and go-git's "add all" would
 // silently leave them out, turning a real change into ErrNoStagedFiles.
 func (c *Checkout) Commit(message string, author Signature, signer Signer) (string, error) {
-	if author.Name == "" {
-		return "", invalidf("commit author needs a name")
+	if author.Name == "" && author.Email == "" {
+		return "", invalidf("commit author needs a name or an e-mail")
 	}
 	for _, p := range slices.Sorted(maps.Keys(c.written)) {
 		// SkipStatus: hash and stage just this file, without go-git
@@ -234,36 +235,7 @@ func (c *Checkout) Commit(message string, author Signature, signer Signer) (stri
 // OpenBranch (or was created since an empty Checkout was opened). ctx
 // bounds the push.
 func (c *Checkout) Push(ctx context.Context) error {
-	if c.Head() == "" {
-		return invalidf("nothing to push: branch %s has no commit", c.branch.Short())
-	}
-	r := &remote{ctx: ctx, auth: c.auth}
-	s, err := r.begin()
-	if err != nil {
-		return err
-	}
-	defer s.release()
-	o, err := r.optionsFor(s, r.auth.endpoint())
-	if err != nil {
-		return err
-	}
-	spec := config.RefSpec(string(c.branch) + ":" + string(c.branch))
-	err = c.repo.PushContext(ctx, &gogit.PushOptions{
-		RemoteName:   "origin",
-		RefSpecs:     []config.RefSpec{spec},
-		Auth:         o.auth,
-		CABundle:     o.caBundle,
-		ClientCert:   o.clientCert,
-		ClientKey:    o.clientKey,
-		ProxyOptions: o.proxy,
-	})
-	switch {
-	case err == nil, errors.Is(err, gogit.NoErrAlreadyUpToDate):
-		return nil
-	case isNonFastForward(err):
-		return fmt.Errorf("push %s to %s: %w: %w", c.branch.Short(), r.auth.describe(), ErrNonFastForward, err)
-	}
-	return fmt.Errorf("push %s to %s: %w", c.branch.Short(), r.auth.describe(), classify(ctx, err))
+	return c.PushWith(ctx, PushOptions{})
 }
 
 // isNonFastForward recognises the refusals of a push that would lose

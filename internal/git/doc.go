@@ -113,7 +113,14 @@
 // refused with ErrNonFastForward and nothing on the remote changes; the
 // caller opens the branch again and reapplies its change. Force would
 // silently drop other people's commits on a branch the cluster syncs
-// from. Commit returns ErrNoStagedFiles when the tree is unchanged, which
+// from. PushWith, for the image automation, can send the branch to another
+// remote branch (created from the tip), force only that one when asked
+// (Flux's GitForcePushBranch, for a branch only the automation writes),
+// push a refspec after it (never forced; "+" and deletion refspecs are
+// refused) and send git push options. Files lists the regular files below
+// a directory and ResolveDir resolves a directory through symlinks with
+// filepath-securejoin's rule, so that nothing outside the repository is
+// ever named. Commit returns ErrNoStagedFiles when the tree is unchanged, which
 // bootstrap reports as "up to date". Paths are slash-separated and
 // relative to the repository root; absolute paths, ".." escapes and .git
 // are refused. Commit stages exactly the files WriteFile wrote, even those

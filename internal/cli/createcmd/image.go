@@ -20,7 +20,7 @@ import (
 func newImageCommand(e *env) *cobra.Command {
 	cmd := &cobra.Command{Use: "image", Short: "Create or update resources dealing with image automation",
 		Long: "The create image sub-commands work with image automation objects."}
-	cmd.AddCommand(newImageRepositoryCommand(e), newImagePolicyCommand(e))
+	cmd.AddCommand(newImageRepositoryCommand(e), newImagePolicyCommand(e), newImageUpdateCommand(e))
 	return cmd
 }
 
