@@ -51,10 +51,8 @@ func args(t *testing.T, d *unstructured.Unstructured) []string {
 }
 
 func TestControllersExist(t *testing.T) {
-	// The image-automation controller comes with its own branch: add
-	// manifests.ImageAutomationController here once it is registered.
 	for _, c := range []string{manifests.SourceController, manifests.KustomizeController, manifests.HelmController,
-		manifests.NotificationController, manifests.ImageReflectorController} {
+		manifests.NotificationController, manifests.ImageReflectorController, manifests.ImageAutomationController} {
 		if !slices.Contains(app.AllControllers(), manifests.Controller(c)) {
 			t.Errorf("%s runs --controllers=%s, which weir-controller does not know", c, manifests.Controller(c))
 		}
