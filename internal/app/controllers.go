@@ -15,6 +15,7 @@ var registry = []controller{
 	{name: "kustomize", setup: setupKustomize},
 	{name: "helm", setup: setupHelm},
 	{name: "notification", setup: setupNotification},
+	{name: "image-reflector", setup: setupImageReflector},
 	{name: "image-automation", setup: setupImageAutomation},
 }
 

@@ -22,6 +22,7 @@ var featureGatesOf = map[string][]string{
 		"CancelHealthCheckOnNewRevision", "DisableConfigWatchers", "DirectSourceFetch", "MigrateAPIVersion",
 		"ObjectLevelWorkloadIdentity",
 	},
+	"image-reflector": {"ObjectLevelWorkloadIdentity"},
 	"helm": {
 		"CacheSecretsAndConfigMaps", "DetectDrift", "CorrectDrift", "AllowDNSLookups", "OOMWatch",
 		"AdoptLegacyReleases", "DisableChartDigestTracking", "AdditiveCELDependencyCheck", "ExternalArtifact",

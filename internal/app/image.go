@@ -44,11 +44,6 @@ func (o *ImageReflectorOptions) addFlags(fs *pflag.FlagSet) {
 		"most tags kept per ImageRepository, the greatest in version order; beyond it the repository gets the TagLimitExceeded condition (0: no limit, as Flux)")
 }
 
-func init() {
-	registry = append(registry, controller{name: "image-reflector", setup: setupImageReflector})
-	featureGatesOf["image-reflector"] = []string{"ObjectLevelWorkloadIdentity"}
-}
-
 // setupImageReflector runs the ImageRepository and ImagePolicy reconcilers
 // on one tag store under --storage-path (imagerepository/…, beside the
 // source controller's artifacts when both run).
