@@ -211,10 +211,22 @@ func unifiedDiff(id string, before, after *unstructured.Unstructured, fromName, 
 		return "", err
 	}
 	text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: difflib.SplitLines(ya), B: difflib.SplitLines(yb),
+		A: splitLines(ya), B: splitLines(yb),
 		FromFile: id + " (" + fromName + ")", ToFile: id + " (" + toName + ")", Context: 3,
 	})
 	return strings.TrimRight(text, "\n"), err
+}
+
+// splitLines splits s after each newline. difflib.SplitLines adds an
+// empty last line, which showed as a blank context line at the end of
+// every hunk that reached the end of the object, and as a changed line
+// against an absent side.
+func splitLines(s string) []string {
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
 }
 
 // manifestYAML is o's YAML, or nothing for an empty object.
