@@ -18,13 +18,22 @@ const (
 
 // Key names a Node on both sides.
 type Key struct {
+	// Cluster is the entry point the node belongs to ("clusters/dev"):
+	// two clusters of a repository often hold nodes of the same name.
+	Cluster   string `json:"cluster,omitempty"`
 	Kind      string `json:"kind"`
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
 }
 
-// String is "<kind>/<namespace>/<name>".
-func (k Key) String() string { return k.Kind + "/" + k.Namespace + "/" + k.Name }
+// String is "<kind>/<namespace>/<name>", after "<cluster>: " when set.
+func (k Key) String() string {
+	s := k.Kind + "/" + k.Namespace + "/" + k.Name
+	if k.Cluster != "" {
+		return k.Cluster + ": " + s
+	}
+	return s
+}
 
 // Node is a Kustomization or HelmRelease rendered at one revision.
 type Node struct {
@@ -35,8 +44,8 @@ type Node struct {
 	// Prune is the Kustomization's spec.prune (a HelmRelease's upgrade
 	// always deletes what leaves its manifest).
 	Prune bool
-	// Force is spec.force (a HelmRelease's spec.upgrade.force): an
-	// immutable-field change recreates the object instead of failing.
+	// Force is the Kustomization's spec.force: an immutable-field change
+	// recreates the object instead of failing.
 	Force bool
 	// Parent is the node whose render holds this object; nil for an
 	// entry point, which nothing in the repository applies.
@@ -149,19 +158,25 @@ type comparison struct {
 	base, head map[Key]*Node
 	// headOwner names, for every object rendered at head, the node that
 	// renders it: a deleted object may only move.
-	headOwner map[ssa.ObjMetadata]Key
+	headOwner map[placed]Key
 	dangers   []Danger
 	removal   map[Key]bool // memo of deletedByParent
 }
 
 func newComparison(base, head Side) *comparison {
-	c := &comparison{base: index(base), head: index(head), headOwner: map[ssa.ObjMetadata]Key{}, removal: map[Key]bool{}}
+	c := &comparison{base: index(base), head: index(head), headOwner: map[placed]Key{}, removal: map[Key]bool{}}
 	for _, n := range head.Nodes {
 		for _, o := range n.Objects {
-			c.headOwner[ssa.ObjMetadataOf(o)] = n.Key
+			c.headOwner[placed{n.Cluster, ssa.ObjMetadataOf(o)}] = n.Key
 		}
 	}
 	return c
+}
+
+// placed is an object in one cluster.
+type placed struct {
+	cluster string
+	id      ssa.ObjMetadata
 }
 
 func index(s Side) map[Key]*Node {
@@ -183,7 +198,8 @@ func (c *comparison) keys() []Key {
 		}
 	}
 	slices.SortFunc(keys, func(a, b Key) int {
-		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+		return cmp.Or(cmp.Compare(a.Cluster, b.Cluster), cmp.Compare(a.Kind, b.Kind),
+			cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})
 	return keys
 }

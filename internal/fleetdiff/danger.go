@@ -69,7 +69,7 @@ func (c *comparison) deleted(n *Node, ch ObjectChange) (Danger, bool) {
 	case "CustomResourceDefinition.apiextensions.k8s.io":
 		d.Rule, d.Message = RuleCRDDelete, d.Message+", with every custom resource of its kind"
 	}
-	if to, ok := c.headOwner[ch.id]; ok {
+	if to, ok := c.headOwner[placed{n.Cluster, ch.id}]; ok {
 		d.Message += fmt.Sprintf("; %s applies it at head: it survives only if that applies first "+
 			"(prune skips objects another owner has labelled), else it is deleted and recreated", to)
 	}
@@ -80,10 +80,9 @@ func recreate(n *Node, ch ObjectChange, fields []string) Danger {
 	d := Danger{Rule: RuleImmutableField, Node: n.Key, Object: ch.Object}
 	what := strings.Join(fields, ", ") + " cannot change in place"
 	switch {
-	case n.Kind == HelmReleaseKind && n.Force:
-		d.Message = what + ": the upgrade (spec.upgrade.force) deletes and recreates the object"
 	case n.Kind == HelmReleaseKind:
-		d.Message = what + ": the upgrade fails (spec.upgrade.force is false)"
+		// Helm's force replaces (PUT), which the same validation refuses.
+		d.Message = what + ": the Helm upgrade fails"
 	case n.Force || ssa.ForceAnnotated(ch.before) || ssa.ForceAnnotated(ch.after):
 		d.Message = what + ": the object is deleted and recreated (force)"
 	default:
@@ -101,7 +100,7 @@ func (c *comparison) removed(b *Node) {
 	}
 	moved := 0
 	for _, o := range b.Objects {
-		if _, ok := c.headOwner[ssa.ObjMetadataOf(o)]; ok {
+		if _, ok := c.headOwner[placed{b.Cluster, ssa.ObjMetadataOf(o)}]; ok {
 			moved++
 		}
 	}
