@@ -1,7 +1,7 @@
 // Package buildcmd implements `weir build kustomization NAME --path DIR`:
 // the objects the controller would apply for that Kustomization if the
 // source held the local directory, rendered by the controller's own code
-// (internal/controller/kustomization.Render), with Secret values masked;
+// (internal/render.Kustomization), with Secret values masked;
 // and `weir build helmrelease NAME`: the objects the helm controller would
 // install or upgrade, rendered by internal/helm/release.Render.
 package buildcmd
@@ -22,8 +22,8 @@ import (
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
-	"github.com/weir-gitops/weir/internal/controller/kustomization"
 	"github.com/weir-gitops/weir/internal/kustomize"
+	"github.com/weir-gitops/weir/internal/render"
 )
 
 // Options are the flags shared by `build kustomization` and `diff
@@ -115,7 +115,7 @@ func Render(ctx context.Context, deps *clideps.Deps, name string, opts Options) 
 	}
 	spec := obj.DeepCopy()
 	spec.Spec.Path = rel
-	res, err := kustomization.Render(ctx, reader, spec, root, kustomization.RenderOptions{
+	res, err := render.Kustomization(ctx, reader, spec, root, render.Options{
 		AllowUndefinedVariables: !opts.StrictSubstitute,
 		Offline:                 opts.DryRun,
 	})

@@ -12,6 +12,7 @@ import (
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/internal/kustomize"
+	"github.com/weir-gitops/weir/internal/render"
 )
 
 // DefaultBuildCacheObjects bounds the objects the build cache holds, over
@@ -118,12 +119,12 @@ func copyResult(r *kustomize.Result) *kustomize.Result {
 
 // buildKey hashes what a build of obj reads besides the tree: the artifact
 // digest, the spec, the variables and the options.
-func buildKey(digest string, spec *kustomizev1.KustomizationSpec, vars map[string]string, opts RenderOptions) (string, error) {
+func buildKey(digest string, spec *kustomizev1.KustomizationSpec, vars map[string]string, opts render.Options) (string, error) {
 	data, err := json.Marshal(struct {
 		Digest string
 		Spec   *kustomizev1.KustomizationSpec
 		Vars   map[string]string // json sorts map keys
-		Opts   RenderOptions
+		Opts   render.Options
 	}{digest, spec, vars, opts})
 	if err != nil {
 		return "", err

@@ -16,6 +16,7 @@ import (
 	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/artifact"
 	"github.com/weir-gitops/weir/internal/kustomize"
+	"github.com/weir-gitops/weir/internal/render"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 )
 
@@ -74,23 +75,23 @@ func TestBuildCache(t *testing.T) {
 
 func TestBuildKeyCoversInputs(t *testing.T) {
 	spec := &kustomizev1.KustomizationSpec{Path: "./app"}
-	base, _ := buildKey("sha256:1", spec, map[string]string{"a": "1", "b": "2"}, RenderOptions{})
-	same, _ := buildKey("sha256:1", spec, map[string]string{"b": "2", "a": "1"}, RenderOptions{})
+	base, _ := buildKey("sha256:1", spec, map[string]string{"a": "1", "b": "2"}, render.Options{})
+	same, _ := buildKey("sha256:1", spec, map[string]string{"b": "2", "a": "1"}, render.Options{})
 	if base != same {
 		t.Error("the key depends on map order")
 	}
 	for name, key := range map[string]func() (string, error){
 		"digest": func() (string, error) {
-			return buildKey("sha256:2", spec, map[string]string{"a": "1", "b": "2"}, RenderOptions{})
+			return buildKey("sha256:2", spec, map[string]string{"a": "1", "b": "2"}, render.Options{})
 		},
 		"spec": func() (string, error) {
-			return buildKey("sha256:1", &kustomizev1.KustomizationSpec{Path: "./other"}, map[string]string{"a": "1", "b": "2"}, RenderOptions{})
+			return buildKey("sha256:1", &kustomizev1.KustomizationSpec{Path: "./other"}, map[string]string{"a": "1", "b": "2"}, render.Options{})
 		},
 		"vars": func() (string, error) {
-			return buildKey("sha256:1", spec, map[string]string{"a": "1", "b": "3"}, RenderOptions{})
+			return buildKey("sha256:1", spec, map[string]string{"a": "1", "b": "3"}, render.Options{})
 		},
 		"options": func() (string, error) {
-			return buildKey("sha256:1", spec, map[string]string{"a": "1", "b": "2"}, RenderOptions{NoRemoteBases: true})
+			return buildKey("sha256:1", spec, map[string]string{"a": "1", "b": "2"}, render.Options{NoRemoteBases: true})
 		},
 	} {
 		if k, _ := key(); k == base {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"github.com/weir-gitops/weir/internal/artifact"
 	"github.com/weir-gitops/weir/internal/inventory"
 	"github.com/weir-gitops/weir/internal/kustomize"
+	"github.com/weir-gitops/weir/internal/render"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 	"github.com/weir-gitops/weir/internal/runtime/metrics"
@@ -208,7 +208,7 @@ func (r *Reconciler) fetchAndBuild(ctx context.Context, obj *kustomizev1.Kustomi
 	if obj.Spec.Decryption == nil {
 		var vars map[string]string
 		if obj.Spec.PostBuild != nil {
-			v, err := variables(ctx, r.APIReader, obj)
+			v, err := render.Variables(ctx, r.APIReader, obj)
 			if err != nil {
 				return nil, r.retry(obj, meta.BuildFailedReason, err)
 			}
@@ -247,8 +247,8 @@ func (r *Reconciler) fetchAndBuild(ctx context.Context, obj *kustomizev1.Kustomi
 	return res.Objects, nil
 }
 
-func (r *Reconciler) renderOptions() RenderOptions {
-	return RenderOptions{
+func (r *Reconciler) renderOptions() render.Options {
+	return render.Options{
 		NoRemoteBases:           r.Options.NoRemoteBases,
 		AllowUndefinedVariables: r.Options.AllowUndefinedVariables,
 	}
@@ -280,10 +280,10 @@ func (r *Reconciler) fetch(ctx context.Context, obj *kustomizev1.Kustomization, 
 	return nil
 }
 
-// build renders the objects to apply with Render, reading ConfigMaps and
+// build renders the objects to apply with render.Kustomization, reading ConfigMaps and
 // Secrets uncached.
 func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, dir string, out *outcome) (*kustomize.Result, error) {
-	res, err := Render(ctx, r.APIReader, obj, dir, r.renderOptions())
+	res, err := render.Kustomization(ctx, r.APIReader, obj, dir, r.renderOptions())
 	if err != nil {
 		reason := meta.BuildFailedReason
 		if errors.Is(err, kustomize.ErrDecryptionRequired) {
@@ -294,47 +294,6 @@ func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, 
 	}
 	out.checksum = res.Checksum
 	return res, nil
-}
-
-// RenderOptions are the controller settings that shape a build.
-type RenderOptions struct {
-	// NoRemoteBases is --no-remote-bases.
-	NoRemoteBases bool
-	// AllowUndefinedVariables turns strict substitution off.
-	AllowUndefinedVariables bool
-	// Offline reads nothing from the cluster: substituteFrom objects are
-	// skipped (spec.postBuild.substitute still applies) and SOPS content
-	// is left encrypted rather than refused. For `weir build --dry-run`.
-	Offline bool
-}
-
-// Render builds obj's manifests from the source tree at root exactly as the
-// controller does: spec fields merged into the kustomization, variables from
-// spec.postBuild (substituteFrom read through reader), SOPS decryption with
-// the keys of spec.decryption.secretRef. The controller and `weir build` /
-// `weir diff` share it, so the CLI shows what the cluster would get.
-func Render(ctx context.Context, reader client.Reader, obj *kustomizev1.Kustomization, root string, opts RenderOptions) (*kustomize.Result, error) {
-	build := kustomize.FromSpec(root, &obj.Spec)
-	build.NoRemoteBases = opts.NoRemoteBases
-	if build.PostBuild != nil {
-		vars := map[string]string{}
-		if opts.Offline {
-			maps.Copy(vars, obj.Spec.PostBuild.Substitute)
-		} else {
-			var err error
-			if vars, err = variables(ctx, reader, obj); err != nil {
-				return nil, err
-			}
-		}
-		build.PostBuild.Vars = vars
-		build.PostBuild.Options.AllowUndefined = opts.AllowUndefinedVariables
-	}
-	if opts.Offline {
-		build.AllowEncrypted = true
-	} else if err := configureDecryption(ctx, reader, obj, &build); err != nil {
-		return nil, err
-	}
-	return kustomize.Build(ctx, build)
 }
 
 // progress reports the phase that begins, in kustomize-controller's words,

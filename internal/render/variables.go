@@ -1,4 +1,4 @@
-package kustomization
+package render
 
 import (
 	"context"
@@ -13,11 +13,11 @@ import (
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 )
 
-// variables assembles spec.postBuild's variables: each substituteFrom
+// Variables assembles spec.postBuild's variables: each substituteFrom
 // entry in order (a later one overrides an earlier one), then
 // spec.postBuild.substitute over all of them. ConfigMaps and Secrets are
 // read uncached. A missing object fails unless the entry is optional.
-func variables(ctx context.Context, reader client.Reader, obj *kustomizev1.Kustomization) (map[string]string, error) {
+func Variables(ctx context.Context, reader client.Reader, obj *kustomizev1.Kustomization) (map[string]string, error) {
 	pb := obj.Spec.PostBuild
 	vars := map[string]string{}
 	for _, ref := range pb.SubstituteFrom {

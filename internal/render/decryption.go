@@ -1,4 +1,4 @@
-package kustomization
+package render
 
 import (
 	"context"

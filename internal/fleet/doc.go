@@ -1,0 +1,55 @@
+// Package fleet loads a fleet repository offline: the graph of Flux
+// objects each cluster would get, built with the controllers' own code.
+//
+// Load starts from each entry point, builds it as the root Kustomization
+// would (internal/render.Kustomization, which runs internal/kustomize.Build
+// and the controller's substitution and SOPS decryption), collects the
+// Flux objects the build yields (sources, Kustomizations, HelmReleases),
+// then builds every Kustomization whose source is local, and repeats until
+// no new Kustomization appears. Nothing talks to a cluster: ConfigMaps and
+// Secrets that spec.postBuild.substituteFrom and spec.decryption read come
+// from the objects the graph itself applies, through a client.Reader over
+// them (a Secret's stringData merged into data, as the API server does).
+// A Kustomization is built once its source and its non-optional
+// substituteFrom objects are in the graph; when none is, the first waiting
+// one is built anyway and fails as it would in the cluster.
+//
+// # Entry points
+//
+// Options.Paths, or every directory a root sync builds (a Kustomization
+// whose spec.path holds the file it is written in: clusters/dev holding
+// flux-system/gotk-sync.yaml with path ./clusters/dev), and every directory
+// directly under a top-level clusters/ directory, except those another
+// cluster's root build reads (a shared clusters/base). An entry point
+// without a root sync gets the root bootstrap creates, implicitly:
+// Kustomization and GitRepository flux-system/flux-system, prune: true,
+// no wait, the source being this repository. When other entry points do
+// have a root sync, the repository's convention says this one is not
+// synced: Cluster.MissingRoot is set and the implicit root is invisible to
+// Cluster.Node, so a dependsOn naming it dangles.
+//
+// # Local sources
+//
+// A Kustomization is built when its source stands for a directory: the
+// root's own source, a GitRepository whose spec.url is one of the
+// repository's Git remotes or Options.SourceURLs (compared as host/path),
+// or a source Options.Sources maps to a directory. Others are recorded
+// (Node.Built false), not fetched: the loader never leaves the disk. The
+// branch or tag a GitRepository names is not checked: the loaded tree
+// stands for every ref of the repository.
+//
+// # Positions and inputs
+//
+// Each node and each built object has the repository-relative file and
+// line defining it. The build asks kustomize for origin annotations
+// (buildMetadata: [originAnnotations]), reads the file from them and the
+// line from the file's YAML documents (kyaml), and removes the annotations
+// again unless the Kustomization asked for them: the objects are those the
+// cluster would get. Node.Files are the files the build read, and
+// Node.InputDigest hashes them with the spec and the variables, so that a
+// caller comparing two revisions rebuilds only what changed.
+//
+// Load reads a directory, or an fs.FS (Options.FS) that it copies into a
+// temporary directory first, because kustomize.Build confines itself to a
+// directory on disk.
+package fleet

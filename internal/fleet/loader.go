@@ -1,0 +1,151 @@
+package fleet
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+)
+
+// loader holds what every cluster of one Load shares.
+type loader struct {
+	dir  string
+	opts Options
+	// urls are the normalized URLs meaning this repository.
+	urls map[string]bool
+	docs documents
+	// roots are the root sync Kustomizations found in the repository, by
+	// the entry point they build.
+	roots map[string]rootSync
+}
+
+// rootSync is a Kustomization that builds the tree holding its own file.
+type rootSync struct {
+	doc document
+	Position
+}
+
+func newLoader(dir string, opts Options) (*loader, error) {
+	l := &loader{dir: dir, opts: opts, urls: map[string]bool{}}
+	for _, u := range opts.SourceURLs {
+		l.urls[normalizeURL(u)] = true
+	}
+	if repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: false}); err == nil {
+		if remotes, err := repo.Remotes(); err == nil {
+			for _, r := range remotes {
+				for _, u := range r.Config().URLs {
+					l.urls[normalizeURL(u)] = true
+				}
+			}
+		}
+	}
+	if err := l.scanRoots(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// normalizeURL reduces a Git URL to host/path: scheme, user, port,
+// a trailing .git and slashes dropped, scp-like syntax read as SSH, lower
+// case.
+func normalizeURL(u string) string {
+	s := strings.ToLower(strings.TrimSpace(u))
+	if i := strings.Index(s, "://"); i >= 0 {
+		s = s[i+3:]
+	} else if at := strings.Index(s, "@"); at >= 0 && strings.Contains(s[at:], ":") {
+		s = strings.Replace(s, ":", "/", 1)
+	}
+	if at := strings.Index(s, "@"); at >= 0 && at < strings.Index(s+"/", "/") {
+		s = s[at+1:]
+	}
+	host, rest, _ := strings.Cut(s, "/")
+	if h, _, ok := strings.Cut(host, ":"); ok {
+		host = h
+	}
+	rest = strings.TrimSuffix(strings.Trim(rest, "/"), ".git")
+	return host + "/" + rest
+}
+
+// scanRoots walks the repository's YAML files for root syncs: Flux
+// Kustomizations whose spec.path holds the file they are written in.
+func (l *loader) scanRoots() error {
+	l.roots = map[string]rootSync{}
+	return filepath.WalkDir(l.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if ext := path.Ext(d.Name()); ext != ".yaml" && ext != ".yml" {
+			return nil
+		}
+		rel, _ := filepath.Rel(l.dir, p)
+		rel = filepath.ToSlash(rel)
+		for _, doc := range l.docs.of(p) {
+			if doc.kind != "Kustomization" || !strings.HasPrefix(doc.apiVersion, kustomizeGroup+"/") {
+				continue
+			}
+			entry := cleanRel(scalar(field(doc.node, "spec"), "path"))
+			if within(path.Dir(rel), entry) {
+				if _, ok := l.roots[entry]; !ok {
+					l.roots[entry] = rootSync{doc: doc, Position: Position{File: rel, Line: doc.line}}
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// cleanRel cleans a repository-relative path: "./clusters/dev/" is
+// "clusters/dev", "" and "./" are ".".
+func cleanRel(p string) string {
+	return path.Clean(strings.TrimPrefix(filepath.ToSlash(p), "/"))
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	return dir == "." || p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// findEntries returns the entry points: the directories root syncs build,
+// and every directory directly under a top-level clusters/ directory.
+func (l *loader) findEntries() ([]string, error) {
+	var entries []string
+	for e := range l.roots {
+		entries = append(entries, e)
+	}
+	matches, err := filepath.Glob(filepath.Join(l.dir, "clusters", "*"))
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range matches {
+		rel, _ := filepath.Rel(l.dir, m)
+		rel = filepath.ToSlash(rel)
+		if isDir(m) && !slices.Contains(entries, rel) && !l.insideRoot(rel) {
+			entries = append(entries, rel)
+		}
+	}
+	slices.Sort(entries)
+	if len(entries) == 0 {
+		return nil, fmt.Errorf("no entry point in %s: no Kustomization syncs the directory holding it and there is no clusters/ directory; name one with --path", l.dir)
+	}
+	return entries, nil
+}
+
+// insideRoot reports whether dir lies inside the tree of a root sync.
+func (l *loader) insideRoot(dir string) bool {
+	for e := range l.roots {
+		if e != dir && within(dir, e) {
+			return true
+		}
+	}
+	return false
+}

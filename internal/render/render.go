@@ -1,0 +1,59 @@
+package render
+
+import (
+	"context"
+	"maps"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	"github.com/weir-gitops/weir/internal/kustomize"
+)
+
+// Options are the controller settings that shape a build.
+type Options struct {
+	// NoRemoteBases is --no-remote-bases.
+	NoRemoteBases bool
+	// AllowUndefinedVariables turns strict substitution off.
+	AllowUndefinedVariables bool
+	// Offline reads nothing from the cluster: substituteFrom objects are
+	// skipped (spec.postBuild.substitute still applies) and SOPS content
+	// is left encrypted rather than refused. For `weir build --dry-run`.
+	Offline bool
+	// KeepEncrypted leaves SOPS content encrypted when spec.decryption is
+	// set, instead of reading its key Secret: for an offline analysis that
+	// was given no key. Without spec.decryption, SOPS content still fails
+	// the build with kustomize.ErrDecryptionRequired, as in the cluster.
+	KeepEncrypted bool
+}
+
+// Kustomization builds obj's manifests from the source tree at root exactly
+// as the controller does: spec fields merged into the kustomization,
+// variables from spec.postBuild (substituteFrom read through reader), SOPS
+// decryption with the keys of spec.decryption.secretRef.
+func Kustomization(ctx context.Context, reader client.Reader, obj *kustomizev1.Kustomization, root string, opts Options) (*kustomize.Result, error) {
+	build := kustomize.FromSpec(root, &obj.Spec)
+	build.NoRemoteBases = opts.NoRemoteBases
+	if build.PostBuild != nil {
+		vars := map[string]string{}
+		if opts.Offline {
+			maps.Copy(vars, obj.Spec.PostBuild.Substitute)
+		} else {
+			var err error
+			if vars, err = Variables(ctx, reader, obj); err != nil {
+				return nil, err
+			}
+		}
+		build.PostBuild.Vars = vars
+		build.PostBuild.Options.AllowUndefined = opts.AllowUndefinedVariables
+	}
+	switch {
+	case opts.Offline, opts.KeepEncrypted && obj.Spec.Decryption != nil:
+		build.AllowEncrypted = true
+	default:
+		if err := configureDecryption(ctx, reader, obj, &build); err != nil {
+			return nil, err
+		}
+	}
+	return kustomize.Build(ctx, build)
+}
