@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/weir-gitops/weir/internal/ssa"
@@ -53,6 +54,10 @@ type Node struct {
 	// Digest is the render's input digest: two sides with the same
 	// non-empty digest render the same objects and are not compared.
 	Digest string
+	// Object is the Kustomization or HelmRelease itself, as its parent
+	// renders it: a node that is not rendered counts as changed when it
+	// changes.
+	Object *unstructured.Unstructured
 	// Skipped says why Objects is not the render (a HelmRelease whose
 	// chart is not available offline); empty when it is.
 	Skipped string
@@ -77,8 +82,11 @@ const (
 	Removed   Status = "removed"
 	Changed   Status = "changed"
 	Unchanged Status = "unchanged"
-	// Failed: the render failed on one side, the objects are unknown.
+	// Failed: the render fails at head; the objects are unknown.
 	Failed Status = "failed"
+	// BaseFailed: the render failed at base and works at head (a fix):
+	// what the cluster holds is unknown, the diff of this node too.
+	BaseFailed Status = "base-failed"
 	// NotRendered: the node's objects could not be rendered offline.
 	NotRendered Status = "not-rendered"
 )
@@ -214,12 +222,15 @@ func (c *comparison) node(k Key, r *Report) (NodeReport, error) {
 	default:
 		out.File, out.Line = b.File, b.Line
 	}
-	if bad, ok := failure(b, h); ok {
-		out.Status, out.Error = Failed, bad
+	if status, bad := failure(b, h); status != "" {
+		out.Status, out.Error = status, bad
 		return out, nil
 	}
 	if skipped := cmp.Or(skippedOf(h), skippedOf(b)); skipped != "" {
 		out.Status, out.Note = NotRendered, skipped
+		if b != nil && h != nil && equality.Semantic.DeepEqual(b.Object, h.Object) {
+			out.Status = Unchanged
+		}
 		return out, nil
 	}
 	switch {
@@ -252,17 +263,15 @@ func (c *comparison) node(k Key, r *Report) (NodeReport, error) {
 }
 
 // failure says whether either side failed to render, and how.
-func failure(b, h *Node) (string, bool) {
+func failure(b, h *Node) (Status, string) {
 	switch {
 	case h != nil && h.Err != nil:
-		return h.Err.Error(), true
-	case b != nil && b.Err != nil:
-		if h == nil {
-			return "", false // removed: what it applied is unknown, and no longer matters
-		}
-		return "at the base revision: " + b.Err.Error(), true
+		return Failed, h.Err.Error()
+	case b != nil && b.Err != nil && h != nil:
+		// Removed, the failure no longer matters.
+		return BaseFailed, "at the base revision: " + b.Err.Error()
 	}
-	return "", false
+	return "", ""
 }
 
 func skippedOf(n *Node) string {

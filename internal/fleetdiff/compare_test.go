@@ -34,6 +34,7 @@ const (
 	secret2   = "apiVersion: v1\nkind: Secret\nmetadata: {name: token, namespace: apps}\nstringData: {token: correct-horse}"
 	ksApps    = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {prune: true}"
 	ksLegacy  = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: legacy, namespace: flux-system}\nspec: {prune: true}"
+	hrHello   = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: hello, namespace: apps}"
 	ksOrphan  = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: orphan, namespace: flux-system}\nspec: {prune: true}"
 )
 
@@ -58,7 +59,7 @@ func fixture(t *testing.T) (base, head Side) {
 	orphan := &Node{Key: ks("orphan"), Prune: true, Parent: &keeperRef, Objects: objs(t, nsLegacy)}
 	same := &Node{Key: ks("same"), Prune: true, Parent: &root, Digest: "sha256:1", Objects: objs(t, cmOld)}
 	broken := &Node{Key: ks("broken"), Parent: &root, Objects: objs(t, cmOld)}
-	hr := &Node{Key: Key{Kind: HelmReleaseKind, Namespace: "apps", Name: "hello"}, Parent: &root,
+	hr := &Node{Key: Key{Kind: HelmReleaseKind, Namespace: "apps", Name: "hello"}, Parent: &root, Object: obj(t, hrHello),
 		Skipped: "the chart comes from HelmRepository flux-system/charts, which is not available offline"}
 	rootNode := &Node{Key: root, File: "clusters/dev/flux-system/sync.yaml", Prune: true,
 		Objects: objs(t, ksApps, ksLegacy)}
@@ -71,8 +72,11 @@ func fixture(t *testing.T) (base, head Side) {
 	keeperHead := &Node{Key: keeper.Key, File: keeper.File, Parent: &root}
 	sameHead := &Node{Key: same.Key, Prune: true, Parent: &root, Digest: "sha256:1", Objects: objs(t, cmOld)}
 	brokenHead := &Node{Key: broken.Key, File: "clusters/dev/broken.yaml", Line: 7, Parent: &root, Err: errors.New("kustomize build failed: missing.yaml: no such file")}
-	hrHead := &Node{Key: hr.Key, Parent: &root, Skipped: hr.Skipped}
-	head = Side{Revision: "working tree", Nodes: []*Node{rootHead, infraHead, appsHead, keeperHead, sameHead, brokenHead, hrHead}}
+	hrHead := &Node{Key: hr.Key, Parent: &root, Skipped: hr.Skipped, Object: obj(t, hrHello+"\nspec: {values: {replicas: 2}}")}
+	// A node not rendered and unchanged is no change.
+	hrSame := &Node{Key: Key{Kind: HelmReleaseKind, Namespace: "apps", Name: "same"}, Parent: &root, Skipped: hr.Skipped, Object: obj(t, hrHello)}
+	base.Nodes = append(base.Nodes, hrSame)
+	head = Side{Revision: "working tree", Nodes: []*Node{rootHead, infraHead, appsHead, keeperHead, sameHead, brokenHead, hrHead, hrSame}}
 	return base, head
 }
 
@@ -119,11 +123,9 @@ func TestCompareNoChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range r.Nodes {
-		if n.Status != NotRendered {
-			t.Errorf("%s: %s, want no report", n.Key, n.Status)
-		}
+		t.Errorf("%s: %s, want no report", n.Key, n.Status)
 	}
-	if len(r.Dangers) != 0 || r.HasFailures() {
+	if len(r.Dangers) != 0 || r.HasFailures() || r.HasChanges() {
 		t.Errorf("dangers %v, failures %v", r.Dangers, r.HasFailures())
 	}
 }

@@ -118,6 +118,7 @@ func (c *comparison) removed(b *Node) {
 	for _, o := range b.Objects {
 		if ch := (ObjectChange{Object: ssa.ObjMetadataOf(o).String(), id: ssa.ObjMetadataOf(o), before: o}); isNamespaceOrCRD(ch.id) {
 			if d, ok := c.deleted(b, ch); ok {
+				d.Message = strings.Replace(d.Message, "deleted by prune", "deleted by its finalizer", 1)
 				c.dangers = append(c.dangers, d)
 			}
 		}

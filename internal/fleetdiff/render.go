@@ -58,7 +58,7 @@ func (n NodeReport) counts() string {
 // headline is a node's status in words.
 func (n NodeReport) headline() string {
 	switch n.Status {
-	case Failed:
+	case Failed, BaseFailed:
 		return "render failed: " + n.Error
 	case NotRendered:
 		return "not rendered: " + n.Note
@@ -142,7 +142,7 @@ func writeMarkdown(w io.Writer, r *Report) error {
 
 func markdownMark(s Status) string {
 	switch s {
-	case Failed:
+	case Failed, BaseFailed:
 		return ":x:"
 	case NotRendered:
 		return ":grey_question:"

@@ -69,3 +69,17 @@ func (l *LocalRepository) WriteTree(commit, dst string) error {
 	defer root.Close()
 	return writeTree(root, l.repo.Storer, c, nil)
 }
+
+// RemoteURLs are the URLs of the repository's remotes: a GitRepository
+// naming one of them stands for this repository.
+func (l *LocalRepository) RemoteURLs() []string {
+	remotes, err := l.repo.Remotes()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, r := range remotes {
+		out = append(out, r.Config().URLs...)
+	}
+	return out
+}

@@ -72,6 +72,13 @@ func TestLocalRepositoryResolve(t *testing.T) {
 	if l.Root() != dir {
 		t.Errorf("Root() = %q, want %q", l.Root(), dir)
 	}
+	if urls := l.RemoteURLs(); len(urls) != 0 {
+		t.Errorf("RemoteURLs() = %q before any remote", urls)
+	}
+	runGit(t, dir, "remote", "add", "origin", "https://example.com/fleet.git")
+	if urls := l.RemoteURLs(); len(urls) != 1 || urls[0] != "https://example.com/fleet.git" {
+		t.Errorf("RemoteURLs() = %q", urls)
+	}
 	for _, tc := range []struct {
 		rev, want string
 	}{
