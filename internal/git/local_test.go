@@ -5,11 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
-	gogit "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/weir-gitops/weir/internal/testenv/gitserver"
 )
 
 // localHistory makes a repository with two commits on main, a tag v1 on
@@ -19,44 +16,10 @@ import (
 func localHistory(t *testing.T) (dir, first, second string) {
 	t.Helper()
 	dir = t.TempDir()
-	repo, err := gogit.PlainInitWithOptions(dir, &gogit.PlainInitOptions{
-		InitOptions: gogit.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sig := &object.Signature{Name: "t", Email: "t@example.com", When: time.Unix(1700000000, 0)}
-	commit := func(files map[string]string, msg string) string {
-		for name, data := range files {
-			p := filepath.Join(dir, name)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := wt.Add(name); err != nil {
-				t.Fatal(err)
-			}
-		}
-		h, err := wt.Commit(msg, &gogit.CommitOptions{Author: sig})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h.String()
-	}
-	first = commit(map[string]string{"apps/a.yaml": "one\n", "README": "r\n"}, "first")
-	if _, err := repo.CreateTag("v1", plumbing.NewHash(first), &gogit.CreateTagOptions{Tagger: sig, Message: "v1"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName("feature"), plumbing.NewHash(first))); err != nil {
-		t.Fatal(err)
-	}
-	second = commit(map[string]string{"apps/a.yaml": "two\n"}, "second")
+	gitserver.InitLocal(t, dir)
+	first = gitserver.CommitLocal(t, dir, gitserver.Commit{Tag: "v1", Files: map[string]string{"apps/a.yaml": "one\n", "README": "r\n"}})
+	runGit(t, dir, "branch", "feature")
+	second = gitserver.CommitLocal(t, dir, gitserver.Commit{Files: map[string]string{"apps/a.yaml": "two\n"}})
 	if err := os.WriteFile(filepath.Join(dir, "apps/a.yaml"), []byte("dirty\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -7,15 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	gogit "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/weir-gitops/weir/internal/cli/clideps"
 	"github.com/weir-gitops/weir/internal/cli/output"
+	"github.com/weir-gitops/weir/internal/testenv/gitserver"
 	"github.com/weir-gitops/weir/internal/testenv/golden"
 )
 
@@ -87,13 +84,9 @@ func secretYAML(token string) string {
 
 const settingsYAML = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: apps\ndata:\n  color: blue\n"
 
-// history is a fleet repository's commits, each the files it writes
-// ("" deletes one), the tag it gets, in order.
-var history = []struct {
-	tag   string
-	files map[string]string
-}{
-	{"v0", map[string]string{
+// history is a fleet repository's commits, in order, each tagged.
+var history = []gitserver.Commit{
+	{Tag: "v0", Files: map[string]string{
 		"clusters/dev/flux-system/gotk-sync.yaml": syncYAML,
 		"clusters/dev/apps.yaml":                  ksYAML("apps", "./apps") + "---\n" + ksYAML("legacy", "./legacy") + "---\n" + ksYAML("tools", "./tools"),
 		"apps/kustomization.yaml":                 "resources:\n- deployment.yaml\n- secret.yaml\n- settings.yaml\n",
@@ -105,64 +98,29 @@ var history = []struct {
 		"tools/cm.yaml":                           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tools\n  namespace: apps\n",
 	}},
 	// a changed image
-	{"image", map[string]string{"apps/deployment.yaml": deploymentYAML("web:2", "web")}},
+	{Tag: "image", Files: map[string]string{"apps/deployment.yaml": deploymentYAML("web:2", "web")}},
 	// a removed object, a changed Deployment selector, a changed Secret
-	{"breaking", map[string]string{
+	{Tag: "breaking", Delete: []string{"apps/settings.yaml"}, Files: map[string]string{
 		"apps/kustomization.yaml": "resources:\n- deployment.yaml\n- secret.yaml\n",
-		"apps/settings.yaml":      "",
 		"apps/deployment.yaml":    deploymentYAML("web:2", "website"),
 		"apps/secret.yaml":        secretYAML("correct-horse"),
 	}},
 	// a removed prune: true Kustomization
-	{"unlegacy", map[string]string{
+	{Tag: "unlegacy", Files: map[string]string{
 		"clusters/dev/apps.yaml": ksYAML("apps", "./apps") + "---\n" + ksYAML("tools", "./tools"),
 	}},
 	// a build that fails
-	{"broken", map[string]string{"apps/kustomization.yaml": "resources:\n- deployment.yaml\n- missing.yaml\n"}},
+	{Tag: "broken", Files: map[string]string{"apps/kustomization.yaml": "resources:\n- deployment.yaml\n- missing.yaml\n"}},
 }
 
 // fleetRepo commits history into a fresh repository and returns its
-// directory; commit times are fixed, so commit names are too.
+// directory; commit names are the same on every run.
 func fleetRepo(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	repo, err := gogit.PlainInitWithOptions(dir, &gogit.PlainInitOptions{
-		InitOptions: gogit.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, c := range history {
-		for name, data := range c.files {
-			p := filepath.Join(dir, filepath.FromSlash(name))
-			if data == "" {
-				if _, err := wt.Remove(name); err != nil {
-					t.Fatal(err)
-				}
-				continue
-			}
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := wt.Add(name); err != nil {
-				t.Fatal(err)
-			}
-		}
-		sig := &object.Signature{Name: "dev", Email: "dev@example.com", When: time.Unix(1764547200+int64(i)*60, 0).UTC()}
-		h, err := wt.Commit(c.tag, &gogit.CommitOptions{Author: sig, Committer: sig})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := repo.CreateTag(c.tag, h, nil); err != nil {
-			t.Fatal(err)
-		}
+	gitserver.InitLocal(t, dir)
+	for _, c := range history {
+		gitserver.CommitLocal(t, dir, c)
 	}
 	return dir
 }
@@ -203,7 +161,7 @@ func TestDiffBase(t *testing.T) {
 		progress                 string
 	}{
 		// Only apps reads the changed file: one build at head.
-		{"image", "v0", "image", "text", 1, "4 Kustomization builds, 0 chart renders; image@sha1:b9c62fca623d443ca1e8ea17dad54e7d92ed27ff: 1 builds, 3 reused"},
+		{"image", "v0", "image", "text", 1, "4 Kustomization builds, 0 chart renders; image@sha1:105bb1a0e5c3f3d70dd7b038613acd6c38fcd82c: 1 builds, 3 reused"},
 		{"breaking", "image", "breaking", "text", 1, ""},
 		{"unlegacy", "breaking", "unlegacy", "text", 1, ""},
 		{"all", "v0", "unlegacy", "markdown", 1, ""},
