@@ -111,6 +111,37 @@ var history = []gitserver.Commit{
 	}},
 	// a build that fails
 	{Tag: "broken", Files: map[string]string{"apps/kustomization.yaml": "resources:\n- deployment.yaml\n- missing.yaml\n"}},
+	// fixed, and a HelmRelease of a chart in the repository
+	{Tag: "chart", Files: map[string]string{
+		"apps/kustomization.yaml":         "resources:\n- deployment.yaml\n- secret.yaml\n- hello.yaml\n",
+		"apps/hello.yaml":                 helloRelease("hello"),
+		"charts/hello/Chart.yaml":         "apiVersion: v2\nname: hello\nversion: 0.1.0\n",
+		"charts/hello/values.yaml":        "greeting: hi\n",
+		"charts/hello/templates/cm.yaml":  "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-greeting\ndata:\n  greeting: {{ .Values.greeting | quote }}\n",
+		"charts/hello/templates/sec.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-token\nstringData:\n  token: {{ .Values.greeting | sha256sum | quote }}\n",
+	}},
+	// the release's values
+	{Tag: "values", Files: map[string]string{"apps/hello.yaml": helloRelease("bonjour")}},
+}
+
+func helloRelease(greeting string) string {
+	return `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: hello
+  namespace: apps
+spec:
+  interval: 10m
+  chart:
+    spec:
+      chart: ./charts/hello
+      sourceRef:
+        kind: GitRepository
+        name: flux-system
+        namespace: flux-system
+  values:
+    greeting: ` + greeting + `
+`
 }
 
 // fleetRepo commits history into a fresh repository and returns its
@@ -168,6 +199,9 @@ func TestDiffBase(t *testing.T) {
 		{"all", "v0", "unlegacy", "json", 1, ""},
 		{"same", "unlegacy", "unlegacy", "text", 0, ": 0 builds, 3 reused"},
 		{"broken", "unlegacy", "broken", "text", 2, ""},
+		{"chart", "unlegacy", "chart", "text", 1, "1 chart renders"},
+		// The chart is rendered once per side, with the code of weir build hr.
+		{"values", "chart", "values", "text", 1, "1 builds, 2 reused (inputs unchanged), 1 chart renders"},
 	} {
 		t.Run(tc.name+"."+tc.format, func(t *testing.T) {
 			stdout, stderr, code := runDiff(t, "--base", tc.base, "--head", tc.head, "-o", tc.format, dir)
@@ -199,8 +233,8 @@ func TestDiffBaseWorkingTree(t *testing.T) {
 	if code != 1 || !strings.Contains(stdout, "..working tree\n") || !strings.Contains(stdout, "  created ConfigMap/apps/extra\n") {
 		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	// The working tree fixes the broken HEAD: a change, not a failure.
-	stdout, stderr, code = runDiff(t, "--base", "HEAD", dir)
+	// The working tree fixes a broken revision: a change, not a failure.
+	stdout, stderr, code = runDiff(t, "--base", "broken", dir)
 	if code != 1 || !strings.Contains(stdout, "render failed: at the base revision: kustomize build failed") {
 		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
