@@ -131,7 +131,7 @@ func renderRelease(ctx context.Context, hr *helmv2.HelmRelease, root, rel string
 	if err != nil {
 		return nil, err
 	}
-	rendered, err := release.Render(ctx, hr, chrt, values, release.RenderOptions{})
+	rendered, err := release.Render(ctx, hr, chrt, values, release.RenderOptions{Namespaced: release.BuiltinNamespaced})
 	if err != nil {
 		return nil, err
 	}
