@@ -28,6 +28,7 @@ import (
 	"github.com/weir-gitops/weir/internal/cli/exportcmd"
 	"github.com/weir-gitops/weir/internal/cli/getcmd"
 	"github.com/weir-gitops/weir/internal/cli/installcmd"
+	"github.com/weir-gitops/weir/internal/cli/lintcmd"
 	"github.com/weir-gitops/weir/internal/cli/logscmd"
 	"github.com/weir-gitops/weir/internal/cli/reconcilecmd"
 	"github.com/weir-gitops/weir/internal/cli/resumecmd"
@@ -94,6 +95,7 @@ func NewRootCommand(streams genericiooptions.IOStreams, opts ...Option) *cobra.C
 		exportcmd.NewCommand(streams, deps),
 		getcmd.NewCommand(streams, deps),
 		installcmd.NewCommand(streams, deps),
+		lintcmd.NewCommand(streams, deps),
 		bootstrapcmd.NewCommand(streams, deps),
 		logscmd.NewCommand(streams, deps),
 		reconcilecmd.NewCommand(streams, deps),

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"path"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	"github.com/weir-gitops/weir/internal/kustomize"
 	"github.com/weir-gitops/weir/internal/render"
 )
 
@@ -25,14 +27,13 @@ type origin struct {
 	ConfiguredIn string `json:"configuredIn"`
 }
 
-// build renders a Kustomization node with the controller's code, when its
-// source is local, and adds what it yields to the cluster.
+// build renders a Kustomization node whose source is local (SourceDir)
+// with the controller's code.
+// It writes only to n: builds of one batch run concurrently (the graph
+// they read does not change until the batch is registered).
 func (cl *clusterLoad) build(ctx context.Context, n *Node) {
-	dir := cl.sourceDir(n.Source)
-	if dir == "" {
-		return
-	}
-	n.SourceDir, n.Built = dir, true
+	dir := n.SourceDir
+	n.Built = true
 	ks := n.Kustomization.DeepCopy()
 	ownOrigins := slices.Contains(ks.Spec.BuildMetadata, kustomizev1.OriginAnnotations)
 	if !ownOrigins {
@@ -45,14 +46,18 @@ func (cl *clusterLoad) build(ctx context.Context, n *Node) {
 	if ks.Spec.PostBuild != nil {
 		n.Vars, _ = render.Variables(ctx, reader, ks)
 	}
-	res, err := render.Kustomization(ctx, reader, ks, dir, render.Options{
-		NoRemoteBases: cl.opts.NoRemoteBases,
-		KeepEncrypted: len(cl.opts.DecryptKeys) == 0,
-	})
+	opts := render.Options{NoRemoteBases: cl.opts.NoRemoteBases, KeepEncrypted: len(cl.opts.DecryptKeys) == 0}
+	res, err := render.Kustomization(ctx, reader, ks, dir, opts)
+	if errors.Is(err, kustomize.ErrVariableNotSet) {
+		// The cluster stops here; the analysis goes on with what a
+		// lenient build yields, so the graph below is still seen.
+		opts.AllowUndefinedVariables = true
+		res, _ = render.Kustomization(ctx, reader, ks, dir, opts)
+	}
+	n.Err = err
 	prefix := cl.relPrefix(dir)
 	var files []string
-	if err != nil {
-		n.Err = err
+	if res == nil {
 		files = filesUnder(dir, cleanRel(ks.Spec.Path))
 	} else {
 		files = res.Files
@@ -62,9 +67,6 @@ func (cl *clusterLoad) build(ctx context.Context, n *Node) {
 	n.InputDigest = inputDigest(dir, files, n.Kustomization.Spec, n.Vars)
 	for _, f := range files {
 		n.Files = append(n.Files, path.Join(prefix, f))
-	}
-	for i, o := range n.Objects {
-		cl.register(n, o, n.Origins[i])
 	}
 }
 
@@ -176,7 +178,7 @@ func (cl *clusterLoad) addSource(o *unstructured.Unstructured, pos Position) {
 func (cl *clusterLoad) addNode(parent *Node, o *unstructured.Unstructured, pos Position) {
 	key := Key(o)
 	if root := cl.c.Root; root.ID() == key {
-		if fresh, err := newNode(o, pos, nil); err == nil {
+		if fresh, err := NewNode(o, pos, nil); err == nil {
 			root.Object, root.Kustomization, root.Position, root.Implicit = o, fresh.Kustomization, pos, false
 		}
 		return
@@ -186,7 +188,7 @@ func (cl *clusterLoad) addNode(parent *Node, o *unstructured.Unstructured, pos P
 			return
 		}
 	}
-	node, err := newNode(o, pos, parent)
+	node, err := NewNode(o, pos, parent)
 	if err != nil {
 		cl.c.Nodes = append(cl.c.Nodes, &Node{Object: o, Position: pos, Parent: parent, Err: err})
 		return

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	goruntime "runtime"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -59,26 +61,53 @@ func (l *loader) loadCluster(ctx context.Context, entry string) (*Cluster, error
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		n := cl.next()
-		cl.build(ctx, n)
+		cl.buildBatch(ctx, cl.nextBatch())
 	}
 	return c, nil
 }
 
-// next takes the first queued Kustomization whose inputs the graph has
-// produced (its source, its substituteFrom objects); when none is ready,
-// the first one, which then fails as it would in the cluster.
-func (cl *clusterLoad) next() *Node {
-	i := 0
-	for j, n := range cl.queue {
+// nextBatch takes the queued Kustomizations whose inputs the graph has
+// produced (their source, their substituteFrom objects); when none is
+// ready, the first one, which then fails as it would in the cluster.
+func (cl *clusterLoad) nextBatch() []*Node {
+	var batch, rest []*Node
+	for _, n := range cl.queue {
 		if cl.ready(n) {
-			i = j
-			break
+			batch = append(batch, n)
+		} else {
+			rest = append(rest, n)
 		}
 	}
-	n := cl.queue[i]
-	cl.queue = append(cl.queue[:i], cl.queue[i+1:]...)
-	return n
+	if len(batch) == 0 {
+		batch, rest = rest[:1], rest[1:]
+	}
+	cl.queue = rest
+	return batch
+}
+
+// buildBatch builds the batch's local Kustomizations concurrently, then
+// adds what they yield to the cluster in batch order, so the graph does
+// not depend on which build finished first.
+func (cl *clusterLoad) buildBatch(ctx context.Context, batch []*Node) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, goruntime.GOMAXPROCS(0))
+	for _, n := range batch {
+		if n.SourceDir = cl.sourceDir(n.Source); n.SourceDir == "" {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			cl.build(ctx, n)
+		}()
+	}
+	wg.Wait()
+	for _, n := range batch {
+		for i, o := range n.Objects {
+			cl.register(n, o, n.Origins[i])
+		}
+	}
 }
 
 // ready reports whether n's source and its non-optional substituteFrom
@@ -132,7 +161,7 @@ func (cl *clusterLoad) rootNode(entry string) (*Node, error) {
 		if err := cl.decodeNode(rs.doc.node, u); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", rs.File, rs.Line, err)
 		}
-		n, err := newNode(u, rs.Position, nil)
+		n, err := NewNode(u, rs.Position, nil)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", rs.File, rs.Line, err)
 		}
@@ -149,7 +178,7 @@ func (cl *clusterLoad) rootNode(entry string) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := newNode(&unstructured.Unstructured{Object: obj}, Position{File: entry}, nil)
+	n, err := NewNode(&unstructured.Unstructured{Object: obj}, Position{File: entry}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -185,8 +214,9 @@ func (cl *clusterLoad) decodeNode(doc *kyaml.Node, u *unstructured.Unstructured)
 	return nil
 }
 
-// newNode decodes a Kustomization or HelmRelease object into a node.
-func newNode(u *unstructured.Unstructured, pos Position, parent *Node) (*Node, error) {
+// NewNode decodes a Kustomization or HelmRelease object into a node at
+// pos, applied by parent (nil for a root).
+func NewNode(u *unstructured.Unstructured, pos Position, parent *Node) (*Node, error) {
 	n := &Node{Object: u, Position: pos, Parent: parent}
 	switch u.GetKind() {
 	case kustomizev1.KustomizationKind:

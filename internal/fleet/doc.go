@@ -12,7 +12,12 @@
 // them (a Secret's stringData merged into data, as the API server does).
 // A Kustomization is built once its source and its non-optional
 // substituteFrom objects are in the graph; when none is, the first waiting
-// one is built anyway and fails as it would in the cluster.
+// one is built anyway and fails as it would in the cluster. The ready ones
+// are built concurrently and added to the graph in queue order, so the
+// graph does not depend on which build finishes first. A build that fails
+// on an undefined variable (strict substitution) is repeated leniently so
+// that what lies below it is still loaded; the node keeps the error.
+// docs/design/0016-offline-fleet-graph.md gives the reasons.
 //
 // # Entry points
 //

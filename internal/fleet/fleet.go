@@ -12,6 +12,7 @@ import (
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	"github.com/weir-gitops/weir/api/meta"
 )
 
 // Options say what to load and how to build it.
@@ -112,7 +113,9 @@ type Node struct {
 	// source. Objects, Origins, Files and Err are its result.
 	Built bool
 	// Objects are what the build yields; Origins their positions, index
-	// by index.
+	// by index. When strict substitution fails (Err wraps
+	// kustomize.ErrVariableNotSet) they are what the build yields with
+	// undefined variables left empty, so the graph below is still loaded.
 	Objects []*unstructured.Unstructured
 	Origins []Position
 	// Err is the build error, nil when the build succeeded.
@@ -296,4 +299,15 @@ func KeyOf(kind, namespace, name string) string {
 		return kind + "/" + name
 	}
 	return kind + "/" + namespace + "/" + name
+}
+
+// DependsOn returns spec.dependsOn of the Kustomization or HelmRelease.
+func (n *Node) DependsOn() []meta.DependencyReference {
+	switch {
+	case n.Kustomization != nil:
+		return n.Kustomization.Spec.DependsOn
+	case n.HelmRelease != nil:
+		return n.HelmRelease.Spec.DependsOn
+	}
+	return nil
 }

@@ -158,6 +158,27 @@ func TestLoadRepository(t *testing.T) {
 	}
 }
 
+// TestEntriesIgnoreWholeRepositoryPaths: a Kustomization of another
+// repository with path ./ is not a root sync of this one.
+func TestEntriesIgnoreWholeRepositoryPaths(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range fleetRepo {
+		files[k] = v
+	}
+	files["clusters/base/ext.yaml"] = strings.Replace(fleetRepo["clusters/base/ext.yaml"], "path: ./deploy", "path: ./", 1)
+	g, err := fleet.Load(context.Background(), fleet.Options{Dir: writeTree(t, files)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []string
+	for _, c := range g.Clusters {
+		entries = append(entries, c.Entry)
+	}
+	if diff := cmp.Diff([]string{"clusters/dev", "clusters/prod"}, entries); diff != "" {
+		t.Errorf("entries (-want +got):\n%s", diff)
+	}
+}
+
 func TestLoadSkipsNonLocalSources(t *testing.T) {
 	dir := writeTree(t, fleetRepo)
 	g, err := fleet.Load(context.Background(), fleet.Options{Dir: dir, Paths: []string{"./clusters/dev/"}})

@@ -93,7 +93,13 @@ func (l *loader) scanRoots() error {
 			if doc.kind != "Kustomization" || !strings.HasPrefix(doc.apiVersion, kustomizeGroup+"/") {
 				continue
 			}
-			entry := cleanRel(scalar(field(doc.node, "spec"), "path"))
+			spec := field(doc.node, "spec")
+			entry := cleanRel(scalar(spec, "path"))
+			if entry == "." && scalar(field(spec, "sourceRef"), "name") != implicitName {
+				// path ./ is a whole other repository far more often
+				// than a root sync of this one.
+				continue
+			}
 			if within(path.Dir(rel), entry) {
 				if _, ok := l.roots[entry]; !ok {
 					l.roots[entry] = rootSync{doc: doc, Position: Position{File: rel, Line: doc.line}}
