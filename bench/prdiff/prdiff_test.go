@@ -74,7 +74,7 @@ func history(b *testing.B) string {
 	}
 	gitserver.InitLocal(b, dir)
 	gitserver.CommitLocal(b, dir, gitserver.Commit{Tag: "v0"}) // what Write wrote
-	apps := gen.Paths[2:] // the root's and infrastructure's first
+	apps := gen.Paths[2:]                                      // the root's and infrastructure's first
 	gitserver.CommitLocal(b, dir, gitserver.Commit{Tag: "one", Files: touch(b, dir, apps[len(apps)/2])})
 	all := map[string]string{}
 	for _, app := range apps {
