@@ -75,10 +75,10 @@ func history(b *testing.B) string {
 	gitserver.InitLocal(b, dir)
 	gitserver.CommitLocal(b, dir, gitserver.Commit{Tag: "v0"}) // what Write wrote
 	apps := gen.Paths[2:]                                      // the root's and infrastructure's first
-	gitserver.CommitLocal(b, dir, gitserver.Commit{Tag: "one", Files: touch(b, dir, apps[len(apps)/2])})
+	gitserver.CommitLocal(b, dir, gitserver.Commit{Tag: "one", Files: touch(b, dir, apps[len(apps)/2], "one")})
 	all := map[string]string{}
 	for _, app := range apps {
-		for k, v := range touch(b, dir, app) {
+		for k, v := range touch(b, dir, app, "all") {
 			all[k] = v
 		}
 	}
@@ -86,14 +86,19 @@ func history(b *testing.B) string {
 	return dir
 }
 
-// touch changes the first object file of an application: a label more.
-func touch(b *testing.B, dir, app string) map[string]string {
+// touch changes the first object file of an application: a label more,
+// named after the commit.
+func touch(b *testing.B, dir, app, label string) map[string]string {
 	name := app + "/obj-000.yaml"
 	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
 	if err != nil {
 		b.Fatal(err)
 	}
-	changed := strings.Replace(string(data), "metadata:\n", "metadata:\n  labels:\n    touched: \"true\"\n", 1)
+	changed := strings.Replace(string(data), "metadata:\n", "metadata:\n  annotations:\n    touched-by: "+label+"\n", 1)
+	if before, _, ok := strings.Cut(string(data), "    touched-by: "); ok { // touched before
+		_, rest, _ := strings.Cut(string(data)[len(before):], "\n")
+		changed = before + "    touched-by: " + label + "\n" + rest
+	}
 	if changed == string(data) {
 		b.Fatalf("%s: no metadata to label", name)
 	}
@@ -103,6 +108,7 @@ func touch(b *testing.B, dir, app string) map[string]string {
 // measured is one child run.
 type measured struct {
 	wall   time.Duration
+	cpu    time.Duration // user and system
 	rssMiB float64
 	stderr string
 }
@@ -120,6 +126,7 @@ func measure(b *testing.B, step, repo string) measured {
 	m := measured{wall: time.Since(start), stderr: stderr.String()}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		m.rssMiB = float64(ru.Maxrss) / 1024
+		m.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	return m
 }
@@ -134,6 +141,9 @@ func BenchmarkDiffBase(b *testing.B) {
 		one := measure(b, "v0..one", repo)
 		all := measure(b, "one..all", repo)
 		b.ReportMetric(floor.wall.Seconds(), "s-floor-load")
+		b.ReportMetric(floor.cpu.Seconds(), "s-cpu-floor-load")
+		b.ReportMetric(one.cpu.Seconds(), "s-cpu-diff-one-app")
+		b.ReportMetric(all.cpu.Seconds(), "s-cpu-diff-every-app")
 		b.ReportMetric(floor.rssMiB, "MiB-floor-rss")
 		b.ReportMetric(one.wall.Seconds(), "s-diff-one-app")
 		b.ReportMetric(one.rssMiB, "MiB-diff-one-app-rss")
