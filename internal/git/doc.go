@@ -5,7 +5,10 @@
 // the small Client/Remote interface; go-git v5 is the implementation. For
 // `weir bootstrap git` it also writes: a branch checked out in memory,
 // committed (optionally signed) and pushed, plus the CLI-only pieces that
-// go with it, SSH agent authentication and host key scanning.
+// go with it, SSH agent authentication and host key scanning. For `weir
+// diff --base` it reads a local repository at a revision (LocalRepository:
+// git's revision syntax, the tree written to a scratch directory, the work
+// tree left alone).
 //
 // # Revisions
 //

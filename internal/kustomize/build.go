@@ -115,10 +115,31 @@ type Result struct {
 // ErrVariableNotSet cannot succeed on retry with the same source. Those
 // wrapping ErrDecryptionRequired, ErrStillEncrypted or the Decryptor's own
 // errors can, once the Kustomization or its key Secret changes.
+//
+// With a BuildCache in ctx (WithBuildCache), a build whose options and
+// observed inputs match a recorded one returns a copy of its result.
 func Build(ctx context.Context, opts BuildOptions) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	cache := buildCacheFrom(ctx)
+	key, cacheable := optionsKey(&opts)
+	if cache == nil || !cacheable {
+		return build(ctx, opts)
+	}
+	if res, ok := cache.lookup(key, opts.Root); ok {
+		return res, nil
+	}
+	cache.misses.Add(1)
+	res, err := build(ctx, opts)
+	if err == nil {
+		cache.store(key, opts.Root, &opts, res)
+	}
+	return res, err
+}
+
+// build runs one build.
+func build(ctx context.Context, opts BuildOptions) (*Result, error) {
 	cfs, dir, err := openPath(&opts)
 	if err != nil {
 		return nil, err

@@ -150,6 +150,14 @@
 // documents with "---\n", so the value equals the digest kustomize-controller
 // stores in status.history for the same build.
 //
+// # Reusing builds across trees
+//
+// A BuildCache carried by the context (WithBuildCache) lets a tool that
+// builds the same Kustomizations from several source trees — `weir diff
+// --base` renders two revisions — skip kustomize for a Kustomization whose
+// options and observed inputs (the files it read, the directories holding
+// them) are the same in both: one build per changed application.
+//
 // # Transform
 //
 // Transform applies patches and images to a stream of manifests, in memory:

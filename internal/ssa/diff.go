@@ -3,11 +3,13 @@ package ssa
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
 	"gomodules.xyz/jsonpatch/v2"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -29,6 +31,9 @@ const (
 	DiffChanged DiffAction = "changed"
 	// DiffUnchanged means applying would change nothing.
 	DiffUnchanged DiffAction = "unchanged"
+	// DiffDeleted means the object is gone from the newer manifests
+	// (CompareManifests only).
+	DiffDeleted DiffAction = "deleted"
 )
 
 // masked replaces every Secret value in a diff.
@@ -152,22 +157,85 @@ func compare(d *ObjectDiff, live, merged *unstructured.Unstructured, opts DiffOp
 		return d, nil
 	}
 	d.Action = DiffChanged
-	maskSecrets(before, after)
-	ya, err := yaml.Marshal(before.Object)
-	if err != nil {
-		return nil, err
-	}
-	yb, err := yaml.Marshal(after.Object)
-	if err != nil {
-		return nil, err
-	}
-	id := d.String()
-	text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: difflib.SplitLines(string(ya)), B: difflib.SplitLines(string(yb)),
-		FromFile: id + " (cluster)", ToFile: id + " (" + opts.DesiredName + ")", Context: 3,
-	})
-	d.Diff = strings.TrimRight(text, "\n")
+	d.Diff, err = unifiedDiff(d.String(), before, after, "cluster", opts.DesiredName)
 	return d, err
+}
+
+// CompareManifests compares two manifests of one object offline, as
+// `weir diff --base` compares two revisions' renders: before is the
+// object at fromName (nil when it is absent there: DiffCreated), after
+// at toName (nil: DiffDeleted). Every action but DiffUnchanged carries a
+// unified diff (against nothing for created and deleted objects), Secret
+// values masked as Diff masks them; the Patch is left empty.
+func CompareManifests(before, after *unstructured.Unstructured, fromName, toName string) (*ObjectDiff, error) {
+	var id ObjMetadata
+	var b, a *unstructured.Unstructured
+	switch {
+	case before == nil && after == nil:
+		return nil, errors.New("comparing manifests: both sides are absent")
+	case before == nil:
+		id, a = ObjMetadataOf(after), comparableCopy(after)
+		b = &unstructured.Unstructured{Object: map[string]any{}}
+	case after == nil:
+		id, b = ObjMetadataOf(before), comparableCopy(before)
+		a = &unstructured.Unstructured{Object: map[string]any{}}
+	default:
+		id, b, a = ObjMetadataOf(after), comparableCopy(before), comparableCopy(after)
+	}
+	out := &ObjectDiff{ObjMetadata: id, Action: DiffChanged}
+	switch {
+	case before == nil:
+		out.Action = DiffCreated
+	case after == nil:
+		out.Action = DiffDeleted
+	case equality.Semantic.DeepEqual(b.Object, a.Object):
+		out.Action = DiffUnchanged
+		return out, nil
+	}
+	var err error
+	out.Diff, err = unifiedDiff(id.String(), b, a, fromName, toName)
+	return out, err
+}
+
+// unifiedDiff masks Secret values in before and after (copies the caller
+// owns) and returns the unified diff of their YAML, an empty object
+// standing for an absent side.
+func unifiedDiff(id string, before, after *unstructured.Unstructured, fromName, toName string) (string, error) {
+	maskSecrets(before, after)
+	ya, err := manifestYAML(before)
+	if err != nil {
+		return "", err
+	}
+	yb, err := manifestYAML(after)
+	if err != nil {
+		return "", err
+	}
+	text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: splitLines(ya), B: splitLines(yb),
+		FromFile: id + " (" + fromName + ")", ToFile: id + " (" + toName + ")", Context: 3,
+	})
+	return strings.TrimRight(text, "\n"), err
+}
+
+// splitLines splits s after each newline. difflib.SplitLines adds an
+// empty last line, which showed as a blank context line at the end of
+// every hunk that reached the end of the object, and as a changed line
+// against an absent side.
+func splitLines(s string) []string {
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// manifestYAML is o's YAML, or nothing for an empty object.
+func manifestYAML(o *unstructured.Unstructured) (string, error) {
+	if len(o.Object) == 0 {
+		return "", nil
+	}
+	data, err := yaml.Marshal(o.Object)
+	return string(data), err
 }
 
 // comparableCopy drops what the server changes on every write, and status,
@@ -183,7 +251,7 @@ func comparableCopy(o *unstructured.Unstructured) *unstructured.Unstructured {
 
 // maskSecrets hides Secret values, keeping visible whether each changed.
 func maskSecrets(before, after *unstructured.Unstructured) {
-	if before.GetKind() != "Secret" || before.GetAPIVersion() != "v1" {
+	if !isSecret(before) && !isSecret(after) {
 		return
 	}
 	for _, field := range []string{"data", "stringData"} {
@@ -202,4 +270,8 @@ func maskSecrets(before, after *unstructured.Unstructured) {
 			}
 		}
 	}
+}
+
+func isSecret(o *unstructured.Unstructured) bool {
+	return o.GetKind() == "Secret" && o.GetAPIVersion() == "v1"
 }

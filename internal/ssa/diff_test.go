@@ -111,3 +111,53 @@ func TestDiff(t *testing.T) {
 		t.Errorf("Diff wrote to the cluster: greeting %q", v)
 	}
 }
+
+// TestCompareManifests compares two renders of an object offline: the
+// action, the diff's headers, and Secret values masked on either side.
+func TestCompareManifests(t *testing.T) {
+	base := objects(t, diffSet("apps", "hello", "s3cr3t-one"))
+	head := objects(t, diffSet("apps", "bonjour", "s3cr3t-two"))
+	for _, tc := range []struct {
+		name          string
+		before, after *unstructured.Unstructured
+		action        ssa.DiffAction
+		contains      []string
+	}{
+		{"unchanged", base[0], base[0].DeepCopy(), ssa.DiffUnchanged, nil},
+		{"changed", base[0], head[0], ssa.DiffChanged, []string{
+			"--- ConfigMap/apps/settings (base)\n+++ ConfigMap/apps/settings (head)\n",
+			"-  greeting: hello\n+  greeting: bonjour",
+		}},
+		{"created", nil, head[0], ssa.DiffCreated, []string{"+kind: ConfigMap\n", "+  greeting: bonjour"}},
+		{"deleted", base[0], nil, ssa.DiffDeleted, []string{"-kind: ConfigMap\n", "-  greeting: hello"}},
+		{"secret changed", base[1], head[1], ssa.DiffChanged, []string{
+			"-  password: '***** (before)'\n+  password: '***** (after)'", "   user: '*****'",
+		}},
+		{"secret created", nil, head[1], ssa.DiffCreated, []string{"+  password: '***** (after)'"}},
+		{"secret deleted", base[1], nil, ssa.DiffDeleted, []string{"-  password: '***** (before)'"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := ssa.CompareManifests(tc.before, tc.after, "base", "head")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Action != tc.action {
+				t.Errorf("action %s, want %s", d.Action, tc.action)
+			}
+			if tc.action == ssa.DiffUnchanged && d.Diff != "" {
+				t.Errorf("unchanged object with a diff:\n%s", d.Diff)
+			}
+			for _, s := range tc.contains {
+				if !strings.Contains(d.Diff, s) {
+					t.Errorf("diff lacks %q:\n%s", s, d.Diff)
+				}
+			}
+			if strings.Contains(d.Diff, "s3cr3t") || strings.Contains(d.Diff, "admin") {
+				t.Errorf("a Secret value shows:\n%s", d.Diff)
+			}
+		})
+	}
+	if _, err := ssa.CompareManifests(nil, nil, "base", "head"); err == nil {
+		t.Error("two absent sides compared without an error")
+	}
+}

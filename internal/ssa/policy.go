@@ -23,9 +23,23 @@ func skip(desired, existing *unstructured.Unstructured) bool {
 // forced reports whether an immutable-field failure may be resolved by
 // deleting and recreating the object.
 func forced(desired, existing *unstructured.Unstructured, opts ApplyOptions) bool {
-	return opts.Force ||
-		hasMeta(desired, kustomizev1.ForceAnnotation, kustomizev1.EnabledValue) ||
-		hasMeta(existing, kustomizev1.ForceAnnotation, kustomizev1.EnabledValue)
+	return opts.Force || ForceAnnotated(desired) || ForceAnnotated(existing)
+}
+
+// ForceAnnotated reports whether obj is annotated (or labelled)
+// kustomize.toolkit.fluxcd.io/force: Enabled: an immutable-field change
+// recreates it even when the Kustomization does not force. Offline
+// analyses (`weir diff --base`) judge manifests by it as Apply does.
+func ForceAnnotated(obj *unstructured.Unstructured) bool {
+	return hasMeta(obj, kustomizev1.ForceAnnotation, kustomizev1.EnabledValue)
+}
+
+// KeptByPrune reports whether obj's metadata keeps Prune from deleting
+// it: kustomize.toolkit.fluxcd.io/prune: Disabled or
+// kustomize.toolkit.fluxcd.io/reconcile: disabled.
+func KeptByPrune(obj *unstructured.Unstructured) bool {
+	return hasMeta(obj, kustomizev1.PruneAnnotation, kustomizev1.DisabledValue) ||
+		hasMeta(obj, kustomizev1.ReconcileAnnotation, kustomizev1.ReconcileDisabledValue)
 }
 
 // merged reports whether the object is annotated ssa: Merge, in which case

@@ -11,8 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 )
 
 // PruneOptions configures Prune.
@@ -98,9 +96,7 @@ func (m *Manager) prune(ctx context.Context, id ObjMetadata, opts PruneOptions) 
 
 // protected reports whether Prune must keep obj.
 func protected(obj *unstructured.Unstructured, owner *Owner) bool {
-	return hasMeta(obj, kustomizev1.PruneAnnotation, kustomizev1.DisabledValue) ||
-		hasMeta(obj, kustomizev1.ReconcileAnnotation, kustomizev1.ReconcileDisabledValue) ||
-		(owner != nil && !owner.owns(obj))
+	return KeptByPrune(obj) || (owner != nil && !owner.owns(obj))
 }
 
 func isNoMatch(err error) bool { return apimeta.IsNoMatchError(err) }

@@ -32,10 +32,41 @@ import (
 
 // NewCommand returns `weir diff`.
 func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.Command {
+	base := baseOptions{}
 	cmd := &cobra.Command{
-		Use:   "diff",
-		Short: "Show what applying a local directory would change in the cluster",
+		Use:   "diff --base REV [--head REV] [DIR]",
+		Short: "Show what applying a local directory would change in the cluster, or what a change to the repository would",
+		Long: `diff --base renders every Kustomization and HelmRelease of the fleet
+repository holding DIR (default: the current directory) at two revisions,
+offline, with the controllers' own build code, and prints per Kustomization
+the objects created, changed (a unified diff, Secret values masked) and
+deleted, then the dangers: objects prune will delete, namespaces and CRDs
+deleted, immutable-field changes that need a recreate, Kustomizations
+removed with prune: true. Only Kustomizations whose inputs changed are
+built twice. The head is the working tree unless --head names a revision.
+
+The subcommands diff one Kustomization or HelmRelease against the cluster.
+
+Exit status: 0 no differences, 1 differences found, 2 or more an error
+(a render that failed on either side too, after the report).`,
+		Example: `  # What a pull request changes, as a PR comment
+  weir diff --base origin/main --head HEAD -o markdown
+
+  # What the uncommitted changes do to clusters/prod
+  weir diff --base HEAD --path clusters/prod`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if base.base == "" {
+				return &output.ExitError{Code: 2, Err: errors.New("--base is required (or diff one object: weir diff kustomization|helmrelease)")}
+			}
+			dir := "."
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			return exitStatus(runBase(c.Context(), streams.Out, streams.ErrOut, dir, base))
+		},
 	}
+	base.addFlags(cmd)
 	opts := buildcmd.Options{}
 	ks := &cobra.Command{
 		Use:     "kustomization NAME --path DIR",

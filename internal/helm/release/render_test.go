@@ -216,3 +216,28 @@ func TestNamespaced(t *testing.T) {
 		}
 	}
 }
+
+// TestBuiltinNamespaced: client-go's kinds by their scope, others left
+// to the CRDs.
+func TestBuiltinNamespaced(t *testing.T) {
+	for _, tc := range []struct {
+		apiVersion, kind string
+		namespaced       bool
+		noMatch          bool
+	}{
+		{"v1", "ConfigMap", true, false},
+		{"apps/v1", "Deployment", true, false},
+		{"v1", "Namespace", false, false},
+		{"rbac.authorization.k8s.io/v1", "ClusterRole", false, false},
+		{"apiextensions.k8s.io/v1", "CustomResourceDefinition", false, false},
+		{"example.com/v1", "Widget", false, true},
+	} {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion(tc.apiVersion)
+		u.SetKind(tc.kind)
+		ns, err := BuiltinNamespaced(u)
+		if ns != tc.namespaced || apimeta.IsNoMatchError(err) != tc.noMatch {
+			t.Errorf("%s: %v, %v; want %v, no match %v", tc.kind, ns, err, tc.namespaced, tc.noMatch)
+		}
+	}
+}
