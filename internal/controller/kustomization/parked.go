@@ -147,11 +147,16 @@ func (r *Reconciler) resumeHealth(ctx context.Context, obj *kustomizev1.Kustomiz
 // (fail-fast or timeout, as Flux words them), or still in progress.
 func (r *Reconciler) judgeHealth(ctx context.Context, obj *kustomizev1.Kustomization, mgr *ssa.Manager,
 	kube client.Reader, w *parkedWait, out *outcome) error {
-	reader := kube
-	if w.watched {
-		reader = r.Health.Reader(kube)
+	r.look(ctx, mgr, kube, w)
+	if !w.health.Done() && !w.tracked {
+		r.track(ctx, obj, w)
+		if w.watched {
+			// A change made before the watch knew of this wait is in the
+			// cache now, one made after it queues the Kustomization: look
+			// once more so that none is lost in between.
+			r.look(ctx, mgr, kube, w)
+		}
 	}
-	mgr.Check(ctx, w.health, reader, w.checks.Status)
 	now := r.now()
 	switch {
 	case w.health.Done():
@@ -165,12 +170,21 @@ func (r *Reconciler) judgeHealth(ctx context.Context, obj *kustomizev1.Kustomiza
 		r.unpark(obj)
 		return r.retry(obj, meta.HealthCheckFailedReason, w.health.TimedOut())
 	}
-	r.track(ctx, obj, w)
 	after := w.deadline.Sub(now)
 	if !w.watched {
 		after = min(after, r.pollInterval())
 	}
 	return &errs.InProgress{Err: errors.New("health checks in progress"), RequeueAfter: after}
+}
+
+// look checks the objects still pending once, through the watch cache
+// when every kind is watched, else through kube.
+func (r *Reconciler) look(ctx context.Context, mgr *ssa.Manager, kube client.Reader, w *parkedWait) {
+	reader := kube
+	if w.watched {
+		reader = r.Health.Reader(kube)
+	}
+	mgr.Check(ctx, w.health, reader, w.checks.Status)
 }
 
 func (r *Reconciler) pollInterval() time.Duration {
