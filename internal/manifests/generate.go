@@ -406,20 +406,9 @@ func (g generator) container(d deploymentSpec, serves bool) corev1.Container {
 			corev1.ContainerPort{Name: g.eventsPortName(), ContainerPort: eventsPort, Protocol: corev1.ProtocolTCP},
 			corev1.ContainerPort{Name: "http-webhook", ContainerPort: webhookPort, Protocol: corev1.ProtocolTCP})
 	}
-	var controllers []string
-	for _, c := range d.components {
-		controllers = append(controllers, controllerOf[c])
-	}
 	// Last, so that patches written against Flux's argument positions
 	// still apply.
-	args = append(args, "--controllers="+strings.Join(controllers, ","))
-	cpuRequest, memRequest := "100m", "64Mi"
-	cpuLimit, memLimit := "1000m", "1Gi"
-	if len(d.components) > 1 {
-		cpuRequest, memRequest, cpuLimit, memLimit = "150m", "128Mi", "2000m", "2Gi"
-	} else if serves {
-		cpuRequest = "50m"
-	}
+	args = append(args, controllersArg(d))
 	probe := func(path string) *corev1.Probe {
 		return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
 			Path: path, Port: intstr.FromString("healthz"),
@@ -438,10 +427,7 @@ func (g generator) container(d deploymentSpec, serves bool) corev1.Container {
 		},
 		LivenessProbe:  probe("/healthz"),
 		ReadinessProbe: probe("/readyz"),
-		Resources: corev1.ResourceRequirements{
-			Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpuLimit), corev1.ResourceMemory: resource.MustParse(memLimit)},
-			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpuRequest), corev1.ResourceMemory: resource.MustParse(memRequest)},
-		},
+		Resources:      resources(d, serves),
 		SecurityContext: &corev1.SecurityContext{
 			AllowPrivilegeEscalation: ptr.To(false),
 			ReadOnlyRootFilesystem:   ptr.To(true),
@@ -450,6 +436,31 @@ func (g generator) container(d deploymentSpec, serves bool) corev1.Container {
 			SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 		},
 		VolumeMounts: mounts,
+	}
+}
+
+// controllersArg is the --controllers flag that runs d's components.
+func controllersArg(d deploymentSpec) string {
+	controllers := make([]string, 0, len(d.components))
+	for _, c := range d.components {
+		controllers = append(controllers, controllerOf[c])
+	}
+	return "--controllers=" + strings.Join(controllers, ",")
+}
+
+// resources are Flux's requests and limits for one controller, more for a
+// pod that runs several, less CPU for the one that serves artifacts.
+func resources(d deploymentSpec, serves bool) corev1.ResourceRequirements {
+	cpuRequest, memRequest := "100m", "64Mi"
+	cpuLimit, memLimit := "1000m", "1Gi"
+	if len(d.components) > 1 {
+		cpuRequest, memRequest, cpuLimit, memLimit = "150m", "128Mi", "2000m", "2Gi"
+	} else if serves {
+		cpuRequest = "50m"
+	}
+	return corev1.ResourceRequirements{
+		Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpuLimit), corev1.ResourceMemory: resource.MustParse(memLimit)},
+		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpuRequest), corev1.ResourceMemory: resource.MustParse(memRequest)},
 	}
 }
 
