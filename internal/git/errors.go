@@ -2,18 +2,15 @@ package git
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
-	"net"
-	"os"
 	"strings"
-	"syscall"
 
 	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+
+	"github.com/weir-gitops/weir/internal/neterr"
 )
 
 // Sentinels the reconciler maps to conditions. Every error this package
@@ -131,9 +128,9 @@ func classify(ctx context.Context, err error) error {
 		return fmt.Errorf("%w: %w", ErrRepositoryNotFound, err)
 	case errors.Is(err, transport.ErrEmptyRemoteRepository):
 		return err // callers turn this into a RefNotFoundError with context
-	case isTLSError(err):
+	case neterr.IsTLS(err):
 		return fmt.Errorf("%w: %w", ErrTLS, err)
-	case isDialError(err):
+	case neterr.IsDial(err):
 		return fmt.Errorf("%w: %w", ErrUnreachable, err)
 	}
 	return err
@@ -147,38 +144,6 @@ func contextCause(ctx context.Context, err error) error {
 		return err
 	}
 	return fmt.Errorf("%w (%v)", ctx.Err(), err) //nolint:errorlint // deliberate: the context is the cause; wrapping err would let its sentinels win
-}
-
-func isTLSError(err error) bool {
-	var (
-		verr  *tls.CertificateVerificationError
-		uaerr x509.UnknownAuthorityError
-		hnerr x509.HostnameError
-		cierr x509.CertificateInvalidError
-		rherr tls.RecordHeaderError
-	)
-	var opErr *net.OpError
-	if errors.As(err, &opErr) && opErr.Op == "remote error" {
-		return true // an alert from the server, e.g. "certificate required"
-	}
-	return errors.As(err, &verr) || errors.As(err, &uaerr) || errors.As(err, &hnerr) ||
-		errors.As(err, &cierr) || errors.As(err, &rherr)
-}
-
-func isDialError(err error) bool {
-	var (
-		opErr  *net.OpError
-		dnsErr *net.DNSError
-	)
-	if errors.As(err, &opErr) && opErr.Op == "dial" {
-		return true
-	}
-	return errors.As(err, &dnsErr) ||
-		errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.EHOSTUNREACH) ||
-		errors.Is(err, syscall.ENETUNREACH) ||
-		errors.Is(err, os.ErrDeadlineExceeded) ||
-		errors.Is(err, context.DeadlineExceeded)
 }
 
 // refNotFound turns go-git's "no such ref" answers into a RefNotFoundError

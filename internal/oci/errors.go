@@ -2,16 +2,13 @@ package oci
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"os"
-	"syscall"
 
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+
+	"github.com/weir-gitops/weir/internal/neterr"
 )
 
 // Sentinels the reconciler maps to conditions. Every error this package
@@ -140,9 +137,9 @@ func classify(ctx context.Context, err error, what, repo string) error {
 		return err
 	}
 	switch {
-	case isTLSError(err):
+	case neterr.IsTLS(err):
 		return fmt.Errorf("%w: %w", ErrTLS, err)
-	case isDialError(err):
+	case neterr.IsDial(err):
 		return fmt.Errorf("%w: %w", ErrUnreachable, err)
 	}
 	return err
@@ -157,34 +154,6 @@ func hasCode(e *transport.Error, codes ...transport.ErrorCode) bool {
 		}
 	}
 	return false
-}
-
-func isTLSError(err error) bool {
-	var (
-		verr  *tls.CertificateVerificationError
-		uaerr x509.UnknownAuthorityError
-		hnerr x509.HostnameError
-		cierr x509.CertificateInvalidError
-		rherr tls.RecordHeaderError
-	)
-	return errors.As(err, &verr) || errors.As(err, &uaerr) || errors.As(err, &hnerr) ||
-		errors.As(err, &cierr) || errors.As(err, &rherr)
-}
-
-func isDialError(err error) bool {
-	var (
-		opErr  *net.OpError
-		dnsErr *net.DNSError
-	)
-	if errors.As(err, &opErr) && opErr.Op == "dial" {
-		return true
-	}
-	return errors.As(err, &dnsErr) ||
-		errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.EHOSTUNREACH) ||
-		errors.Is(err, syscall.ENETUNREACH) ||
-		errors.Is(err, os.ErrDeadlineExceeded) ||
-		errors.Is(err, context.DeadlineExceeded)
 }
 
 // Classify is classify for callers outside the package that talk to a
