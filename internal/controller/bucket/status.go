@@ -51,9 +51,5 @@ func applyFailure(obj *sourcev1.Bucket, out *outcome, err error) {
 		conditions.MarkTrue(obj, sourcev1.ArtifactOutdatedCondition, sourcev1.NewRevisionReason,
 			"new upstream revision '%s'", out.revision)
 	}
-	if errs.IsStalling(err) {
-		conditions.MarkStalled(obj, reason, "%s", err)
-		return
-	}
-	conditions.MarkFailed(obj, reason, "%s", err)
+	conditions.MarkError(obj, reason, err)
 }

@@ -27,11 +27,7 @@ func applyStatus(obj *imagev1.ImageUpdateAutomation, out *outcome, err error) {
 	}
 	if err != nil {
 		reason := errs.Reason(err, meta.FailedReason)
-		if errs.IsStalling(err) {
-			conditions.MarkStalled(obj, reason, "%s", err)
-			return
-		}
-		conditions.MarkFailed(obj, reason, "%s", err)
+		conditions.MarkError(obj, reason, err)
 		return
 	}
 	obj.Status.ObservedPolicies = out.policies

@@ -70,11 +70,7 @@ func applyFailure(obj *sourcev1.OCIRepository, out *outcome, err error) {
 		conditions.MarkTrue(obj, sourcev1.ArtifactOutdatedCondition, sourcev1.NewRevisionReason,
 			"new revision '%s' for '%s'", out.revision, out.ref)
 	}
-	if errs.IsStalling(err) {
-		conditions.MarkStalled(obj, reason, "%s", err)
-		return
-	}
-	conditions.MarkFailed(obj, reason, "%s", err)
+	conditions.MarkError(obj, reason, err)
 }
 
 // recordObserved remembers the spec fields the stored artifact was built

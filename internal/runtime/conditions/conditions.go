@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/runtime/errs"
 )
 
 // Object is a Kubernetes object with conditions.
@@ -101,6 +102,16 @@ func MarkFailed(obj Object, reason, messageFormat string, args ...any) {
 	Delete(obj, meta.StalledCondition)
 	MarkFalse(obj, meta.ReadyCondition, reason, messageFormat, args...)
 	MarkTrue(obj, meta.ReconcilingCondition, meta.ProgressingWithRetryReason, messageFormat, args...)
+}
+
+// MarkError records err with reason: stalled when errs.IsStalling says
+// retrying cannot help, failed (and retried) otherwise.
+func MarkError(obj Object, reason string, err error) {
+	if errs.IsStalling(err) {
+		MarkStalled(obj, reason, "%s", err)
+		return
+	}
+	MarkFailed(obj, reason, "%s", err)
 }
 
 // maxMessage is the CRD's maxLength for a condition message.

@@ -1,6 +1,8 @@
 package conditions
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -8,6 +10,7 @@ import (
 
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/runtime/errs"
 )
 
 func TestTransitions(t *testing.T) {
@@ -39,6 +42,22 @@ func TestTransitions(t *testing.T) {
 			ready:   metav1.ConditionFalse,
 			present: []string{meta.ReconcilingCondition}, absent: []string{meta.StalledCondition},
 			readyText: "connection refused",
+		},
+		{
+			name:    "error that stalls",
+			mark:    func(o Object) { MarkError(o, meta.InvalidURLReason, &errs.Stalling{Err: errors.New("invalid url")}) },
+			ready:   metav1.ConditionFalse,
+			present: []string{meta.StalledCondition}, absent: []string{meta.ReconcilingCondition},
+			readyText: "invalid url",
+		},
+		{
+			name: "error that is retried",
+			mark: func(o Object) {
+				MarkError(o, "GitOperationFailed", fmt.Errorf("fetch: %w", errors.New("connection refused")))
+			},
+			ready:   metav1.ConditionFalse,
+			present: []string{meta.ReconcilingCondition}, absent: []string{meta.StalledCondition},
+			readyText: "fetch: connection refused",
 		},
 		{
 			name: "ready",
