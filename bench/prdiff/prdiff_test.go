@@ -1,22 +1,18 @@
 package prdiff
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/weir-gitops/weir/bench/internal/benchenv"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
 	"github.com/weir-gitops/weir/internal/cli/diffcmd"
 	"github.com/weir-gitops/weir/internal/fleet"
@@ -27,21 +23,13 @@ import (
 const (
 	kustomizations = 200
 	objects        = 5000
-	// stepEnv names the step a child process runs; repoEnv its repository.
-	stepEnv = "WEIR_BENCH_PRDIFF_STEP"
+	// repoEnv names the repository a child process works on.
 	repoEnv = "WEIR_BENCH_PRDIFF_REPO"
 )
 
 // TestMain runs one step and exits when this binary is a child.
 func TestMain(m *testing.M) {
-	if step := os.Getenv(stepEnv); step != "" {
-		if err := runStep(step, os.Getenv(repoEnv)); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(3)
-		}
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
+	benchenv.ChildMain(m, func(step string) error { return runStep(step, os.Getenv(repoEnv)) })
 }
 
 // runStep is one measured step: "floor" loads the repository once, the
@@ -105,30 +93,9 @@ func touch(b *testing.B, dir, app, label string) map[string]string {
 	return map[string]string{name: changed}
 }
 
-// measured is one child run.
-type measured struct {
-	wall   time.Duration
-	cpu    time.Duration // user and system
-	rssMiB float64
-	stderr string
-}
-
-func measure(b *testing.B, step, repo string) measured {
+func measure(b *testing.B, step, repo string) benchenv.Child {
 	b.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run", "^$")
-	cmd.Env = append(os.Environ(), stepEnv+"="+step, repoEnv+"="+repo)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		b.Fatalf("step %s: %v\n%s", step, err, stderr.String())
-	}
-	m := measured{wall: time.Since(start), stderr: stderr.String()}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		m.rssMiB = float64(ru.Maxrss) / 1024
-		m.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
-	return m
+	return benchenv.RunChild(b, step, repoEnv+"="+repo)
 }
 
 // headBuilds reads "<head>: N builds, M reused" from the progress line.
@@ -140,20 +107,20 @@ func BenchmarkDiffBase(b *testing.B) {
 		floor := measure(b, "floor", repo)
 		one := measure(b, "v0..one", repo)
 		all := measure(b, "one..all", repo)
-		b.ReportMetric(floor.wall.Seconds(), "s-floor-load")
-		b.ReportMetric(floor.cpu.Seconds(), "s-cpu-floor-load")
-		b.ReportMetric(one.cpu.Seconds(), "s-cpu-diff-one-app")
-		b.ReportMetric(all.cpu.Seconds(), "s-cpu-diff-every-app")
-		b.ReportMetric(floor.rssMiB, "MiB-floor-rss")
-		b.ReportMetric(one.wall.Seconds(), "s-diff-one-app")
-		b.ReportMetric(one.rssMiB, "MiB-diff-one-app-rss")
-		b.ReportMetric(all.wall.Seconds(), "s-diff-every-app")
-		b.ReportMetric(all.rssMiB, "MiB-diff-every-app-rss")
+		b.ReportMetric(floor.Wall.Seconds(), "s-floor-load")
+		b.ReportMetric(floor.CPU.Seconds(), "s-cpu-floor-load")
+		b.ReportMetric(one.CPU.Seconds(), "s-cpu-diff-one-app")
+		b.ReportMetric(all.CPU.Seconds(), "s-cpu-diff-every-app")
+		b.ReportMetric(floor.PeakRSS, "MiB-floor-rss")
+		b.ReportMetric(one.Wall.Seconds(), "s-diff-one-app")
+		b.ReportMetric(one.PeakRSS, "MiB-diff-one-app-rss")
+		b.ReportMetric(all.Wall.Seconds(), "s-diff-every-app")
+		b.ReportMetric(all.PeakRSS, "MiB-diff-every-app-rss")
 		for _, r := range []struct {
 			name string
-			m    measured
+			m    benchenv.Child
 		}{{"one-app", one}, {"every-app", all}} {
-			if s := headBuilds.FindStringSubmatch(r.m.stderr); s != nil {
+			if s := headBuilds.FindStringSubmatch(r.m.Stderr); s != nil {
 				n, _ := strconv.Atoi(s[1])
 				b.ReportMetric(float64(n), "head-builds-"+r.name)
 			}
