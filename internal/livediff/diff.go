@@ -26,8 +26,9 @@ type Change struct {
 	// ID is Kind/namespace/name (Kind/name when cluster-scoped).
 	ID     string `json:"id"`
 	Action Action `json:"-"`
-	// Diff is the unified diff, cluster first, of a changed object,
-	// Secret values masked; "" for created and deleted objects.
+	// Diff is the unified diff, cluster first, of a changed object, or
+	// against nothing of a created one (the manifest applied), Secret
+	// values masked; "" for deleted objects.
 	Diff string `json:"diff,omitempty"`
 }
 
@@ -52,7 +53,8 @@ func (r *Result) Of(a Action) []Change {
 func (r *Result) HasChanges() bool { return r != nil && len(r.Changes) > 0 }
 
 // Print writes the result as `weir diff` prints it: "► ID created",
-// "► ID drifted" and its diff, "► ID deleted".
+// "► ID drifted" and its diff, "► ID deleted" (a created object's
+// manifest is not printed).
 func (r *Result) Print(w io.Writer) {
 	if r == nil {
 		return
@@ -82,7 +84,11 @@ func (r *Result) dryRun(ctx context.Context, c client.Client, objects []*unstruc
 		}
 		switch {
 		case d.Action == ssa.DiffCreated:
-			r.Changes = append(r.Changes, Change{ID: id.String(), Action: Created})
+			whole, err := ssa.CompareManifests(nil, o, "cluster", "local")
+			if err != nil {
+				return seen, fmt.Errorf("%s: %w", id, err)
+			}
+			r.Changes = append(r.Changes, Change{ID: id.String(), Action: Created, Diff: whole.Diff})
 		case d.Diff != "":
 			r.Changes = append(r.Changes, Change{ID: id.String(), Action: Changed, Diff: d.Diff})
 		}
