@@ -173,7 +173,8 @@ func Summarize(u *unstructured.Unstructured) Summary {
 
 // Revision is what u is at: a Kustomization's last applied revision, a
 // source's artifact revision, a HelmRelease's newest chart version (else
-// the last attempted one), an ImagePolicy's latest image.
+// the last attempted one), an ImagePolicy's latest image. A Kustomization
+// that never applied has none.
 func Revision(u *unstructured.Unstructured) string {
 	for _, path := range [][]string{
 		{"status", "lastAppliedRevision"},
@@ -190,7 +191,7 @@ func Revision(u *unstructured.Unstructured) string {
 			}
 		}
 	}
-	if s, _, _ := unstructured.NestedString(u.Object, "status", "lastAttemptedRevision"); s != "" {
+	if s, _, _ := unstructured.NestedString(u.Object, "status", "lastAttemptedRevision"); s != "" && u.GetKind() == "HelmRelease" {
 		return s
 	}
 	ref, _, _ := unstructured.NestedStringMap(u.Object, "status", "latestRef")

@@ -105,13 +105,17 @@ func TestRevision(t *testing.T) {
 		{"kustomization", "status: {lastAppliedRevision: main@sha1:1, lastAttemptedRevision: main@sha1:2}", "main@sha1:1"},
 		{"source", "status: {artifact: {revision: v1@sha256:1}}", "v1@sha256:1"},
 		{"helm release history", "status: {history: [{chartVersion: 1.2.3}, {chartVersion: 1.2.2}], lastAttemptedRevision: 1.2.4}", "1.2.3"},
-		{"helm release attempted", "status: {lastAttemptedRevision: 1.2.4}", "1.2.4"},
+		{"kustomization never applied", "status: {lastAttemptedRevision: main@sha1:2}", ""},
 		{"image policy", "status: {latestRef: {name: ghcr.io/app, tag: 1.0.0}}", "ghcr.io/app:1.0.0"},
 		{"none", "status: {}", ""},
 	}
+	hr := object(t, "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nstatus: {lastAttemptedRevision: 1.2.4}")
+	if got := Revision(hr); got != "1.2.4" {
+		t.Errorf("Revision of a HelmRelease before its first release = %q, want its last attempted chart version", got)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Revision(object(t, "apiVersion: v1\nkind: X\n"+tt.yaml)); got != tt.want {
+			if got := Revision(object(t, "apiVersion: v1\nkind: Kustomization\n"+tt.yaml)); got != tt.want {
 				t.Errorf("Revision = %q, want %q", got, tt.want)
 			}
 		})
