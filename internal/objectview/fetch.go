@@ -21,15 +21,18 @@ import (
 // falls back to the service proxy quickly.
 const directTimeout = 5 * time.Second
 
+// dialDirect connects to an artifact's own host; tests replace it to make
+// a host unreachable without asking DNS.
+var dialDirect = (&net.Dialer{Timeout: directTimeout}).DialContext
+
 // fetchArtifact downloads a, verifies its digest and extracts it into dir
 // (size-bounded, internal/artifact): from its URL when that answers, else,
 // for a URL naming a cluster Service (source-controller.flux-system.svc.…),
 // through the API server's service proxy with cfg, the caller's identity.
 func fetchArtifact(ctx context.Context, cfg *rest.Config, a *meta.Artifact, dir string) error {
-	dialer := &net.Dialer{Timeout: directTimeout}
 	direct := &artifact.Fetcher{Client: &http.Client{
 		Timeout:   2 * time.Minute,
-		Transport: &http.Transport{DialContext: dialer.DialContext, Proxy: http.ProxyFromEnvironment},
+		Transport: &http.Transport{DialContext: dialDirect, Proxy: http.ProxyFromEnvironment},
 	}}
 	err := direct.Fetch(ctx, a.URL, a.Digest, dir)
 	if err == nil || !unreachable(err) || cfg == nil {
