@@ -196,15 +196,15 @@ func TestDiffThroughServiceProxy(t *testing.T) {
 	applyAs(t, ns, meta.KustomizeControllerManager, applied)
 	applyYAML(t, ns, gitRepository("repo", a, inCluster)+"---\n"+kustomization("apps", "repo", ""))
 
-	real := dialDirect
-	t.Cleanup(func() { dialDirect = real })
+	direct := dialDirect
+	t.Cleanup(func() { dialDirect = direct })
 	var dialled []string
 	dialDirect = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		dialled = append(dialled, addr)
 		if strings.Contains(addr, ".svc.") {
 			return nil, &net.OpError{Op: "dial", Net: network, Err: &net.DNSError{Err: "no such host", Name: addr, IsNotFound: true}}
 		}
-		return real(ctx, network, addr)
+		return direct(ctx, network, addr)
 	}
 	prefix := "/api/v1/namespaces/" + ns + "/services/http:source-controller:80/proxy/"
 	proxied := 0

@@ -31,12 +31,11 @@ func TestMain(m *testing.M) {
 // applyYAML creates every document of text, the namespace NS replaced by
 // ns, then writes the status a document carries through the status
 // subresource.
-func applyYAML(t *testing.T, ns, text string) []*unstructured.Unstructured {
+func applyYAML(t *testing.T, ns, text string) {
 	t.Helper()
 	env := testenv.Get(t)
 	ctx := context.Background()
 	dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(strings.ReplaceAll(text, "NS", ns)), 4096)
-	var objs []*unstructured.Unstructured
 	for {
 		u := &unstructured.Unstructured{}
 		if err := dec.Decode(&u.Object); err != nil {
@@ -58,9 +57,7 @@ func applyYAML(t *testing.T, ns, text string) []*unstructured.Unstructured {
 				t.Fatalf("writing the status of %s %s: %v", u.GetKind(), u.GetName(), err)
 			}
 		}
-		objs = append(objs, u)
 	}
-	return objs
 }
 
 // applyAs server-side applies the documents of text (NS replaced) as the
