@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -51,7 +52,7 @@ type Options struct {
 	Storage func(ctx context.Context, hr *unstructured.Unstructured) ([]*unstructured.Unstructured, error)
 	// States reads every node's live object to set Node.State: one GET
 	// per node that is not a Kustomization or HelmRelease (those are read
-	// to be walked anyway).
+	// to be walked anyway), eight at a time once the walk is done.
 	States bool
 }
 
@@ -77,13 +78,33 @@ func Build(ctx context.Context, c client.Client, gvk schema.GroupVersionKind, ns
 	if err := w.walk(ctx, root, u); err != nil {
 		return nil, err
 	}
+	w.readStates(ctx)
 	return root, nil
 }
+
+// stateReaders bounds the GETs Options.States runs at once.
+const stateReaders = 8
 
 type walker struct {
 	c    client.Client
 	opts Options
 	seen map[object.ObjMetadata]bool
+	// pending are the nodes whose state is read after the walk.
+	pending []*Node
+}
+
+// readStates reads the state of every pending node, stateReaders at a
+// time (the client's rate limiter permitting).
+func (w *walker) readStates(ctx context.Context) {
+	var g errgroup.Group
+	g.SetLimit(stateReaders)
+	for _, n := range w.pending {
+		g.Go(func() error {
+			n.State = w.state(ctx, n)
+			return nil
+		})
+	}
+	_ = g.Wait()
 }
 
 func (w *walker) walk(ctx context.Context, n *Node, owner *unstructured.Unstructured) error {
@@ -158,7 +179,7 @@ func (w *walker) descend(ctx context.Context, child *Node) error {
 		gvk = helmReleaseGVK
 	default:
 		if w.opts.States {
-			child.State = w.state(ctx, child)
+			w.pending = append(w.pending, child)
 		}
 		return nil
 	}

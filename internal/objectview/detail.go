@@ -106,7 +106,8 @@ func read(ctx context.Context, c client.Client, ref Ref) (kinds.Kind, *unstructu
 }
 
 // Get reads the object ref names and what its page shows. cfg reaches
-// Helm's storage for a HelmRelease without status.inventory.
+// Helm's storage for a HelmRelease without status.inventory (nil: such a
+// release's tree is empty).
 func Get(ctx context.Context, c client.Client, cfg *rest.Config, ref Ref) (*Detail, error) {
 	k, u, err := read(ctx, c, ref)
 	if err != nil {
@@ -121,9 +122,11 @@ func Get(ctx context.Context, c client.Client, cfg *rest.Config, ref Ref) (*Deta
 	}
 	d.Spec, _, _ = unstructured.NestedMap(u.Object, "spec")
 	if k.Kind == kinds.Kustomization.Kind || k.Kind == kinds.HelmRelease.Kind {
-		tree, err := inventorytree.Build(ctx, c, k.GVK(), ref.Namespace, ref.Name, inventorytree.Options{
-			Storage: inventorytree.HelmStorage(cfg, c), States: true,
-		})
+		opts := inventorytree.Options{States: true}
+		if cfg != nil {
+			opts.Storage = inventorytree.HelmStorage(cfg, c)
+		}
+		tree, err := inventorytree.Build(ctx, c, k.GVK(), ref.Namespace, ref.Name, opts)
 		if err != nil {
 			d.TreeError = err.Error()
 		} else {
