@@ -9,12 +9,23 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime/pprof"
 	"testing"
 
 	"k8s.io/client-go/rest"
 
 	"github.com/weir-gitops/weir/internal/app"
 	"github.com/weir-gitops/weir/internal/testenv"
+)
+
+// ProfileLabel and ProfileLabelControllers label the goroutines of the
+// controllers (and every goroutine they start) in CPU profiles, apart from
+// the benchmark's own client, Git server and floor:
+//
+//	go tool pprof -tagfocus weir=controllers cpu.out
+const (
+	ProfileLabel            = "weir"
+	ProfileLabelControllers = "controllers"
 )
 
 // Start runs the controllers weir-controller's defaults select, changed by
@@ -34,12 +45,12 @@ func Start(ctx context.Context, cfg *rest.Config, tune func(*app.Options)) error
 	opts.MetricsAddr, opts.HealthAddr, opts.LogLevel = "0", "0", "error"
 	opts.StoragePath, opts.StorageAddr, opts.StorageAdvAddr = dir, addr, addr
 	tune(&opts)
-	go func() {
+	go pprof.Do(ctx, pprof.Labels(ProfileLabel, ProfileLabelControllers), func(ctx context.Context) {
 		if err := app.Run(ctx, counting(cfg), opts); err != nil {
 			fmt.Fprintf(os.Stderr, "controllers: %v\n", err)
 		}
 		os.RemoveAll(dir)
-	}()
+	})
 	return nil
 }
 
