@@ -1,11 +1,13 @@
 // Package healthwatch lets a controller give its worker back while the
 // objects it applied roll out. A Watcher keeps one shared, lazily started
-// watch per kind being waited for (a controller-runtime cache whose objects
-// are stored without managed fields, kubectl's last-applied annotation and
-// workloads' pod templates), remembers which owner waits for which
+// watch per kind being waited for (a controller-runtime cache that stores a
+// status view of each object: identity, generation, labels, the status and
+// the few spec fields kstatus reads), remembers which owner waits for which
 // object, and when one of them changes it queues its owners through a
 // controller-runtime source. The owner then looks again with ssa.Check
-// through the Watcher's cache, which costs no request to the API server.
+// through the Watcher's cache, which costs no request to the API server;
+// a kind whose check reads more than the view (a CEL expression) is read
+// from the API server.
 //
 // A kind the cache cannot watch (its definition does not exist yet, or
 // listing it is forbidden) or must not hold (Secrets) is read from the API

@@ -34,9 +34,9 @@ const retryAfter = 2 * time.Minute
 const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 
 // NewCache returns the cache a Watcher reads through, over all namespaces
-// (what a Kustomization applies may live anywhere). It stores objects
-// without managed fields and without kubectl's last-applied annotation.
-// The caller adds it to the manager, which starts it.
+// (what a Kustomization applies may live anywhere). It stores a status
+// view of each object (statusView), not the object. The caller adds it to
+// the manager, which starts it.
 func NewCache(cfg *rest.Config, mapper meta.RESTMapper) (cache.Cache, error) {
 	c, err := cache.New(cfg, cache.Options{Mapper: mapper, DefaultTransform: strip})
 	if err != nil {
@@ -46,6 +46,9 @@ func NewCache(cfg *rest.Config, mapper meta.RESTMapper) (cache.Cache, error) {
 }
 
 func strip(in any) (any, error) {
+	if u, ok := in.(*unstructured.Unstructured); ok {
+		return statusView(u), nil
+	}
 	obj, err := meta.Accessor(in)
 	if err != nil {
 		return in, nil //nolint:nilerr // not an object (a tombstone): stored as it is
@@ -55,20 +58,63 @@ func strip(in any) (any, error) {
 		delete(a, lastAppliedAnnotation)
 		obj.SetAnnotations(a)
 	}
-	if u, ok := in.(*unstructured.Unstructured); ok && withPodTemplate[u.GroupVersionKind().GroupKind()] {
-		// kstatus reads replicas, strategy and status, never the pod
-		// template: the bulk of a workload.
-		unstructured.RemoveNestedField(u.Object, "spec", "template")
-	}
 	return in, nil
 }
 
-// withPodTemplate are the workload kinds whose spec.template the cache
-// drops.
-var withPodTemplate = map[schema.GroupKind]bool{
-	{Group: "apps", Kind: "Deployment"}: true, {Group: "apps", Kind: "StatefulSet"}: true,
-	{Group: "apps", Kind: "DaemonSet"}: true, {Group: "apps", Kind: "ReplicaSet"}: true,
-	{Group: "batch", Kind: "Job"}: true,
+// statusView is what a status check reads of u, and only that: its
+// identity, generation and deletion (kstatus's generic rules), the whole
+// status, and the few spec fields kstatus reads for its kind
+// (sigs.k8s.io/cli-utils/pkg/kstatus/status/core.go). The cache holds
+// every object of each waited-for kind in the cluster, and a workload's
+// spec (its pod template above all), annotations and managed fields are
+// most of it. A check that reads anything else (a CEL expression of
+// healthCheckExprs) reads the whole object from the API server instead
+// (Reader's uncached).
+func statusView(u *unstructured.Unstructured) *unstructured.Unstructured {
+	out := make(map[string]any, 5)
+	for _, k := range []string{"apiVersion", "kind", "status"} {
+		if v, ok := u.Object[k]; ok {
+			out[k] = v
+		}
+	}
+	if md, ok := u.Object["metadata"].(map[string]any); ok {
+		out["metadata"] = pick(md, keptMetadata)
+	}
+	if spec, ok := u.Object["spec"].(map[string]any); ok {
+		if fields := specRead[u.GroupVersionKind().GroupKind()]; len(fields) > 0 {
+			if kept := pick(spec, fields); len(kept) > 0 {
+				out["spec"] = kept
+			}
+		}
+	}
+	return &unstructured.Unstructured{Object: out}
+}
+
+func pick(m map[string]any, keys []string) map[string]any {
+	out := make(map[string]any, len(keys))
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// keptMetadata is the metadata a status view keeps: identity, labels,
+// and what kstatus's generic rules read (generation, deletionTimestamp;
+// creationTimestamp for a Pod's scheduling window).
+var keptMetadata = []string{
+	"name", "namespace", "uid", "resourceVersion", "generation", "labels", "creationTimestamp", "deletionTimestamp",
+}
+
+// specRead are the spec fields kstatus reads, by kind; every other kind's
+// spec is dropped. Deployments keep paused for the tools that report it.
+var specRead = map[schema.GroupKind][]string{
+	{Group: "apps", Kind: "Deployment"}:  {"replicas", "progressDeadlineSeconds", "paused"},
+	{Group: "apps", Kind: "StatefulSet"}: {"replicas", "updateStrategy"},
+	{Group: "apps", Kind: "ReplicaSet"}:  {"replicas"},
+	{Group: "batch", Kind: "Job"}:        {"parallelism", "completions"},
+	{Kind: "Service"}:                    {"type", "clusterIP"},
 }
 
 // unwatched are kinds never held in the cache: Secrets (credentials are
@@ -109,19 +155,25 @@ func (w *Watcher) Source() source.Source {
 	return source.Channel(w.events, &handler.EnqueueRequestForObject{})
 }
 
-// Reader reads objects of watched kinds from the cache and every other
-// object through fallback (the API server).
-func (w *Watcher) Reader(fallback client.Reader) client.Reader {
-	return &reader{w: w, fallback: fallback}
+// Reader reads objects of watched kinds from the cache (their status
+// view) and every other object through fallback (the API server), as
+// well as the kinds uncached reports (nil: none), whose checks read more
+// than a status view holds.
+func (w *Watcher) Reader(fallback client.Reader, uncached func(schema.GroupKind) bool) client.Reader {
+	return &reader{w: w, fallback: fallback, uncached: uncached}
 }
 
 type reader struct {
 	w        *Watcher
 	fallback client.Reader
+	uncached func(schema.GroupKind) bool
 }
 
 func (r *reader) from(obj client.Object) client.Reader {
 	gk := obj.GetObjectKind().GroupVersionKind().GroupKind()
+	if r.uncached != nil && r.uncached(gk) {
+		return r.fallback
+	}
 	r.w.mu.Lock()
 	defer r.w.mu.Unlock()
 	if r.w.watching[gk] {

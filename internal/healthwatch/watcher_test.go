@@ -83,7 +83,7 @@ func TestWatcherQueuesTheOwnersOfAChangedObject(t *testing.T) {
 
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(appsv1.SchemeGroupVersion.WithKind("Deployment"))
-	if err := w.Reader(env.Client).Get(ctx, client.ObjectKey{Namespace: ns, Name: "later"}, u); err != nil {
+	if err := w.Reader(env.Client, nil).Get(ctx, client.ObjectKey{Namespace: ns, Name: "later"}, u); err != nil {
 		t.Fatal(err)
 	}
 	if _, hasTemplate, _ := unstructured.NestedMap(u.Object, "spec", "template"); len(u.GetManagedFields()) != 0 || hasTemplate {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime/pprof"
 	"testing"
 
 	"k8s.io/client-go/rest"
@@ -17,41 +18,66 @@ import (
 	"github.com/weir-gitops/weir/internal/testenv"
 )
 
+// ProfileLabel and ProfileLabelControllers label the goroutines of the
+// controllers (and every goroutine they start) in CPU profiles, apart from
+// the benchmark's own client, Git server and floor:
+//
+//	go tool pprof -tagfocus weir=controllers cpu.out
+const (
+	ProfileLabel            = "weir"
+	ProfileLabelControllers = "controllers"
+)
+
 // Start runs the controllers weir-controller's defaults select, changed by
 // tune, against cfg until ctx ends. Logs below error level are dropped.
 func Start(ctx context.Context, cfg *rest.Config, tune func(*app.Options)) error {
+	_, err := Run(ctx, cfg, tune)
+	return err
+}
+
+// Run is Start that also returns a channel closed once the controllers
+// have stopped after ctx ended: a benchmark restarts them with a second
+// Run (controller names may repeat in the process).
+func Run(ctx context.Context, cfg *rest.Config, tune func(*app.Options)) (<-chan struct{}, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return fmt.Errorf("finding a free port: %w", err)
+		return nil, fmt.Errorf("finding a free port: %w", err)
 	}
 	addr := l.Addr().String()
 	l.Close()
 	dir, err := os.MkdirTemp("", "weir-bench-storage-")
 	if err != nil {
-		return fmt.Errorf("creating the artifact storage: %w", err)
+		return nil, fmt.Errorf("creating the artifact storage: %w", err)
 	}
 	opts := app.DefaultOptions()
 	opts.MetricsAddr, opts.HealthAddr, opts.LogLevel = "0", "0", "error"
 	opts.StoragePath, opts.StorageAddr, opts.StorageAdvAddr = dir, addr, addr
+	opts.SkipNameValidation = true
 	tune(&opts)
-	go func() {
+	done := make(chan struct{})
+	go pprof.Do(ctx, pprof.Labels(ProfileLabel, ProfileLabelControllers), func(ctx context.Context) {
+		defer close(done)
 		if err := app.Run(ctx, counting(cfg), opts); err != nil {
 			fmt.Fprintf(os.Stderr, "controllers: %v\n", err)
 		}
 		os.RemoveAll(dir)
-	}()
-	return nil
+	})
+	return done, nil
 }
 
 // Main is a benchmark package's TestMain: without -bench it runs the
 // (absent) tests and starts nothing; with it, a control plane with a kwok
-// node and the given controllers at --concurrent=concurrency.
+// node and the given controllers at --concurrent=concurrency (none: the
+// benchmark starts them with Run).
 func Main(m *testing.M, controllers []string, concurrency int) {
 	flag.Parse()
 	if flag.Lookup("test.bench").Value.String() == "" {
 		os.Exit(m.Run())
 	}
 	testenv.Main(m, func(o *testenv.Options) {
+		if len(controllers) == 0 {
+			return // the benchmark starts them
+		}
 		o.Setup = func(ctx context.Context, env *testenv.Env) error {
 			return Start(ctx, env.Config, func(o *app.Options) {
 				o.Controllers = controllers

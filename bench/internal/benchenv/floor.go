@@ -38,7 +38,7 @@ func Floor(b *testing.B, env *testenv.Env, ns string, objs []*unstructured.Unstr
 	if err := g.Wait(); err != nil {
 		b.Fatalf("floor apply: %v", err)
 	}
-	testenv.Eventually(b, 30*time.Minute, func(ctx context.Context) (bool, string) {
+	Poll(b, 30*time.Minute, func(ctx context.Context) (bool, string) {
 		var list appsv1.DeploymentList
 		if err := env.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
 			return false, err.Error()

@@ -3,6 +3,7 @@ package benchenv
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"runtime"
 	"strconv"
@@ -24,7 +25,8 @@ type Measurement struct {
 }
 
 // Measure runs step while sampling the process's resident set and heap
-// every 100 ms.
+// every 100 ms. With WEIR_BENCH_HEAPPROFILE set it writes a heap profile
+// when step ends (profile.go).
 func Measure(step func()) Measurement {
 	runtime.GC()
 	var m Measurement
@@ -53,6 +55,9 @@ func Measure(step func()) Measurement {
 	m.CPU = CPUTime() - cpu0
 	stop.Store(true)
 	wg.Wait()
+	if err := writeHeapProfile(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
 	return m
 }
 

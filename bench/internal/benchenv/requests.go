@@ -22,6 +22,22 @@ var requests struct {
 // Requests returns how many requests the controllers Start ran have sent.
 func Requests() int64 { return requests.total.Load() }
 
+// DryRun marks the requests sent with dryRun in RequestCounts and
+// RequestBreakdown ("PATCH (dry-run) configmaps"): they write nothing.
+const DryRun = "(dry-run)"
+
+// RequestCounts returns the requests sent so far by method and resource
+// ("PATCH kustomizations/status"), for a difference between two moments.
+func RequestCounts() map[string]int64 {
+	requests.mu.Lock()
+	defer requests.mu.Unlock()
+	out := make(map[string]int64, len(requests.byKind))
+	for k, v := range requests.byKind {
+		out[k] = v
+	}
+	return out
+}
+
 // RequestBreakdown lists the requests sent so far by method and resource
 // ("PATCH kustomizations/status 812"), largest first.
 func RequestBreakdown() string {
@@ -46,8 +62,11 @@ func counting(cfg *rest.Config) *rest.Config {
 		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
 			requests.total.Add(1)
 			key := r.Method + " " + resourceOf(r.URL.Path)
-			if r.URL.Query().Get("watch") == "true" {
+			switch q := r.URL.Query(); {
+			case q.Get("watch") == "true":
 				key = "WATCH " + resourceOf(r.URL.Path)
+			case q.Has("dryRun"):
+				key = r.Method + " " + DryRun + " " + resourceOf(r.URL.Path)
 			}
 			requests.mu.Lock()
 			if requests.byKind == nil {

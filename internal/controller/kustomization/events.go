@@ -54,10 +54,31 @@ func (r *Reconciler) recordEvents(ctx context.Context, obj *kustomizev1.Kustomiz
 	if out.healthChecked && (!out.wasHealthy || out.changed()) {
 		r.Events.Normal(ctx, obj, meta.ProgressingReason, md, "Health check passed in %s", out.healthTook)
 	}
+	r.Events.Normal(ctx, obj, conditions.Get(obj, meta.ReadyCondition).Reason, finishedMetadata(md),
+		"Reconciliation finished in %s, next run in %s", took.Round(time.Millisecond), obj.Spec.Interval.Duration)
+}
+
+// recordQuietEnd ends a run that changed nothing (quiet.go): Flux's
+// "Reconciliation finished" goes to the notification controller as after
+// any successful run, but no Kubernetes Event is written.
+func (r *Reconciler) recordQuietEnd(ctx context.Context, obj *kustomizev1.Kustomization, out *outcome, took time.Duration) {
+	if r.Events == nil {
+		return
+	}
+	md := map[string]string{"revision": out.revision}
+	if out.originRevision != "" {
+		md["originRevision"] = out.originRevision
+	}
+	r.Events.Forward(ctx, obj, conditions.Get(obj, meta.ReadyCondition).Reason, finishedMetadata(md),
+		"Reconciliation finished in %s, next run in %s", took.Round(time.Millisecond), obj.Spec.Interval.Duration)
+}
+
+// finishedMetadata is md with the commit status Flux's providers update
+// on "Reconciliation finished".
+func finishedMetadata(md map[string]string) map[string]string {
 	done := map[string]string{"commit_status": "update"}
 	for k, v := range md {
 		done[k] = v
 	}
-	r.Events.Normal(ctx, obj, conditions.Get(obj, meta.ReadyCondition).Reason, done,
-		"Reconciliation finished in %s, next run in %s", took.Round(time.Millisecond), obj.Spec.Interval.Duration)
+	return done
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/weir-gitops/weir/internal/health"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
-	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 	"github.com/weir-gitops/weir/internal/ssa"
 )
 
@@ -60,7 +59,7 @@ func (r *Reconciler) checkHealth(ctx context.Context, obj *kustomizev1.Kustomiza
 	}
 	msg := fmt.Sprintf("Running health checks for revision %s with a timeout of %s", out.revision, obj.GetTimeout())
 	conditions.MarkUnknown(obj, meta.HealthyCondition, meta.ProgressingReason, "%s", msg)
-	if err := reconcile.ProgressUnknown(ctx, obj, "%s", msg); err != nil {
+	if err := r.progressMessage(ctx, obj, out, msg); err != nil {
 		return err
 	}
 	timeout := obj.GetTimeout()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -182,7 +183,8 @@ func (r *Reconciler) judgeHealth(ctx context.Context, obj *kustomizev1.Kustomiza
 func (r *Reconciler) look(ctx context.Context, mgr *ssa.Manager, kube client.Reader, w *parkedWait) {
 	reader := kube
 	if w.watched {
-		reader = r.Health.Reader(kube)
+		// A CEL expression may read any field: its kinds are read whole.
+		reader = r.Health.Reader(kube, func(gk schema.GroupKind) bool { return w.checks.For(gk) != nil })
 	}
 	mgr.Check(ctx, w.health, reader, w.checks.Status)
 }

@@ -127,9 +127,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		Finalize:  r.finalize,
 		Reconcile: func(ctx context.Context, obj *kustomizev1.Kustomization) error {
 			start := r.now()
+			before := obj.Status.DeepCopy()
 			out, err := r.reconcile(ctx, obj)
 			if out != nil && !out.started.IsZero() {
 				start = out.started
+			}
+			if quietEnd(obj, before, out, err) {
+				r.recordQuietEnd(ctx, obj, out, r.now().Sub(start))
+				return nil
 			}
 			applyStatus(obj, out, err, r.now(), r.now().Sub(start))
 			r.recordEvents(ctx, obj, out, err, r.now().Sub(start))
@@ -164,6 +169,11 @@ type outcome struct {
 	// apply changed something.
 	started        time.Time
 	resumedChanged bool
+	// quiet is true when the run began steady (quiet.go); begun is when
+	// it began and wrote whether it has patched the status since.
+	quiet bool
+	begun time.Time
+	wrote bool
 }
 
 // changed reports whether the apply that this run ends changed objects.
@@ -202,7 +212,8 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomizati
 		return out, r.resumeHealth(ctx, obj, w, out)
 	}
 
-	if err := r.progress(ctx, obj, "Fetching manifests", out.revision); err != nil {
+	out.quiet, out.begun = steady(obj, out), r.now()
+	if err := r.progress(ctx, obj, out, "Fetching manifests"); err != nil {
 		return out, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, obj.GetTimeout())
@@ -255,7 +266,7 @@ func (r *Reconciler) fetchAndBuild(ctx context.Context, obj *kustomizev1.Kustomi
 	}
 	out.attempted = true
 	obj.Status.LastAttemptedRevision = out.revision
-	if err := r.progress(ctx, obj, "Building manifests", out.revision); err != nil {
+	if err := r.progress(ctx, obj, out, "Building manifests"); err != nil {
 		return nil, err
 	}
 	res, err := r.build(ctx, obj, dir, out)
@@ -317,15 +328,6 @@ func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, 
 	return res, nil
 }
 
-// progress reports the phase that begins, in kustomize-controller's words,
-// on Reconciling=True and Ready=Unknown (reason Progressing), and patches
-// the status. kustomize-controller leaves "Reconciliation in progress" on
-// Ready; weir puts the phase there too, so that `get` shows which phase
-// runs (see docs/design/0005-finalizer-inventory-progress.md).
-func (r *Reconciler) progress(ctx context.Context, obj *kustomizev1.Kustomization, phase, revision string) error {
-	return reconcile.ProgressUnknown(ctx, obj, "%s for revision %s with a timeout of %s", phase, revision, obj.GetTimeout())
-}
-
 // recordWrites adds what an apply stage is about to write to
 // status.inventory and patches it before the stage writes, so that the
 // inventory never lags behind the cluster: if the controller dies in the
@@ -333,7 +335,7 @@ func (r *Reconciler) progress(ctx context.Context, obj *kustomizev1.Kustomizatio
 // created. Objects planned but never created are NotFound to that prune,
 // which counts them deleted; prune deletes only objects labelled as this
 // Kustomization's.
-func (r *Reconciler) recordWrites(obj *kustomizev1.Kustomization) func(context.Context, []ssa.ChangeSetEntry) error {
+func (r *Reconciler) recordWrites(obj *kustomizev1.Kustomization, out *outcome) func(context.Context, []ssa.ChangeSetEntry) error {
 	return func(ctx context.Context, writes []ssa.ChangeSetEntry) error {
 		current := kustomizev1.ResourceInventory{Entries: []kustomizev1.ResourceRef{}}
 		if obj.Status.Inventory != nil {
@@ -344,7 +346,7 @@ func (r *Reconciler) recordWrites(obj *kustomizev1.Kustomization) func(context.C
 			return nil
 		}
 		obj.Status.Inventory = &merged
-		return reconcile.Patch(ctx, obj)
+		return r.patch(ctx, obj, out)
 	}
 }
 
@@ -357,7 +359,7 @@ func (r *Reconciler) apply(ctx context.Context, obj *kustomizev1.Kustomization, 
 	if obj.Status.Inventory != nil {
 		old = *obj.Status.Inventory.DeepCopy()
 	}
-	if err := r.progress(ctx, obj, "Detecting drift", out.revision); err != nil {
+	if err := r.progress(ctx, obj, out, "Detecting drift"); err != nil {
 		return err
 	}
 	cs, err := mgr.Apply(ctx, objects, ssa.ApplyOptions{
@@ -366,7 +368,7 @@ func (r *Reconciler) apply(ctx context.Context, obj *kustomizev1.Kustomization, 
 		Owner:            owner,
 		CustomStageKinds: r.Options.CustomStageKinds,
 		OverrideManagers: r.Options.OverrideManagers,
-		BeforeWrite:      r.recordWrites(obj),
+		BeforeWrite:      r.recordWrites(obj, out),
 	})
 	out.applied = cs
 	if err != nil {

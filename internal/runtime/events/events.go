@@ -66,15 +66,22 @@ func NewRecorder(kube record.EventRecorder, scheme *runtime.Scheme, controller, 
 
 // Normal records an informational event.
 func (r *Recorder) Normal(ctx context.Context, obj client.Object, reason string, metadata map[string]string, messageFormat string, args ...any) {
-	r.emit(ctx, obj, SeverityInfo, reason, metadata, fmt.Sprintf(messageFormat, args...))
+	r.emit(ctx, obj, SeverityInfo, reason, metadata, fmt.Sprintf(messageFormat, args...), true)
 }
 
 // Warning records an error event.
 func (r *Recorder) Warning(ctx context.Context, obj client.Object, reason string, metadata map[string]string, messageFormat string, args ...any) {
-	r.emit(ctx, obj, SeverityError, reason, metadata, fmt.Sprintf(messageFormat, args...))
+	r.emit(ctx, obj, SeverityError, reason, metadata, fmt.Sprintf(messageFormat, args...), true)
 }
 
-func (r *Recorder) emit(ctx context.Context, obj client.Object, severity, reason string, metadata map[string]string, message string) {
+// Forward sends an informational event to the notification controller
+// only, without a Kubernetes Event: what a reconcile that changed nothing
+// tells Alerts (a commit status, say) without writing to the cluster.
+func (r *Recorder) Forward(ctx context.Context, obj client.Object, reason string, metadata map[string]string, messageFormat string, args ...any) {
+	r.emit(ctx, obj, SeverityInfo, reason, metadata, fmt.Sprintf(messageFormat, args...), false)
+}
+
+func (r *Recorder) emit(ctx context.Context, obj client.Object, severity, reason string, metadata map[string]string, message string, kube bool) {
 	gvk, err := apiutil.GVKForObject(obj, r.scheme)
 	if err != nil {
 		ctrllog.FromContext(ctx).Error(err, "cannot record event: unknown kind")
@@ -84,7 +91,7 @@ func (r *Recorder) emit(ctx context.Context, obj client.Object, severity, reason
 	if severity == SeverityError {
 		eventType = corev1.EventTypeWarning
 	}
-	if r.kube != nil {
+	if kube && r.kube != nil {
 		annotations := map[string]string{}
 		for k, v := range metadata {
 			annotations[gvk.Group+"/"+k] = v

@@ -50,3 +50,29 @@ func TestEventsReachKubernetesAndTheWebhook(t *testing.T) {
 		t.Errorf("metadata = %v", e.Metadata)
 	}
 }
+
+// TestForwardWritesNoKubernetesEvent: Forward reaches the webhook only.
+func TestForwardWritesNoKubernetesEvent(t *testing.T) {
+	received := make(chan Event, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		var e Event
+		if err := json.NewDecoder(r.Body).Decode(&e); err != nil {
+			t.Errorf("decoding: %v", err)
+		}
+		received <- e
+	}))
+	defer srv.Close()
+	kube := record.NewFakeRecorder(1)
+	rec := NewRecorder(kube, scheme.Must(), "kustomize-controller", "pod-1", srv.URL)
+	repo := &sourcev1.GitRepository{ObjectMeta: metav1.ObjectMeta{Name: "podinfo", Namespace: "apps"}}
+	rec.Forward(context.Background(), repo, "ReconciliationSucceeded", map[string]string{"commit_status": "update"},
+		"Reconciliation finished in %s", "2ms")
+	if e := <-received; e.Message != "Reconciliation finished in 2ms" || e.Severity != SeverityInfo || e.Metadata["commit_status"] != "update" {
+		t.Errorf("forwarded event = %+v", e)
+	}
+	select {
+	case k := <-kube.Events:
+		t.Errorf("Kubernetes event %q written", k)
+	default:
+	}
+}

@@ -7,11 +7,10 @@ package patch
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -34,14 +33,16 @@ func NewHelper(obj client.Object, c client.Client) *Helper {
 // only the status). Computing it first matters: each reply overwrites obj
 // with the stored state. A NotFound is ignored: the object is gone.
 func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
-	statusChanged := !equality.Semantic.DeepEqual(statusOf(h.before), statusOf(obj))
-	objectChanged := !equality.Semantic.DeepEqual(withoutStatus(h.before), withoutStatus(obj))
-	if !statusChanged && !objectChanged {
-		return nil
-	}
 	data, err := client.MergeFrom(h.before).Data(obj)
 	if err != nil {
 		return fmt.Errorf("computing patch of %s: %w", obj.GetName(), err)
+	}
+	statusChanged, objectChanged, err := changes(data)
+	if err != nil {
+		return fmt.Errorf("reading patch of %s: %w", obj.GetName(), err)
+	}
+	if !statusChanged && !objectChanged {
+		return nil
 	}
 	raw := client.RawPatch(types.MergePatchType, data)
 	if objectChanged {
@@ -65,23 +66,28 @@ func ignoreNotFound(err error) error {
 	return err
 }
 
-func withoutStatus(obj client.Object) map[string]any {
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return nil
+// changes reads a merge patch: whether it changes the status, and whether
+// it changes anything else. A change of resourceVersion or managedFields
+// alone (the server's, never the reconcile's) is none. Reading the patch
+// costs one small decode; comparing the objects field by field cost two
+// conversions to maps of each, the largest CPU share of a status write.
+func changes(patch []byte) (status, object bool, err error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(patch, &top); err != nil {
+		return false, false, err
 	}
-	delete(u, "status")
-	if md, ok := u["metadata"].(map[string]any); ok {
-		delete(md, "resourceVersion")
-		delete(md, "managedFields")
+	_, status = top["status"]
+	delete(top, "status")
+	if md, ok := top["metadata"]; ok {
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(md, &fields); err != nil {
+			return false, false, err
+		}
+		delete(fields, "resourceVersion")
+		delete(fields, "managedFields")
+		if len(fields) == 0 {
+			delete(top, "metadata")
+		}
 	}
-	return u
-}
-
-func statusOf(obj client.Object) any {
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return nil
-	}
-	return u["status"]
+	return status, len(top) > 0, nil
 }
