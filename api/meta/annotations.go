@@ -13,6 +13,9 @@ const (
 	// ResetRequestAnnotation asks a HelmRelease to reset its failure counters;
 	// honoured only when its value equals the ReconcileRequestAnnotation's.
 	ResetRequestAnnotation string = "reconcile.fluxcd.io/resetAt"
+	// SuspendReasonAnnotation records why an object was suspended: the
+	// flux CLI's `suspend --reason` writes it, and the UI shows it.
+	SuspendReasonAnnotation string = "suspend.toolkit.fluxcd.io/reason"
 )
 
 // Labels with a meaning to the controllers.

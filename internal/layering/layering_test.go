@@ -89,7 +89,7 @@ func TestLayering(t *testing.T) {
 		},
 		{
 			name:      "domain packages stay below the CLI",
-			pattern:   "./internal/controlplane/... ./internal/install/... ./internal/scheme/... ./internal/manifests/... ./internal/image/... ./internal/kustomize/... ./internal/render/... ./internal/fleet/... ./internal/lint/... ./internal/decrypt/... ./internal/health/... ./internal/ssa/... ./internal/controller/...",
+			pattern:   "./internal/controlplane/... ./internal/install/... ./internal/scheme/... ./internal/manifests/... ./internal/image/... ./internal/kustomize/... ./internal/render/... ./internal/fleet/... ./internal/lint/... ./internal/decrypt/... ./internal/health/... ./internal/ssa/... ./internal/controller/... ./internal/objectstate/... ./internal/inventorytree/... ./internal/livediff/...",
 			forbidden: []string{module + "/internal/cli", module + "/cmd/"},
 		},
 	}

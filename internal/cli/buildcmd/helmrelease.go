@@ -7,17 +7,15 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
-	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
-	"helm.sh/helm/v4/pkg/chart/v2/loader"
-	releasev1 "helm.sh/helm/v4/pkg/release/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
-	"github.com/weir-gitops/weir/internal/helm/release"
+	"github.com/weir-gitops/weir/internal/livediff"
 )
 
 // HelmReleaseOptions are the flags shared by `build helmrelease` and
@@ -35,18 +33,6 @@ type HelmReleaseOptions struct {
 func (o *HelmReleaseOptions) AddFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.File, "file", "", "path to a local file holding the HelmRelease, instead of the cluster's")
 	cmd.Flags().StringVar(&o.ChartDir, "chart-dir", "", "path to a local chart directory, instead of the chart of the release in the cluster")
-}
-
-// HelmRelease is a rendered HelmRelease: what the controller would apply,
-// and the release it would replace.
-type HelmRelease struct {
-	Object   *helmv2.HelmRelease
-	Rendered *release.Rendered
-	// Current is the release's newest record in Helm storage; nil before
-	// the first install.
-	Current *releasev1.Release
-	// Client reaches the cluster; nil when it could not be built.
-	Client client.Client
 }
 
 func newHelmReleaseCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.Command {
@@ -86,11 +72,11 @@ always read from the cluster.`,
 	return cmd
 }
 
-// RenderHelmRelease loads the HelmRelease, its values and its chart, and
-// renders it with the controller's release.Render.
-func RenderHelmRelease(ctx context.Context, deps *clideps.Deps, name string, opts HelmReleaseOptions) (*HelmRelease, error) {
+// RenderHelmRelease loads the HelmRelease (from the cluster or --file) and
+// renders it with livediff.RenderHelmRelease, the controller's
+// release.Render.
+func RenderHelmRelease(ctx context.Context, deps *clideps.Deps, name string, opts HelmReleaseOptions) (*livediff.HelmRelease, error) {
 	c, clientErr := deps.Client()
-	out := &HelmRelease{Client: c}
 	if opts.File == "" && clientErr != nil {
 		return nil, clientErr
 	}
@@ -98,66 +84,22 @@ func RenderHelmRelease(ctx context.Context, deps *clideps.Deps, name string, opt
 	if err != nil {
 		return nil, err
 	}
-	out.Object = obj
 	if len(obj.Spec.ValuesFrom) > 0 && clientErr != nil {
 		ref := obj.Spec.ValuesFrom[0]
 		return nil, fmt.Errorf("HelmRelease %s/%s: valuesFrom %s/%s must be read from the cluster: %w", obj.Namespace, obj.Name, ref.Kind, ref.Name, clientErr)
 	}
-	values, err := release.Values(ctx, c, obj)
-	if err != nil {
-		return nil, fmt.Errorf("HelmRelease %s/%s: %w", obj.Namespace, obj.Name, err)
-	}
+	var cfg *rest.Config
 	if clientErr == nil {
-		if out.Current, err = storedRelease(deps, obj); err != nil && opts.ChartDir == "" {
-			return nil, err
-		}
-	}
-	chrt, err := chartOf(obj, out.Current, opts.ChartDir)
-	if err != nil {
-		return nil, err
-	}
-	ropts := release.RenderOptions{Upgrade: out.Current != nil, Previous: out.Current}
-	if clientErr == nil {
-		// Templates see the cluster as the controller's install would, and
-		// its REST mapper says which objects are namespaced; Helm's
-		// client-only defaults when it cannot be asked.
-		if cfg, err := deps.Kube.ToRESTConfig(); err == nil {
-			if kv, versions, err := release.ClusterCapabilities(cfg); err == nil {
-				ropts.KubeVersion, ropts.APIVersions, ropts.Namespaced = kv, versions, c.IsObjectNamespaced
+		if cfg, err = deps.Kube.ToRESTConfig(); err != nil {
+			if opts.ChartDir == "" {
+				return nil, fmt.Errorf("loading kubeconfig: %w", err)
 			}
+			cfg = nil
 		}
+	} else {
+		c = nil
 	}
-	out.Rendered, err = release.Render(ctx, obj, chrt, values, ropts)
-	if err != nil {
-		return nil, fmt.Errorf("HelmRelease %s/%s: %w", obj.Namespace, obj.Name, err)
-	}
-	return out, nil
-}
-
-// storedRelease reads the newest Helm storage record of obj's release.
-func storedRelease(deps *clideps.Deps, obj *helmv2.HelmRelease) (*releasev1.Release, error) {
-	cfg, err := deps.Kube.ToRESTConfig()
-	if err != nil {
-		return nil, fmt.Errorf("loading kubeconfig: %w", err)
-	}
-	return release.Stored(cfg, obj.GetStorageNamespace(), obj.GetReleaseName())
-}
-
-// chartOf loads the chart from dir, or takes the one stored with the
-// current release.
-func chartOf(obj *helmv2.HelmRelease, current *releasev1.Release, dir string) (*chartv2.Chart, error) {
-	if dir != "" {
-		chrt, err := loader.LoadDir(dir)
-		if err != nil {
-			return nil, fmt.Errorf("--chart-dir %s: %w", dir, err)
-		}
-		return chrt, nil
-	}
-	if current == nil || current.Chart == nil {
-		return nil, fmt.Errorf("HelmRelease %s/%s: release %s/%s has no record in Helm storage to take the chart from; pass --chart-dir",
-			obj.Namespace, obj.Name, obj.GetStorageNamespace(), obj.GetReleaseName())
-	}
-	return current.Chart, nil
+	return livediff.RenderHelmRelease(ctx, c, cfg, obj, livediff.RenderOptions{ChartDir: opts.ChartDir, ChartDirFlag: "--chart-dir"})
 }
 
 // loadHelmRelease reads the HelmRelease from file, or from the cluster.

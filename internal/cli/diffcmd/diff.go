@@ -13,11 +13,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 
 	"github.com/spf13/cobra"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -25,9 +22,7 @@ import (
 	"github.com/weir-gitops/weir/internal/cli/buildcmd"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
 	"github.com/weir-gitops/weir/internal/cli/output"
-	"github.com/weir-gitops/weir/internal/controller/kustomization"
-	"github.com/weir-gitops/weir/internal/inventory"
-	"github.com/weir-gitops/weir/internal/ssa"
+	"github.com/weir-gitops/weir/internal/livediff"
 )
 
 // NewCommand returns `weir diff`.
@@ -109,29 +104,9 @@ func run(ctx context.Context, w io.Writer, deps *clideps.Deps, name string, opts
 	if err != nil {
 		return false, err
 	}
-	owner := ssa.Owner{Name: obj.Name, Namespace: obj.Namespace}
-	labelled := make([]*unstructured.Unstructured, 0, len(objects))
-	for _, o := range objects {
-		o = o.DeepCopy()
-		labels := o.GetLabels()
-		if labels == nil {
-			labels = map[string]string{}
-		}
-		for k, v := range owner.Labels() {
-			labels[k] = v
-		}
-		o.SetLabels(labels)
-		labelled = append(labelled, o)
-	}
-	built, changed, err := report(ctx, w, c, labelled, kustomization.ControllerName)
-	if err != nil {
-		return changed, err
-	}
-	pruned, err := prunes(ctx, c, name, deps.Namespace(), built)
-	if err != nil {
-		return changed, err
-	}
-	return reportDeleted(w, pruned) || changed, nil
+	res, err := livediff.Kustomization(ctx, c, client.ObjectKeyFromObject(obj), objects)
+	res.Print(w)
+	return res.HasChanges(), err
 }
 
 // exitStatus maps a diff's outcome to the exit codes of `diff`: 0 no
@@ -144,81 +119,4 @@ func exitStatus(changed bool, err error) error {
 		return &output.ExitError{Code: 1}
 	}
 	return nil
-}
-
-// report dry-runs every object as fieldManager, prints those that would be
-// created or changed, and returns the ids it saw and whether any differs.
-func report(ctx context.Context, w io.Writer, c client.Client, objects []*unstructured.Unstructured, fieldManager string) (map[ssa.ObjMetadata]bool, bool, error) {
-	changed := false
-	seen := map[ssa.ObjMetadata]bool{}
-	for _, o := range objects {
-		id := ssa.ObjMetadataOf(o)
-		seen[id] = true
-		change, err := diffObject(ctx, c, o.DeepCopy(), fieldManager)
-		if err != nil {
-			return seen, changed, fmt.Errorf("%s: %w", id, err)
-		}
-		switch {
-		case change.created:
-			fmt.Fprintf(w, "► %s created\n", id)
-		case change.diff != "":
-			fmt.Fprintf(w, "► %s drifted\n%s\n", id, change.diff)
-		default:
-			continue
-		}
-		changed = true
-	}
-	return seen, changed, nil
-}
-
-// reportDeleted prints the objects that would be deleted and says whether
-// there are any.
-func reportDeleted(w io.Writer, ids []string) bool {
-	for _, id := range ids {
-		fmt.Fprintf(w, "► %s deleted\n", id)
-	}
-	return len(ids) > 0
-}
-
-type change struct {
-	created bool
-	diff    string
-}
-
-// diffObject dry-runs the apply of o as the controller named fieldManager
-// would (kustomize-controller, helm-controller) and
-// compares the result with what the cluster holds (internal/ssa's Diff).
-func diffObject(ctx context.Context, c client.Client, o *unstructured.Unstructured, fieldManager string) (change, error) {
-	d, err := ssa.NewManager(c, ssa.Options{}).Diff(ctx, o, ssa.DiffOptions{FieldManager: fieldManager, DesiredName: "local"})
-	if err != nil {
-		return change{}, err
-	}
-	return change{created: d.Action == ssa.DiffCreated, diff: d.Diff}, nil
-}
-
-// prunes lists the objects the Kustomization's inventory holds that the
-// build does not: the controller would delete them (spec.prune).
-func prunes(ctx context.Context, c client.Client, name, namespace string, built map[ssa.ObjMetadata]bool) ([]string, error) {
-	var k kustomizev1.Kustomization
-	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &k); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	if !k.Spec.Prune || k.Status.Inventory == nil {
-		return nil, nil
-	}
-	ids, err := inventory.List(*k.Status.Inventory)
-	if err != nil {
-		return nil, errors.Join(errors.New("reading the inventory"), err)
-	}
-	var out []string
-	for _, id := range ids {
-		if !built[id] {
-			out = append(out, id.String())
-		}
-	}
-	sort.Strings(out)
-	return out, nil
 }

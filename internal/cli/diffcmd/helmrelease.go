@@ -2,22 +2,13 @@ package diffcmd
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"sort"
 
 	"github.com/spf13/cobra"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	"github.com/weir-gitops/weir/internal/cli/buildcmd"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
-	"github.com/weir-gitops/weir/internal/controller/helmrelease"
-	"github.com/weir-gitops/weir/internal/helm/release"
-	"github.com/weir-gitops/weir/internal/ssa"
 )
 
 // newHelmReleaseCommand returns `weir diff helmrelease`.
@@ -57,60 +48,7 @@ func runHelmRelease(ctx context.Context, w io.Writer, deps *clideps.Deps, name s
 		_, err := deps.Client()
 		return false, err
 	}
-	r := hr.Rendered
-	objects, err := crdsToWrite(ctx, hr.Client, r)
-	if err != nil {
-		return false, err
-	}
-	objects = append(objects, r.Objects...)
-	rendered, changed, err := report(ctx, w, hr.Client, objects, helmrelease.ControllerName)
-	if err != nil {
-		return changed, err
-	}
-	deleted, err := releaseDeletes(hr, rendered)
-	if err != nil {
-		return changed, err
-	}
-	return reportDeleted(w, deleted) || changed, nil
-}
-
-// crdsToWrite are the rendered CRDs the policy would apply: every one
-// under CreateReplace, the missing ones under Create.
-func crdsToWrite(ctx context.Context, c client.Client, r *release.Rendered) ([]*unstructured.Unstructured, error) {
-	if r.CRDPolicy == helmv2.CreateReplace {
-		return r.CRDs, nil
-	}
-	var out []*unstructured.Unstructured
-	for _, crd := range r.CRDs {
-		live := &unstructured.Unstructured{}
-		live.SetGroupVersionKind(crd.GroupVersionKind())
-		err := c.Get(ctx, client.ObjectKeyFromObject(crd), live)
-		switch {
-		case apierrors.IsNotFound(err):
-			out = append(out, crd)
-		case err != nil:
-			return nil, fmt.Errorf("reading CRD %s: %w", crd.GetName(), err)
-		}
-	}
-	return out, nil
-}
-
-// releaseDeletes lists the objects of the current release's manifest that
-// the render no longer has: the upgrade would delete them.
-func releaseDeletes(hr *buildcmd.HelmRelease, rendered map[ssa.ObjMetadata]bool) ([]string, error) {
-	if hr.Current == nil {
-		return nil, nil
-	}
-	objects, err := release.ManifestObjects(hr.Current, release.Namespaced(hr.Client.IsObjectNamespaced, hr.Rendered.CRDs))
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, o := range objects {
-		if id := ssa.ObjMetadataOf(o); !rendered[id] {
-			out = append(out, id.String())
-		}
-	}
-	sort.Strings(out)
-	return out, nil
+	res, err := hr.Diff(ctx)
+	res.Print(w)
+	return res.HasChanges(), err
 }

@@ -6,28 +6,14 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/objectstate"
 )
 
 // Conditions decodes status.conditions; malformed entries are skipped.
-func Conditions(u *unstructured.Unstructured) []metav1.Condition {
-	raw, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-	out := make([]metav1.Condition, 0, len(raw))
-	for _, r := range raw {
-		m, ok := r.(map[string]any)
-		if !ok {
-			continue
-		}
-		var c metav1.Condition
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &c); err == nil {
-			out = append(out, c)
-		}
-	}
-	return out
-}
+func Conditions(u *unstructured.Unstructured) []metav1.Condition { return objectstate.Conditions(u) }
 
 // Condition returns the condition of type t, or nil.
 func Condition(u *unstructured.Unstructured, t string) *metav1.Condition {

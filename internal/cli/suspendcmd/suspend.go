@@ -10,6 +10,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
 	"github.com/weir-gitops/weir/internal/cli/kinds"
 	"github.com/weir-gitops/weir/internal/cli/output"
@@ -17,7 +18,7 @@ import (
 
 // ReasonAnnotation records why an object was suspended (--reason), under
 // the key the flux CLI uses.
-const ReasonAnnotation = "suspend.toolkit.fluxcd.io/reason"
+const ReasonAnnotation = meta.SuspendReasonAnnotation
 
 type options struct {
 	all    bool

@@ -1,4 +1,4 @@
-package treecmd
+package inventorytree
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/cli-utils/pkg/object"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
@@ -17,9 +16,10 @@ import (
 // HelmStorage lists a HelmRelease's objects from the manifest of its
 // latest release in Helm's storage (the sh.helm.release.v1.* Secrets), read
 // with the Helm SDK as the controller reads it; none when there is no
-// release. c's RESTMapper says which kinds are namespaced.
-func HelmStorage(cfg *rest.Config, c client.Client) func(context.Context, *unstructured.Unstructured) ([]object.ObjMetadata, error) {
-	return func(_ context.Context, u *unstructured.Unstructured) ([]object.ObjMetadata, error) {
+// release. c's RESTMapper says which kinds are namespaced; cfg is the
+// caller's, so Helm's storage is read with the caller's rights.
+func HelmStorage(cfg *rest.Config, c client.Client) func(context.Context, *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	return func(_ context.Context, u *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
 		hr := &helmv2.HelmRelease{}
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, hr); err != nil {
 			return nil, fmt.Errorf("HelmRelease %s/%s: %w", u.GetNamespace(), u.GetName(), err)
@@ -33,14 +33,6 @@ func HelmStorage(cfg *rest.Config, c client.Client) func(context.Context, *unstr
 		if _, err := hc.Observe(); err != nil {
 			return nil, fmt.Errorf("HelmRelease %s/%s: %w", hr.Namespace, hr.Name, err)
 		}
-		objs, err := release.ManifestObjects(hc.Last(), c.IsObjectNamespaced)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]object.ObjMetadata, 0, len(objs))
-		for _, o := range objs {
-			out = append(out, object.UnstructuredToObjMetadata(o))
-		}
-		return out, nil
+		return release.ManifestObjects(hc.Last(), c.IsObjectNamespaced)
 	}
 }

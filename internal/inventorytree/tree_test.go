@@ -1,4 +1,4 @@
-package treecmd
+package inventorytree
 
 import (
 	"testing"

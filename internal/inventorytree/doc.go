@@ -1,0 +1,7 @@
+// Package inventorytree walks what a Kustomization or HelmRelease manages:
+// the objects of its status.inventory (for a HelmRelease without one, the
+// latest release's manifest in Helm's storage), with the inventories of the
+// Kustomizations and HelmReleases among them nested below. `weir tree`
+// prints the tree; the UI's object page shows it, each node with the state
+// of its live object when asked (Options.States).
+package inventorytree

@@ -1,0 +1,234 @@
+package objectstate
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+
+	"github.com/weir-gitops/weir/api/meta"
+)
+
+// The states of a toolkit object, the UI's words.
+const (
+	Ready       = "ready"
+	Failing     = "failing"
+	Stalled     = "stalled"
+	Reconciling = "reconciling"
+	Suspended   = "suspended"
+	Unknown     = "unknown"
+)
+
+// The states of any other object: kstatus's, lower-cased.
+const (
+	Current     = "current"
+	InProgress  = "inprogress"
+	Failed      = "failed"
+	Terminating = "terminating"
+	NotFound    = "notfound"
+)
+
+// ToolkitGroupSuffix ends the API group of every toolkit kind.
+const ToolkitGroupSuffix = "toolkit.fluxcd.io"
+
+// Ref names one object; Kind is the Flux kind name exactly.
+type Ref struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+// String is Kind/namespace/name.
+func (r Ref) String() string { return r.Kind + "/" + r.Namespace + "/" + r.Name }
+
+// Summary is one toolkit object as the overview lists it.
+type Summary struct {
+	Kind       string `json:"kind"`
+	APIVersion string `json:"apiVersion"`
+	Namespace  string `json:"namespace"`
+	Name       string `json:"name"`
+	State      string `json:"state"`
+	Reason     string `json:"reason"`
+	Message    string `json:"message"`
+	Revision   string `json:"revision"`
+	Suspended  bool   `json:"suspended"`
+	// SuspendedBy is the field manager that last wrote spec.suspend
+	// (set only while suspended).
+	SuspendedBy string `json:"suspendedBy"`
+	// SuspendReason is the suspend.toolkit.fluxcd.io/reason annotation.
+	SuspendReason string `json:"suspendReason"`
+	// LastTransition is the Ready condition's lastTransitionTime, RFC 3339.
+	LastTransition string `json:"lastTransition"`
+}
+
+// Conditions decodes status.conditions; malformed entries are skipped.
+func Conditions(u *unstructured.Unstructured) []metav1.Condition {
+	raw, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	out := make([]metav1.Condition, 0, len(raw))
+	for _, r := range raw {
+		m, ok := r.(map[string]any)
+		if !ok {
+			continue
+		}
+		var c metav1.Condition
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &c); err == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Of is the state of toolkit object u: suspended (spec.suspend) first,
+// then Stalled=True is stalled, Ready=False failing, Reconciling=True or
+// Ready=Unknown or status.observedGeneration behind metadata.generation
+// reconciling, Ready=True ready, and anything else unknown. A kind no
+// controller writes a status for (Alert, Provider, an OCI HelmRepository:
+// Flux's static objects) is ready while it has no Ready condition, as
+// `flux get` shows it.
+func Of(u *unstructured.Unstructured) string {
+	if suspended, _, _ := unstructured.NestedBool(u.Object, "spec", "suspend"); suspended {
+		return Suspended
+	}
+	conds := Conditions(u)
+	ready := apimeta.FindStatusCondition(conds, meta.ReadyCondition)
+	switch {
+	case apimeta.IsStatusConditionTrue(conds, meta.StalledCondition):
+		return Stalled
+	case ready != nil && ready.Status == metav1.ConditionFalse:
+		return Failing
+	case apimeta.IsStatusConditionTrue(conds, meta.ReconcilingCondition),
+		ready != nil && ready.Status == metav1.ConditionUnknown,
+		generationBehind(u):
+		return Reconciling
+	case ready != nil && ready.Status == metav1.ConditionTrue:
+		return Ready
+	case ready == nil && static(u):
+		return Ready
+	}
+	return Unknown
+}
+
+// generationBehind reports a status.observedGeneration older than the
+// object's generation: the controller has not seen the latest spec.
+func generationBehind(u *unstructured.Unstructured) bool {
+	g, ok, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration")
+	return ok && g < u.GetGeneration()
+}
+
+// static reports a kind that has no reconciler writing its status.
+func static(u *unstructured.Unstructured) bool {
+	gk := u.GroupVersionKind().GroupKind()
+	if gk.Group == "notification.toolkit.fluxcd.io" && (gk.Kind == "Alert" || gk.Kind == "Provider") {
+		return true
+	}
+	t, _, _ := unstructured.NestedString(u.Object, "spec", "type")
+	return gk.Group == "source.toolkit.fluxcd.io" && gk.Kind == "HelmRepository" && t == "oci"
+}
+
+// Live is the kstatus word of any object (current, inprogress, failed,
+// terminating, unknown); a toolkit object gets Of's word instead.
+func Live(u *unstructured.Unstructured) string {
+	if strings.HasSuffix(u.GroupVersionKind().Group, ToolkitGroupSuffix) {
+		return Of(u)
+	}
+	res, err := status.Compute(u)
+	if err != nil {
+		return Unknown
+	}
+	return strings.ToLower(string(res.Status))
+}
+
+// Summarize is u's Summary: its state, the reason and message of the
+// condition that decided it (Stalled when stalled, else Ready), its
+// revision, and who suspended it and why.
+func Summarize(u *unstructured.Unstructured) Summary {
+	s := Summary{
+		Kind: u.GetKind(), APIVersion: u.GetAPIVersion(), Namespace: u.GetNamespace(), Name: u.GetName(),
+		State: Of(u), Revision: Revision(u),
+	}
+	conds := Conditions(u)
+	ready := apimeta.FindStatusCondition(conds, meta.ReadyCondition)
+	shown := ready
+	if stalled := apimeta.FindStatusCondition(conds, meta.StalledCondition); stalled != nil && stalled.Status == metav1.ConditionTrue {
+		shown = stalled
+	}
+	if shown != nil {
+		s.Reason, s.Message = shown.Reason, shown.Message
+	}
+	if ready != nil && !ready.LastTransitionTime.IsZero() {
+		s.LastTransition = ready.LastTransitionTime.UTC().Format(time.RFC3339)
+	}
+	s.Suspended, _, _ = unstructured.NestedBool(u.Object, "spec", "suspend")
+	if s.Suspended {
+		s.SuspendedBy = suspendedBy(u)
+		s.SuspendReason = u.GetAnnotations()[meta.SuspendReasonAnnotation]
+	}
+	return s
+}
+
+// Revision is what u is at: a Kustomization's last applied revision, a
+// source's artifact revision, a HelmRelease's newest chart version (else
+// the last attempted one), an ImagePolicy's latest image. A Kustomization
+// that never applied has none.
+func Revision(u *unstructured.Unstructured) string {
+	for _, path := range [][]string{
+		{"status", "lastAppliedRevision"},
+		{"status", "artifact", "revision"},
+	} {
+		if s, _, _ := unstructured.NestedString(u.Object, path...); s != "" {
+			return s
+		}
+	}
+	if history, _, _ := unstructured.NestedSlice(u.Object, "status", "history"); len(history) > 0 {
+		if latest, ok := history[0].(map[string]any); ok {
+			if v, ok := latest["chartVersion"].(string); ok && v != "" {
+				return v
+			}
+		}
+	}
+	if s, _, _ := unstructured.NestedString(u.Object, "status", "lastAttemptedRevision"); s != "" && u.GetKind() == "HelmRelease" {
+		return s
+	}
+	ref, _, _ := unstructured.NestedStringMap(u.Object, "status", "latestRef")
+	if ref["name"] != "" {
+		return ref["name"] + ":" + ref["tag"]
+	}
+	return ""
+}
+
+// suspendedBy is the field manager of the newest managedFields entry that
+// owns spec.suspend.
+func suspendedBy(u *unstructured.Unstructured) string {
+	var by string
+	var at time.Time
+	for _, mf := range u.GetManagedFields() {
+		if mf.FieldsV1 == nil || !ownsSuspend(mf.FieldsV1.GetRawBytes()) {
+			continue
+		}
+		t := time.Time{}
+		if mf.Time != nil {
+			t = mf.Time.Time
+		}
+		if by == "" || !t.Before(at) {
+			by, at = mf.Manager, t
+		}
+	}
+	return by
+}
+
+// ownsSuspend reports whether a managedFields set holds spec.suspend.
+func ownsSuspend(raw []byte) bool {
+	var fields struct {
+		Spec map[string]json.RawMessage `json:"f:spec"`
+	}
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return false
+	}
+	_, ok := fields.Spec["f:suspend"]
+	return ok
+}
