@@ -78,46 +78,6 @@ func TestGraph(t *testing.T) {
 	assertJSON(t, "graph-helm.json", NewGraph(objs, Filter{Kind: "HelmRelease"}))
 }
 
-func TestState(t *testing.T) {
-	cond := func(typ, status string) map[string]any { return map[string]any{"type": typ, "status": status} }
-	obj := func(kind string, gen, observed int64, suspend bool, conds ...map[string]any) *unstructured.Unstructured {
-		list := make([]any, len(conds))
-		for i, c := range conds {
-			list[i] = c
-		}
-		u := &unstructured.Unstructured{Object: map[string]any{
-			"kind": kind, "spec": map[string]any{"suspend": suspend},
-			"status": map[string]any{"observedGeneration": observed, "conditions": list},
-		}}
-		u.SetGeneration(gen)
-		return u
-	}
-	ks := "Kustomization"
-	for _, tt := range []struct {
-		name string
-		u    *unstructured.Unstructured
-		want string
-	}{
-		{"suspended beats stalled", obj(ks, 1, 1, true, cond("Stalled", "True")), StateSuspended},
-		{"stalled beats failing", obj(ks, 1, 1, false, cond("Stalled", "True"), cond("Ready", "False")), StateStalled},
-		{"ready false", obj(ks, 1, 1, false, cond("Ready", "False"), cond("Reconciling", "True")), StateFailing},
-		{"reconciling true", obj(ks, 1, 1, false, cond("Ready", "True"), cond("Reconciling", "True")), StateReconciling},
-		{"ready unknown", obj(ks, 1, 1, false, cond("Ready", "Unknown")), StateReconciling},
-		{"generation behind", obj(ks, 2, 1, false, cond("Ready", "True")), StateReconciling},
-		{"never reconciled", obj(ks, 1, 0, false), StateReconciling},
-		{"ready", obj(ks, 1, 1, false, cond("Ready", "True")), StateReady},
-		{"no ready condition", obj(ks, 1, 1, false), StateUnknown},
-		{"static kind", obj("Provider", 1, 0, false), StateReady},
-		{"static kind suspended", obj("Provider", 1, 0, true), StateSuspended},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := State(tt.u); got != tt.want {
-				t.Errorf("State = %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
 func TestSuspendedByLatestOwner(t *testing.T) {
 	objs := loadFleet(t)
 	var web Summary

@@ -62,13 +62,9 @@ func newIndex(objs []unstructured.Unstructured) index {
 	idx := make(index, len(objs))
 	for i := range objs {
 		u := &objs[i]
-		idx[refOf(u).ID()] = u
+		idx[refOf(u).String()] = u
 	}
 	return idx
-}
-
-func refOf(u *unstructured.Unstructured) Ref {
-	return Ref{Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
 }
 
 // NewGraph computes the graph of the objects f selects; waiting is judged
@@ -83,7 +79,7 @@ func NewGraph(objs []unstructured.Unstructured, f Filter) Graph {
 		if !inGraph(s.Kind) || !f.Matches(s) {
 			continue
 		}
-		id := s.Ref().ID()
+		id := summaryRef(s).String()
 		selected[id] = true
 		g.Nodes = append(g.Nodes, Node{ID: id, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name,
 			State: s.State, Revision: s.Revision, Waiting: idx.waiting(u)})
@@ -122,7 +118,7 @@ func (idx index) source(u *unstructured.Unstructured) (Ref, bool) {
 	s := srcs[0]
 	if len(srcs) > 1 {
 		chart := srcs[len(srcs)-1]
-		if r := (Ref{Kind: chart.Kind.Kind, Namespace: chart.Namespace, Name: chart.Name}); idx[r.ID()] != nil {
+		if r := (Ref{Kind: chart.Kind.Kind, Namespace: chart.Namespace, Name: chart.Name}); idx[r.String()] != nil {
 			return r, true
 		}
 	}
@@ -152,13 +148,13 @@ func dependsOn(u *unstructured.Unstructured) []Ref {
 
 // edgesTo lists the edges into u: its source, then its dependencies.
 func (idx index) edgesTo(u *unstructured.Unstructured) []Edge {
-	to := refOf(u).ID()
+	to := refOf(u).String()
 	var edges []Edge
 	if src, ok := idx.source(u); ok {
-		edges = append(edges, Edge{From: src.ID(), To: to, Type: EdgeSource})
+		edges = append(edges, Edge{From: src.String(), To: to, Type: EdgeSource})
 	}
 	for _, d := range dependsOn(u) {
-		edges = append(edges, Edge{From: d.ID(), To: to, Type: EdgeDependsOn})
+		edges = append(edges, Edge{From: d.String(), To: to, Type: EdgeDependsOn})
 	}
 	return edges
 }
@@ -166,7 +162,7 @@ func (idx index) edgesTo(u *unstructured.Unstructured) []Edge {
 // waiting says what holds u back, "" when nothing does.
 func (idx index) waiting(u *unstructured.Unstructured) string {
 	var why []string
-	if src, ok := idx.source(u); ok && artifactRevision(idx[src.ID()]) == "" {
+	if src, ok := idx.source(u); ok && artifactRevision(idx[src.String()]) == "" {
 		why = append(why, fmt.Sprintf("%s waits for %s %s to have an artifact", u.GetName(), src.Kind, nameIn(src, u.GetNamespace())))
 	}
 	for _, d := range dependsOn(u) {
@@ -181,14 +177,14 @@ func (idx index) waiting(u *unstructured.Unstructured) string {
 // must exist, be ready and, for a Kustomization, have applied its source's
 // current revision, as kustomize-controller checks.
 func (idx index) waitsFor(u *unstructured.Unstructured, d Ref) string {
-	dep := idx[d.ID()]
+	dep := idx[d.String()]
 	name := nameIn(d, u.GetNamespace())
 	if dep == nil {
 		return fmt.Sprintf("%s waits for %s, which does not exist", u.GetName(), name)
 	}
 	need := ""
 	if src, ok := idx.source(dep); ok {
-		need = artifactRevision(idx[src.ID()])
+		need = artifactRevision(idx[src.String()])
 	}
 	upToDate := true
 	if d.Kind == kinds.Kustomization.Kind && need != "" {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"time"
 
-	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +18,7 @@ import (
 	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/cli/kinds"
 	"github.com/weir-gitops/weir/internal/fleetview"
+	"github.com/weir-gitops/weir/internal/objectview"
 )
 
 // Actions, as POST /api/actions names them.
@@ -113,7 +113,7 @@ func (s *Server) act(ctx context.Context, sess *session, req actionRequest, t fl
 	if !ok {
 		return fmt.Errorf("unknown kind %q", t.Kind)
 	}
-	if err := s.allowed(ctx, sess, k, t.Namespace); err != nil {
+	if err := s.allowed(ctx, sess, req.Action, t); err != nil {
 		return err
 	}
 	u := k.New()
@@ -146,52 +146,27 @@ func (s *Server) act(ctx context.Context, sess *session, req actionRequest, t fl
 	return nil
 }
 
-// allowed asks, as the user, whether they may patch objects of k in ns.
-func (s *Server) allowed(ctx context.Context, sess *session, k kinds.Kind, ns string) error {
-	p, err := s.permission(ctx, sess, k, ns, "patch")
+// allowed asks, with SelfSubjectAccessReviews as the user, whether the
+// action may be done on t (objectview's Permissions, as the object page
+// shows them).
+func (s *Server) allowed(ctx context.Context, sess *session, action string, t fleetview.Ref) error {
+	perms, err := objectview.Permissions(ctx, sess.client, t, sess.user.Name)
 	if err != nil {
 		return err
+	}
+	p := perms.Reconcile
+	switch action {
+	case ActionReconcileSource:
+		p = perms.ReconcileSource
+	case ActionSuspend:
+		p = perms.Suspend
+	case ActionResume:
+		p = perms.Resume
 	}
 	if !p.Allowed {
 		return &forbiddenError{reason: p.Reason}
 	}
 	return nil
-}
-
-// Perm says whether the user may do an action, and if not, why.
-type Perm struct {
-	Allowed bool   `json:"allowed"`
-	Reason  string `json:"reason,omitempty"`
-}
-
-// permission runs a SelfSubjectAccessReview as the user for verb on k's
-// resource in ns.
-func (s *Server) permission(ctx context.Context, sess *session, k kinds.Kind, ns, verb string) (Perm, error) {
-	mapping, err := s.mapper.RESTMapping(k.GVK().GroupKind(), k.GroupVersion.Version)
-	if err != nil {
-		return Perm{}, fmt.Errorf("finding the resource of %s: %w", k.Kind, err)
-	}
-	gr := mapping.Resource
-	review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
-		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: verb, Group: gr.Group, Resource: gr.Resource},
-	}}
-	if err := sess.client.Create(ctx, review); err != nil {
-		return Perm{}, fmt.Errorf("checking permission (SelfSubjectAccessReview): %w", err)
-	}
-	if review.Status.Allowed {
-		return Perm{Allowed: true}, nil
-	}
-	return Perm{Reason: fmt.Sprintf("%s cannot %s %s.%s in namespace %s", sess.user.Name, verb, gr.Resource, gr.Group, ns)}, nil
-}
-
-// Permissions are the object page's: may the user reconcile, suspend and
-// resume an object of k in ns (each a patch).
-func (s *Server) Permissions(ctx context.Context, sess *session, k kinds.Kind, ns string) (map[string]Perm, error) {
-	p, err := s.permission(ctx, sess, k, ns, "patch")
-	if err != nil {
-		return nil, err
-	}
-	return map[string]Perm{ActionReconcile: p, ActionSuspend: p, ActionResume: p}, nil
 }
 
 // requestReconcile sets reconcile.fluxcd.io/requestedAt on u, as `weir
@@ -209,9 +184,6 @@ func (s *Server) requestReconcile(ctx context.Context, sess *session, u *unstruc
 			return err
 		}
 		for _, src := range srcs {
-			if err := s.allowed(ctx, sess, src.Kind, src.Namespace); err != nil {
-				return err
-			}
 			su := src.Kind.New()
 			if err := sess.client.Get(ctx, client.ObjectKey{Namespace: src.Namespace, Name: src.Name}, su); err != nil {
 				return fmt.Errorf("reading source %s %s/%s: %w", src.Kind.Kind, src.Namespace, src.Name, err)
@@ -251,11 +223,11 @@ func setSuspend(ctx context.Context, c client.Client, u *unstructured.Unstructur
 			if ann == nil {
 				ann = map[string]string{}
 			}
-			ann[fleetview.SuspendReasonAnnotation] = reason
+			ann[meta.SuspendReasonAnnotation] = reason
 		}
 	} else {
 		unstructured.RemoveNestedField(u.Object, "spec", "suspend")
-		delete(ann, fleetview.SuspendReasonAnnotation)
+		delete(ann, meta.SuspendReasonAnnotation)
 	}
 	u.SetAnnotations(ann)
 	if err := c.Patch(ctx, u, patch, owner); err != nil {

@@ -64,6 +64,22 @@ func TestActionsLocal(t *testing.T) {
 	}
 	assertRecorded(t, env, ns, "Resumed", "Resumed by "+who.User+" in weir-ui")
 	u := assertFieldManager(t, env, ns, "apps", "weir-ui/"+who.User)
+	var events []struct{ Reason, Source string }
+	if code := b.getJSON("/api/objects/Kustomization/"+ns+"/apps/events", &events); code != http.StatusOK ||
+		len(events) != 3 || events[0].Source != "weir-ui" {
+		t.Errorf("events of apps: %d %+v, want the three actions", code, events)
+	}
+	var page struct {
+		Summary     struct{ State string }
+		Permissions map[string]struct{ Allowed bool }
+	}
+	if code := b.getJSON("/api/objects/Kustomization/"+ns+"/apps", &page); code != http.StatusOK ||
+		page.Summary.State != "failing" || !page.Permissions["reconcile"].Allowed {
+		t.Errorf("object page of apps: %d %+v", code, page)
+	}
+	if code := b.getJSON("/api/objects/Nothing/"+ns+"/apps", nil); code != http.StatusNotFound {
+		t.Errorf("object of an unknown kind: %d, want 404", code)
+	}
 	if _, found, _ := unstructured.NestedBool(u.Object, "spec", "suspend"); found || u.GetAnnotations()["suspend.toolkit.fluxcd.io/reason"] != "" {
 		t.Errorf("resume left spec.suspend or the reason: %v %v", u.Object["spec"], u.GetAnnotations())
 	}

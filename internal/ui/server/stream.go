@@ -19,6 +19,7 @@ import (
 
 	"github.com/weir-gitops/weir/internal/cli/kinds"
 	"github.com/weir-gitops/weir/internal/fleetview"
+	"github.com/weir-gitops/weir/internal/objectview"
 )
 
 // PingInterval is how often a stream gets a comment line, so that proxies
@@ -168,20 +169,9 @@ func (h *hubs) objectHandler(b *hub, k kinds.Kind) cache.ResourceEventHandler {
 	}
 }
 
-// Event is a Kubernetes Event as the object page lists it.
-type Event struct {
-	Type      string `json:"type"`
-	Reason    string `json:"reason"`
-	Message   string `json:"message"`
-	Count     int32  `json:"count"`
-	FirstTime string `json:"firstTime"`
-	LastTime  string `json:"lastTime"`
-	Source    string `json:"source"`
-}
-
 type k8sEventMessage struct {
-	Ref   fleetview.Ref `json:"ref"`
-	Event Event         `json:"event"`
+	Ref   fleetview.Ref    `json:"ref"`
+	Event objectview.Event `json:"event"`
 }
 
 // eventHandler sends the Events about toolkit objects, new or repeated.
@@ -213,7 +203,7 @@ func (h *hubs) eventHandler(b *hub) cache.ResourceEventHandler {
 
 // eventOf is ev in the object page's shape: times in RFC 3339, the source
 // its reporting controller or component.
-func eventOf(ev *corev1.Event) Event {
+func eventOf(ev *corev1.Event) objectview.Event {
 	first, last := ev.FirstTimestamp.Time, ev.LastTimestamp.Time
 	if first.IsZero() {
 		first = ev.EventTime.Time
@@ -229,7 +219,7 @@ func eventOf(ev *corev1.Event) Event {
 	if count == 0 {
 		count = 1
 	}
-	return Event{Type: ev.Type, Reason: ev.Reason, Message: ev.Message, Count: count,
+	return objectview.Event{Type: ev.Type, Reason: ev.Reason, Message: ev.Message, Count: count,
 		FirstTime: first.UTC().Format(time.RFC3339), LastTime: last.UTC().Format(time.RFC3339), Source: source}
 }
 
