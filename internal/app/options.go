@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -96,6 +97,15 @@ type Options struct {
 	// LogOutput receives the logs instead of stderr (weir dev writes them to
 	// a file); not a flag.
 	LogOutput io.Writer
+	// UIAddr is where --controllers=ui serves the web UI.
+	UIAddr string
+	// UISecureCookies marks the UI's session cookie Secure, behind a
+	// TLS-terminating Ingress.
+	UISecureCookies bool
+	// UIAssets are the UI's browser files (internal/ui/web); nil serves
+	// the server's placeholder page. Not a flag.
+	UIAssets fs.FS
+
 	// SkipNameValidation lets the controllers start again in a process where
 	// they ran before: controller-runtime refuses a controller name it has
 	// seen, process-wide. weir dev's tests run it twice; not a flag.
@@ -109,6 +119,7 @@ func DefaultOptions() Options {
 		MetricsAddr:               ":8080",
 		HealthAddr:                ":9440",
 		ReceiverAddr:              ":9292",
+		UIAddr:                    ":9080",
 		RateLimitInterval:         5 * time.Minute,
 		RequeueDependency:         30 * time.Second,
 		GracefulShutdownTimeout:   600 * time.Second,
@@ -145,11 +156,13 @@ func DefaultOptions() Options {
 // AddFlags registers every flag on fs.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.Controllers, "controllers", o.Controllers,
-		"controllers to run: * for all, names to pick ("+strings.Join(AllControllers(), ",")+"), -name to leave one out")
+		"controllers to run: * for all but ui, names to pick ("+strings.Join(AllControllers(), ",")+"), -name to leave one out")
 	fs.StringVar(&o.MetricsAddr, "metrics-addr", o.MetricsAddr, "address the metric endpoint binds to")
 	fs.StringVar(&o.HealthAddr, "health-addr", o.HealthAddr, "address the health endpoint binds to")
 	fs.StringVar(&o.EventsAddr, "events-addr", o.EventsAddr, "URL of the notification controller events are sent to (empty: Kubernetes Events only); "+
 		"with --controllers=notification alone, the address it takes events on (default :9090), as Flux's notification-controller")
+	fs.StringVar(&o.UIAddr, "ui-addr", o.UIAddr, "address the web UI binds to (--controllers=ui)")
+	fs.BoolVar(&o.UISecureCookies, "ui-secure-cookies", false, "mark the web UI's session cookie Secure, when a TLS-terminating proxy serves it")
 	fs.StringVar(&o.ReceiverAddr, "receiverAddr", o.ReceiverAddr, "address the Receiver webhook server binds to (notification controller); 0 turns it off")
 	fs.StringVar(&o.EventsListenAddr, "events-listen-addr", o.EventsListenAddr, "address the notification controller takes events on, beside other controllers (default :9090, :9091 beside the source controller); 0 turns it off")
 	fs.DurationVar(&o.RateLimitInterval, "rate-limit-interval", o.RateLimitInterval, "interval in which an identical event is forwarded once")
@@ -228,7 +241,11 @@ func selectControllers(values, all []string) ([]string, error) {
 		name := strings.TrimSpace(raw)
 		switch {
 		case name == "*":
-			picked = append(picked, all...)
+			for _, n := range all {
+				if !slices.Contains(optIn, n) {
+					picked = append(picked, n)
+				}
+			}
 		case strings.HasPrefix(name, "-"):
 			name = strings.TrimPrefix(name, "-")
 			if !slices.Contains(all, name) {

@@ -1,7 +1,6 @@
 package uicmd
 
 import (
-	"embed"
 	"fmt"
 	"io"
 	"io/fs"
@@ -18,16 +17,13 @@ import (
 	"github.com/weir-gitops/weir/internal/ui/server"
 )
 
-//go:embed placeholder
-var placeholder embed.FS
-
 type options struct {
 	port int
 	open bool
 }
 
 // NewCommand returns `weir ui`. assets are the browser files
-// (internal/ui/web's); nil serves a page saying the build has none.
+// (internal/ui/web's); nil serves the server's placeholder page.
 func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps, assets fs.FS) *cobra.Command {
 	o := &options{}
 	cmd := &cobra.Command{
@@ -40,13 +36,6 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps, assets f
 			"  # Serve it on port 9080 for the cluster of another context\n  weir ui --port 9080 --context staging",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if assets == nil {
-				sub, err := fs.Sub(placeholder, "placeholder")
-				if err != nil {
-					return err
-				}
-				assets = sub
-			}
 			return run(c, o, streams, deps, assets)
 		},
 	}

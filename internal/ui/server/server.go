@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -32,6 +33,9 @@ const (
 	Cluster Mode = "cluster"
 )
 
+//go:embed placeholder
+var placeholder embed.FS
+
 // Component is the name the UI records Events and writes objects under.
 const Component = "weir-ui"
 
@@ -42,7 +46,8 @@ type Options struct {
 	// (Cluster).
 	Config *rest.Config
 	// Assets are the browser files; index.html answers every path
-	// outside /api/ that names no file.
+	// outside /api/ that names no file. Nil serves a page saying the
+	// build carries none (the API works).
 	Assets fs.FS
 	// Logger receives the server's own story; tokens never reach it.
 	Logger logr.Logger
@@ -82,8 +87,15 @@ func New(opts Options) (*Server, error) {
 	if opts.Mode != Local && opts.Mode != Cluster {
 		return nil, fmt.Errorf("unknown mode %q", opts.Mode)
 	}
-	if opts.Config == nil || opts.Assets == nil {
-		return nil, errors.New("a config and assets are required")
+	if opts.Config == nil {
+		return nil, errors.New("a config is required")
+	}
+	if opts.Assets == nil {
+		sub, err := fs.Sub(placeholder, "placeholder")
+		if err != nil {
+			return nil, fmt.Errorf("reading the placeholder page: %w", err)
+		}
+		opts.Assets = sub
 	}
 	if opts.SessionTTL == 0 {
 		opts.SessionTTL = 12 * time.Hour
