@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -91,5 +93,46 @@ func TestSuspendedByLatestOwner(t *testing.T) {
 		SuspendedBy: "weir", SuspendReason: "maintenance window", LastTransition: "2026-12-01T07:00:00Z"}
 	if diff := cmp.Diff(want, web); diff != "" {
 		t.Errorf("web summary (-want +got):\n%s", diff)
+	}
+}
+
+// TestThousandKustomizations: the overview and graph of 1,000
+// Kustomizations in chains of ten over 20 GitRepositories stay fast.
+func TestThousandKustomizations(t *testing.T) {
+	var objs []unstructured.Unstructured
+	for i := range 20 {
+		objs = append(objs, unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "GitRepository",
+			"metadata": map[string]any{"name": fmt.Sprintf("repo-%d", i), "namespace": "fleet", "generation": int64(1)},
+			"status": map[string]any{"observedGeneration": int64(1), "artifact": map[string]any{"revision": "main@sha1:abc"}},
+		}})
+	}
+	for i := range 1000 {
+		spec := map[string]any{"sourceRef": map[string]any{"kind": "GitRepository", "name": fmt.Sprintf("repo-%d", i%20)}}
+		if i%10 != 0 {
+			spec["dependsOn"] = []any{map[string]any{"name": fmt.Sprintf("ks-%d", i-1)}}
+		}
+		objs = append(objs, unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+			"metadata": map[string]any{"name": fmt.Sprintf("ks-%d", i), "namespace": "fleet", "generation": int64(1)},
+			"spec":     spec,
+			"status": map[string]any{"observedGeneration": int64(1), "lastAppliedRevision": "main@sha1:abc", "conditions": []any{
+				map[string]any{"type": "Ready", "status": "True", "reason": "ReconciliationSucceeded", "message": "ok",
+					"lastTransitionTime": "2026-12-01T10:00:00Z"}}},
+		}})
+	}
+	start := time.Now()
+	o := NewOverview(Summaries(objs), Filter{})
+	g := NewGraph(objs, Filter{})
+	took := time.Since(start)
+	t.Logf("overview and graph of %d objects in %v", len(objs), took)
+	if len(o.Objects) != 1020 || len(g.Nodes) != 1020 || len(g.Edges) != 1000+900 {
+		t.Errorf("objects %d, nodes %d, edges %d", len(o.Objects), len(g.Nodes), len(g.Edges))
+	}
+	if top := g.Nodes[len(g.Nodes)-1]; top.Layer != 10 {
+		t.Errorf("deepest layer %d, want 10 (a source, then chains of ten)", top.Layer)
+	}
+	if took > 2*time.Second {
+		t.Errorf("took %v", took)
 	}
 }
