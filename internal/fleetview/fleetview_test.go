@@ -104,7 +104,7 @@ func TestThousandKustomizations(t *testing.T) {
 		objs = append(objs, unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "GitRepository",
 			"metadata": map[string]any{"name": fmt.Sprintf("repo-%d", i), "namespace": "fleet", "generation": int64(1)},
-			"status": map[string]any{"observedGeneration": int64(1), "artifact": map[string]any{"revision": "main@sha1:abc"}},
+			"status":   map[string]any{"observedGeneration": int64(1), "artifact": map[string]any{"revision": "main@sha1:abc"}},
 		}})
 	}
 	for i := range 1000 {

@@ -200,3 +200,27 @@ func assertFieldManager(t *testing.T, env *testenv.Env, ns, name, manager string
 	t.Errorf("%s has no field manager %s", name, manager)
 	return u
 }
+
+// TestLocalEventForbidden: in local mode the Event is written with the
+// user's credentials; a user who may patch but not create Events still
+// gets the action done, and the server logs the missing Event.
+func TestLocalEventForbidden(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	fleet(t, env, ns)
+	bind(t, env, ns, "bob", false,
+		rbacv1.PolicyRule{APIGroups: []string{"kustomize.toolkit.fluxcd.io"}, Resources: []string{"kustomizations"},
+			Verbs: []string{"get", "list", "watch", "patch"}})
+	cfg := rest.CopyConfig(env.Config)
+	bob := "system:serviceaccount:" + ns + ":bob"
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: bob, Groups: []string{"system:serviceaccounts", "system:authenticated"}}
+	r := start(t, "local", cfg)
+	b := localLogin(t, r)
+	var res struct{ Results []struct{ OK bool } }
+	if code := b.post("/api/actions", reconcileApps(ns), &res); code != http.StatusOK || !res.Results[0].OK {
+		t.Fatalf("reconcile as bob: %d %+v", code, res)
+	}
+	if !strings.Contains(r.logs.String(), "could not record the action as an Event") {
+		t.Errorf("no log line for the forbidden Event:\n%s", r.logs)
+	}
+}
