@@ -161,8 +161,6 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.HealthAddr, "health-addr", o.HealthAddr, "address the health endpoint binds to")
 	fs.StringVar(&o.EventsAddr, "events-addr", o.EventsAddr, "URL of the notification controller events are sent to (empty: Kubernetes Events only); "+
 		"with --controllers=notification alone, the address it takes events on (default :9090), as Flux's notification-controller")
-	fs.StringVar(&o.UIAddr, "ui-addr", o.UIAddr, "address the web UI binds to (--controllers=ui)")
-	fs.BoolVar(&o.UISecureCookies, "ui-secure-cookies", false, "mark the web UI's session cookie Secure, when a TLS-terminating proxy serves it")
 	fs.StringVar(&o.ReceiverAddr, "receiverAddr", o.ReceiverAddr, "address the Receiver webhook server binds to (notification controller); 0 turns it off")
 	fs.StringVar(&o.EventsListenAddr, "events-listen-addr", o.EventsListenAddr, "address the notification controller takes events on, beside other controllers (default :9090, :9091 beside the source controller); 0 turns it off")
 	fs.DurationVar(&o.RateLimitInterval, "rate-limit-interval", o.RateLimitInterval, "interval in which an identical event is forwarded once")
@@ -209,6 +207,13 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.HelmCachePurgeInterval, "helm-cache-purge-interval", o.HelmCachePurgeInterval, "the interval at which the cache is purged")
 	o.ImageReflector.addFlags(fs)
 	o.FluxOnly.addFlags(fs)
+	o.addUIFlags(fs)
+}
+
+// addUIFlags registers the flags of --controllers=ui.
+func (o *Options) addUIFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.UIAddr, "ui-addr", o.UIAddr, "address the web UI binds to (--controllers=ui)")
+	fs.BoolVar(&o.UISecureCookies, "ui-secure-cookies", false, "mark the web UI's session cookie Secure, when a TLS-terminating proxy serves it")
 }
 
 // Selected returns the controllers --controllers names, in a stable order,
