@@ -17,7 +17,14 @@ var registry = []controller{
 	{name: "notification", setup: setupNotification},
 	{name: "image-reflector", setup: setupImageReflector},
 	{name: "image-automation", setup: setupImageAutomation},
+	// The web UI is no controller, but a component of the same binary
+	// (one image, one set of flags): --controllers=ui serves it. "*"
+	// leaves it out, so a controller pod never serves it by surprise.
+	{name: "ui", setup: setupUI},
 }
+
+// optIn are the names "*" leaves out: each must be named.
+var optIn = []string{"ui"}
 
 // AllControllers returns the names --controllers accepts.
 func AllControllers() []string {

@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -96,6 +97,15 @@ type Options struct {
 	// LogOutput receives the logs instead of stderr (weir dev writes them to
 	// a file); not a flag.
 	LogOutput io.Writer
+	// UIAddr is where --controllers=ui serves the web UI.
+	UIAddr string
+	// UISecureCookies marks the UI's session cookie Secure, behind a
+	// TLS-terminating Ingress.
+	UISecureCookies bool
+	// UIAssets are the UI's browser files (internal/ui/web); nil serves
+	// the server's placeholder page. Not a flag.
+	UIAssets fs.FS
+
 	// SkipNameValidation lets the controllers start again in a process where
 	// they ran before: controller-runtime refuses a controller name it has
 	// seen, process-wide. weir dev's tests run it twice; not a flag.
@@ -109,6 +119,7 @@ func DefaultOptions() Options {
 		MetricsAddr:               ":8080",
 		HealthAddr:                ":9440",
 		ReceiverAddr:              ":9292",
+		UIAddr:                    ":9080",
 		RateLimitInterval:         5 * time.Minute,
 		RequeueDependency:         30 * time.Second,
 		GracefulShutdownTimeout:   600 * time.Second,
@@ -145,7 +156,7 @@ func DefaultOptions() Options {
 // AddFlags registers every flag on fs.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.Controllers, "controllers", o.Controllers,
-		"controllers to run: * for all, names to pick ("+strings.Join(AllControllers(), ",")+"), -name to leave one out")
+		"controllers to run: * for all but ui, names to pick ("+strings.Join(AllControllers(), ",")+"), -name to leave one out")
 	fs.StringVar(&o.MetricsAddr, "metrics-addr", o.MetricsAddr, "address the metric endpoint binds to")
 	fs.StringVar(&o.HealthAddr, "health-addr", o.HealthAddr, "address the health endpoint binds to")
 	fs.StringVar(&o.EventsAddr, "events-addr", o.EventsAddr, "URL of the notification controller events are sent to (empty: Kubernetes Events only); "+
@@ -196,6 +207,13 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.HelmCachePurgeInterval, "helm-cache-purge-interval", o.HelmCachePurgeInterval, "the interval at which the cache is purged")
 	o.ImageReflector.addFlags(fs)
 	o.FluxOnly.addFlags(fs)
+	o.addUIFlags(fs)
+}
+
+// addUIFlags registers the flags of --controllers=ui.
+func (o *Options) addUIFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.UIAddr, "ui-addr", o.UIAddr, "address the web UI binds to (--controllers=ui)")
+	fs.BoolVar(&o.UISecureCookies, "ui-secure-cookies", false, "mark the web UI's session cookie Secure, when a TLS-terminating proxy serves it")
 }
 
 // Selected returns the controllers --controllers names, in a stable order,
@@ -228,7 +246,11 @@ func selectControllers(values, all []string) ([]string, error) {
 		name := strings.TrimSpace(raw)
 		switch {
 		case name == "*":
-			picked = append(picked, all...)
+			for _, n := range all {
+				if !slices.Contains(optIn, n) {
+					picked = append(picked, n)
+				}
+			}
 		case strings.HasPrefix(name, "-"):
 			name = strings.TrimPrefix(name, "-")
 			if !slices.Contains(all, name) {

@@ -12,6 +12,7 @@ func TestSelectControllers(t *testing.T) {
 	tests := []struct {
 		flag    []string
 		want    []string
+		all     []string
 		wantErr bool
 	}{
 		{flag: []string{"*"}, want: known},
@@ -23,9 +24,17 @@ func TestSelectControllers(t *testing.T) {
 		{flag: []string{"helmchart"}, wantErr: true},
 		{flag: []string{"-source"}, wantErr: true},
 		{flag: []string{"*", "-nope"}, wantErr: true},
+		// The UI runs only when named.
+		{flag: []string{"*"}, want: known, all: append(slices.Clone(known), "ui")},
+		{flag: []string{"ui"}, want: []string{"ui"}, all: append(slices.Clone(known), "ui")},
+		{flag: []string{"*", "ui"}, want: append(slices.Clone(known), "ui"), all: append(slices.Clone(known), "ui")},
 	}
 	for _, tt := range tests {
-		got, err := selectControllers(tt.flag, known)
+		all := known
+		if tt.all != nil {
+			all = tt.all
+		}
+		got, err := selectControllers(tt.flag, all)
 		if (err != nil) != tt.wantErr {
 			t.Errorf("%v: err = %v", tt.flag, err)
 			continue

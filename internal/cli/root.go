@@ -36,6 +36,7 @@ import (
 	"github.com/weir-gitops/weir/internal/cli/suspendcmd"
 	"github.com/weir-gitops/weir/internal/cli/tracecmd"
 	"github.com/weir-gitops/weir/internal/cli/treecmd"
+	"github.com/weir-gitops/weir/internal/cli/uicmd"
 	"github.com/weir-gitops/weir/internal/cli/uninstallcmd"
 	"github.com/weir-gitops/weir/internal/cli/versioncmd"
 )
@@ -104,6 +105,8 @@ func NewRootCommand(streams genericiooptions.IOStreams, opts ...Option) *cobra.C
 		suspendcmd.NewCommand(streams, deps),
 		tracecmd.NewCommand(streams, deps),
 		treecmd.NewCommand(streams, deps),
+		// nil until internal/ui/web is merged: then web.FS().
+		uicmd.NewCommand(streams, deps, nil),
 		uninstallcmd.NewCommand(streams, deps),
 		versioncmd.NewCommand(streams, deps),
 	)

@@ -57,7 +57,7 @@ func Generate(opts Options) ([]*unstructured.Unstructured, error) {
 	if len(components) == 0 {
 		return nil, fmt.Errorf("no component weir can run was selected (weir runs %s)", strings.Join(componentOrder, ", "))
 	}
-	g := generator{opts: opts, components: components}
+	g := generator{opts: opts, components: components, ui: opts.wantsUI()}
 	objs := []runtime.Object{g.namespace()}
 	crds, err := g.crds()
 	if err != nil {
@@ -67,16 +67,28 @@ func Generate(opts Options) ([]*unstructured.Unstructured, error) {
 	for _, d := range g.deployments() {
 		objs = append(objs, g.serviceAccount(d))
 	}
+	if g.ui {
+		objs = append(objs, g.serviceAccount(uiDeployment))
+	}
 	objs = append(objs, g.resourceQuota())
 	objs = append(objs, g.rbac()...)
+	if g.ui {
+		objs = append(objs, g.uiRBAC()...)
+	}
 	if g.has(SourceController) {
 		objs = append(objs, g.sourceService())
 	}
 	if g.has(NotificationController) {
 		objs = append(objs, g.eventsService(), g.webhookService())
 	}
+	if g.ui {
+		objs = append(objs, g.uiService())
+	}
 	for _, d := range g.deployments() {
 		objs = append(objs, g.deployment(d))
+	}
+	if g.ui {
+		objs = append(objs, g.deployment(uiDeployment))
 	}
 	if opts.NetworkPolicy {
 		objs = append(objs, g.networkPolicies()...)
@@ -95,6 +107,8 @@ func Generate(opts Options) ([]*unstructured.Unstructured, error) {
 type generator struct {
 	opts       Options
 	components []string
+	// ui adds the web UI's Deployment (--components-extra=ui).
+	ui bool
 }
 
 func (g generator) has(component string) bool { return slices.Contains(g.components, component) }
@@ -378,6 +392,11 @@ func (g generator) container(d deploymentSpec, serves bool) corev1.Container {
 		{Name: "http-prom", ContainerPort: metricsPort, Protocol: corev1.ProtocolTCP},
 		{Name: "healthz", ContainerPort: healthPort, Protocol: corev1.ProtocolTCP},
 	}
+	if d.name == uiDeployment.name {
+		// Every replica serves: no leader election, hence no leases.
+		args = append(args[:3], fmt.Sprintf("--ui-addr=:%d", uiPort))
+		ports = append([]corev1.ContainerPort{{Name: "http-ui", ContainerPort: uiPort, Protocol: corev1.ProtocolTCP}}, ports...)
+	}
 	mounts := []corev1.VolumeMount{{Name: "tmp", MountPath: "/tmp"}}
 	if stores(d) {
 		// The source controller's artifacts and the image-reflector's tag
@@ -389,7 +408,7 @@ func (g generator) container(d deploymentSpec, serves bool) corev1.Container {
 		args = append(args, fmt.Sprintf("--storage-adv-addr=%s.$(RUNTIME_NAMESPACE).svc.%s.", SourceController, g.opts.ClusterDomain))
 		ports = append([]corev1.ContainerPort{{Name: "http", ContainerPort: httpPort, Protocol: corev1.ProtocolTCP}}, ports...)
 	}
-	if g.has(NotificationController) && !slices.Equal(d.components, []string{NotificationController}) {
+	if g.has(NotificationController) && !slices.Equal(d.components, []string{NotificationController}) && d.name != uiDeployment.name {
 		// First, where Flux's manifests have it, so that patches written
 		// against Flux's argument positions apply.
 		args = append([]string{fmt.Sprintf("--events-addr=http://%s.$(RUNTIME_NAMESPACE).svc.%s./", NotificationController, g.opts.ClusterDomain)}, args...)

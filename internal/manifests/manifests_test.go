@@ -52,7 +52,7 @@ func args(t *testing.T, d *unstructured.Unstructured) []string {
 
 func TestControllersExist(t *testing.T) {
 	for _, c := range []string{manifests.SourceController, manifests.KustomizeController, manifests.HelmController,
-		manifests.NotificationController, manifests.ImageReflectorController, manifests.ImageAutomationController} {
+		manifests.NotificationController, manifests.ImageReflectorController, manifests.ImageAutomationController, manifests.UI} {
 		if !slices.Contains(app.AllControllers(), manifests.Controller(c)) {
 			t.Errorf("%s runs --controllers=%s, which weir-controller does not know", c, manifests.Controller(c))
 		}
@@ -276,7 +276,7 @@ func TestAcceptedByAPIServer(t *testing.T) {
 			ns := env.Namespace(t)
 			o := manifests.DefaultOptions("v1.2.3")
 			o.Namespace, o.Layout = ns, layout
-			o.ComponentsExtra = []string{"image-reflector-controller", "image-automation-controller"}
+			o.ComponentsExtra = []string{"image-reflector-controller", "image-automation-controller", "ui"}
 			o.TolerationKeys, o.ImagePullSecret, o.WatchAllNamespaces, o.LogLevel = []string{"a", "b"}, "regcred", false, "debug"
 			objs, err := manifests.Generate(o)
 			if err != nil {
@@ -389,5 +389,50 @@ func TestImageComponents(t *testing.T) {
 	single := args(t, find(t, objs, "Deployment", manifests.SingleName))
 	if want := "--controllers=source,kustomize,helm,notification,image-reflector,image-automation"; !slices.Contains(single, want) {
 		t.Errorf("weir-controller args %v lack %s", single, want)
+	}
+}
+
+// TestUIComponent: --components-extra=ui adds the weir-ui Deployment,
+// Service and ServiceAccount in both layouts, with a ClusterRole that can
+// only review tokens, impersonate and write Events, bound to nothing else.
+func TestUIComponent(t *testing.T) {
+	for _, layout := range []manifests.Layout{manifests.LayoutSplit, manifests.LayoutSingle} {
+		t.Run(string(layout), func(t *testing.T) {
+			o := manifests.DefaultOptions("v1.2.3")
+			o.Layout, o.ComponentsExtra = layout, []string{manifests.UI}
+			objs, err := manifests.Generate(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := args(t, find(t, objs, "Deployment", manifests.UIName))
+			if !slices.Contains(a, "--controllers=ui") || !slices.Contains(a, "--ui-addr=:9080") ||
+				slices.Contains(a, "--enable-leader-election") || slices.ContainsFunc(a, func(s string) bool { return strings.HasPrefix(s, "--events-addr") }) {
+				t.Errorf("weir-ui args %v", a)
+			}
+			find(t, objs, "ServiceAccount", manifests.UIName)
+			svc := find(t, objs, "Service", manifests.UIName)
+			if sel, _, _ := unstructured.NestedStringMap(svc.Object, "spec", "selector"); sel["app"] != manifests.UIName {
+				t.Errorf("weir-ui Service selects %v", sel)
+			}
+			role := find(t, objs, "ClusterRole", manifests.UIName+"-flux-system")
+			rules, _, _ := unstructured.NestedSlice(role.Object, "rules")
+			var verbs []string
+			for _, r := range rules {
+				v, _, _ := unstructured.NestedStringSlice(r.(map[string]any), "verbs")
+				verbs = append(verbs, v...)
+			}
+			slices.Sort(verbs)
+			if diff := cmp.Diff([]string{"create", "create", "impersonate", "impersonate", "patch"}, verbs); diff != "" {
+				t.Errorf("weir-ui ClusterRole verbs (-want +got):\n%s", diff)
+			}
+			for _, b := range []string{"crd-controller-flux-system", "cluster-reconciler-flux-system"} {
+				subjects, _, _ := unstructured.NestedSlice(find(t, objs, "ClusterRoleBinding", b).Object, "subjects")
+				for _, s := range subjects {
+					if s.(map[string]any)["name"] == manifests.UIName {
+						t.Errorf("%s binds weir-ui", b)
+					}
+				}
+			}
+		})
 	}
 }

@@ -32,13 +32,17 @@ const (
 	ImageReflectorController = "image-reflector-controller"
 	// ImageAutomationController commits ImagePolicies' images to Git.
 	ImageAutomationController = "image-automation-controller"
+	// UI is weir's web UI in cluster mode (--components-extra=ui): a
+	// Deployment of its own in either layout, whose ServiceAccount may
+	// only review tokens, impersonate and write Events.
+	UI = "ui"
 )
 
 // knownComponents are the components Flux's --components and
 // --components-extra accept.
 var knownComponents = []string{
 	SourceController, KustomizeController, HelmController, NotificationController,
-	ImageReflectorController, ImageAutomationController, "source-watcher",
+	ImageReflectorController, ImageAutomationController, "source-watcher", UI,
 }
 
 // controllerOf maps the components weir has controllers for to the
@@ -52,6 +56,7 @@ var controllerOf = map[string]string{
 	// --components-extra, as `flux install` takes them.
 	ImageReflectorController:  "image-reflector",
 	ImageAutomationController: "image-automation",
+	UI:                        "ui",
 }
 
 // componentOrder is the order weir generates components in.

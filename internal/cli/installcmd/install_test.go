@@ -57,6 +57,7 @@ func TestExport(t *testing.T) {
 			"--components-extra=image-reflector-controller", "--network-policy=false", "--watch-all-namespaces=false",
 			"--log-level=debug", "--registry=registry.example/weir/", "--image-pull-secret=regcred",
 			"--toleration-keys=infra,gpu", "--cluster-domain=cluster.example", "-n", "gitops"}},
+		{"export-ui.golden", []string{"--components=kustomize-controller", "--components-extra=ui", "--network-policy=false"}},
 	}
 	for _, tc := range cases {
 		res := clitest.Run(t, append([]string{"install", "--export"}, tc.args...)...)
