@@ -30,7 +30,7 @@ function setAttrs(el, attrs) {
 }
 
 function append(el, children) {
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === undefined || c === null || c === false) continue;
     el.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -42,7 +42,7 @@ export const stateInfo = {
   failing: {icon: '✖', label: 'Failing'},
   stalled: {icon: '⚠', label: 'Stalled'},
   reconciling: {icon: '↻', label: 'Reconciling'},
-  suspended: {icon: '⏸', label: 'Suspended'},
+  suspended: {icon: '‖', label: 'Suspended'},
   unknown: {icon: '?', label: 'Unknown'},
 };
 
@@ -96,3 +96,9 @@ export function debounce(fn, wait) {
 
 export const kinds = ['Kustomization', 'HelmRelease', 'GitRepository', 'OCIRepository', 'Bucket', 'HelmRepository',
   'HelmChart', 'ImageRepository', 'ImagePolicy', 'ImageUpdateAutomation', 'Receiver', 'Alert', 'Provider'];
+
+// shortRevision keeps the branch and 12 hex digits of a digest.
+export function shortRevision(rev) {
+  if (!rev) return 'no revision';
+  return rev.replace(/(sha1|sha256):([0-9a-f]{12})[0-9a-f]*/g, '$1:$2');
+}

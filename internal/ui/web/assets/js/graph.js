@@ -2,11 +2,11 @@
 // and labelled with it, the revision under the name, where a chain waits
 // written out, source edges solid and dependsOn edges dashed.
 import {get, query} from './api.js';
-import {h, s, stateInfo, objectPath, debounce} from './dom.js';
+import {h, s, stateInfo, objectPath, debounce, shortRevision} from './dom.js';
 import {filterBar, readFilters} from './filters.js';
 import {on} from './live.js';
 
-const W = 240, H = 76, GX = 80, GY = 28, PAD = 20;
+const W = 250, H = 92, GX = 70, GY = 24, PAD = 20;
 
 export async function graph(main, _params, params) {
   let filters = readFilters(params);
@@ -57,11 +57,6 @@ function legend() {
       h('span', {class: `badge state-${k}`}, h('span', {'aria-hidden': 'true', class: 'icon'}, v.icon), ' ', v.label)));
 }
 
-// shortRevision keeps the branch and 12 hex digits of a digest.
-export function shortRevision(rev) {
-  if (!rev) return 'no revision';
-  return rev.replace(/(sha1|sha256):([0-9a-f]{12})[0-9a-f]*/g, '$1:$2');
-}
 
 function clip(text, n) {
   return text.length > n ? text.slice(0, n - 1) + '…' : text;
@@ -116,11 +111,11 @@ function node(n) {
     'data-id': n.id, 'data-state': n.state, 'aria-label': label, transform: `translate(${x},${y})`},
   s('title', {}, label),
   s('rect', {class: 'node-box', width: W, height: H, rx: 6}),
-  s('text', {class: 'node-kind', x: 10, y: 16}, clip(`${n.kind} · ${n.namespace}`, 34)),
-  s('text', {class: 'node-state', x: W - 10, y: 16, 'text-anchor': 'end'}, `${info.icon} ${info.label}`),
+  s('text', {class: 'node-state', x: 10, y: 17}, `${info.icon} ${info.label}`),
   s('text', {class: 'node-name', x: 10, y: 36}, clip(n.name, 28)),
-  s('text', {class: 'node-revision', x: 10, y: 53}, clip(shortRevision(n.revision), 36)),
-  n.waiting ? s('text', {class: 'node-waiting', x: 10, y: 69, 'data-testid': 'graph-waiting-text'}, clip(`⏳ ${n.waiting}`, 40)) : null);
+  s('text', {class: 'node-kind', x: 10, y: 53}, clip(`${n.kind} · ${n.namespace}`, 36)),
+  s('text', {class: 'node-revision', x: 10, y: 69}, clip(shortRevision(n.revision), 36)),
+  n.waiting ? s('text', {class: 'node-waiting', x: 10, y: 85, 'data-testid': 'graph-waiting-text'}, clip(`waiting: ${n.waiting}`, 42)) : null);
   return a;
 }
 

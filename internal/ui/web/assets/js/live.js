@@ -32,6 +32,15 @@ export function connect() {
   });
   source.addEventListener('object', (ev) => dispatch('object', ev));
   source.addEventListener('k8sevent', (ev) => dispatch('k8sevent', ev));
+  // A page left (or kept in the back-forward cache) must not hold its
+  // connection: over HTTP/1.1 a browser has six per host.
+  window.addEventListener('pagehide', () => {
+    source.close();
+    source = null;
+  }, {once: true});
+  window.addEventListener('pageshow', (ev) => {
+    if (ev.persisted) connect();
+  }, {once: true});
 }
 
 // on subscribes fn to one event type and returns the unsubscribe function.

@@ -1,7 +1,7 @@
 // The overview: what needs attention, counts per kind and state, what is
 // suspended, and every object in a filterable table with bulk actions.
 import {get, query} from './api.js';
-import {h, badge, clear, debounce, objectLink, refId, states, stateInfo, time} from './dom.js';
+import {h, badge, clear, debounce, objectLink, refId, shortRevision, states, stateInfo, time} from './dom.js';
 import {filterBar, readFilters} from './filters.js';
 import {on} from './live.js';
 import {actionLabels, run} from './actions.js';
@@ -149,7 +149,7 @@ function fillRow(tr, o) {
     o.kind,
     o.namespace,
     objectLink(o, o.name),
-    h('code', {class: 'revision'}, o.revision || ''),
+    h('code', {class: 'revision', title: o.revision || ''}, o.revision ? shortRevision(o.revision) : ''),
     reasonCell(o),
   ];
   while (tr.children.length > 1) tr.lastChild.remove();
