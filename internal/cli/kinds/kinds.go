@@ -403,3 +403,50 @@ func Suspended(u *unstructured.Unstructured) bool {
 	s, _, _ := unstructured.NestedBool(u.Object, "spec", "suspend")
 	return s
 }
+
+// SourceObject is one object a Kustomization or HelmRelease reads from.
+type SourceObject struct {
+	Kind            Kind
+	Namespace, Name string
+}
+
+// SourcesOf lists the objects u takes its content from, in the order
+// `reconcile --with-source` reconciles them: a Kustomization's source; for a
+// HelmRelease, the object its chartRef names, or the source of its chart
+// template and then the HelmChart the controller makes from it
+// (<namespace>-<name>, in the source's namespace), as the flux CLI does.
+func SourcesOf(u *unstructured.Unstructured) ([]SourceObject, error) {
+	if u.GetKind() != HelmRelease.Kind {
+		sk, sns, sname, err := SourceRef(u)
+		if err != nil {
+			return nil, err
+		}
+		return []SourceObject{{sk, sns, sname}}, nil
+	}
+	ref := func(path ...string) (SourceObject, bool, error) {
+		m, ok, _ := unstructured.NestedStringMap(u.Object, path...)
+		if !ok || m["name"] == "" {
+			return SourceObject{}, false, nil
+		}
+		sk, known := ByKind(m["kind"])
+		if !known || !sk.Source {
+			return SourceObject{}, false, fmt.Errorf("HelmRelease %s/%s: source kind %q is not supported", u.GetNamespace(), u.GetName(), m["kind"])
+		}
+		ns := m["namespace"]
+		if ns == "" {
+			ns = u.GetNamespace()
+		}
+		return SourceObject{sk, ns, m["name"]}, true, nil
+	}
+	if s, ok, err := ref("spec", "chartRef"); ok || err != nil {
+		return []SourceObject{s}, err
+	}
+	s, ok, err := ref("spec", "chart", "spec", "sourceRef")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("HelmRelease %s/%s has neither spec.chartRef nor spec.chart", u.GetNamespace(), u.GetName())
+	}
+	return []SourceObject{s, {HelmChart, s.Namespace, u.GetNamespace() + "-" + u.GetName()}}, nil
+}

@@ -87,12 +87,12 @@ func (r *reconciler) run(ctx context.Context, k kinds.Kind, ns, name string, wit
 		return err
 	}
 	if withSource && !kinds.Suspended(u) {
-		sources, err := sourcesOf(k, u)
+		sources, err := kinds.SourcesOf(u)
 		if err != nil {
 			return err
 		}
 		for _, s := range sources {
-			if err := r.reconcile(ctx, s.kind, s.ns, s.name, false); err != nil {
+			if err := r.reconcile(ctx, s.Kind, s.Namespace, s.Name, false); err != nil {
 				return err
 			}
 		}
@@ -109,52 +109,6 @@ func (r *reconciler) get(ctx context.Context, k kinds.Kind, ns, name string) (*u
 		return nil, fmt.Errorf("reading %s %s in %s namespace: %w", k.Kind, name, ns, err)
 	}
 	return u, nil
-}
-
-type source struct {
-	kind     kinds.Kind
-	ns, name string
-}
-
-// sourcesOf lists what --with-source reconciles before u, in order: a
-// Kustomization's source; for a HelmRelease, the object its chartRef names,
-// or the source of its chart template and then the HelmChart the
-// controller makes from it (<namespace>-<name>, in the source's namespace),
-// as the flux CLI does.
-func sourcesOf(k kinds.Kind, u *unstructured.Unstructured) ([]source, error) {
-	if k.Kind != kinds.HelmRelease.Kind {
-		sk, sns, sname, err := kinds.SourceRef(u)
-		if err != nil {
-			return nil, err
-		}
-		return []source{{sk, sns, sname}}, nil
-	}
-	ref := func(path ...string) (source, bool, error) {
-		m, ok, _ := unstructured.NestedStringMap(u.Object, path...)
-		if !ok || m["name"] == "" {
-			return source{}, false, nil
-		}
-		sk, known := kinds.ByKind(m["kind"])
-		if !known || !sk.Source {
-			return source{}, false, fmt.Errorf("HelmRelease %s/%s: source kind %q is not supported", u.GetNamespace(), u.GetName(), m["kind"])
-		}
-		ns := m["namespace"]
-		if ns == "" {
-			ns = u.GetNamespace()
-		}
-		return source{sk, ns, m["name"]}, true, nil
-	}
-	if s, ok, err := ref("spec", "chartRef"); ok || err != nil {
-		return []source{s}, err
-	}
-	s, ok, err := ref("spec", "chart", "spec", "sourceRef")
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, fmt.Errorf("HelmRelease %s/%s has neither spec.chartRef nor spec.chart", u.GetNamespace(), u.GetName())
-	}
-	return []source{s, {kinds.HelmChart, s.ns, u.GetNamespace() + "-" + u.GetName()}}, nil
 }
 
 // reconcile requests and awaits one reconciliation of the object; helm

@@ -1,0 +1,282 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/weir-gitops/weir/internal/cli/kinds"
+	"github.com/weir-gitops/weir/internal/fleetview"
+)
+
+// PingInterval is how often a stream gets a comment line, so that proxies
+// keep it open.
+var PingInterval = 15 * time.Second
+
+// subscriberBuffer is how many messages a slow stream may fall behind
+// before it is closed (the browser's EventSource reconnects and reloads).
+const subscriberBuffer = 512
+
+// hubs holds one hub per identity and namespace with streams open.
+type hubs struct {
+	s  *Server
+	mu sync.Mutex
+	m  map[string]*hub
+}
+
+// hub runs the watches of one identity in one namespace ("" for all) for
+// as long as one of its streams is open.
+type hub struct {
+	cancel context.CancelFunc
+	subs   map[chan []byte]struct{}
+}
+
+func newHubs(s *Server) *hubs { return &hubs{s: s, m: map[string]*hub{}} }
+
+// subscribe joins the hub of sess and ns, starting its watches for the
+// first stream; leave ends them with the last.
+func (h *hubs) subscribe(sess *session, ns string) (<-chan []byte, func(), error) {
+	key := sess.hubKey() + "\x00" + ns
+	ch := make(chan []byte, subscriberBuffer)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	b := h.m[key]
+	if b == nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		b = &hub{cancel: cancel, subs: map[chan []byte]struct{}{}}
+		if err := h.start(ctx, b, sess, ns); err != nil {
+			cancel()
+			return nil, nil, err
+		}
+		h.m[key] = b
+	}
+	b.subs[ch] = struct{}{}
+	leave := func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if _, ok := b.subs[ch]; ok {
+			delete(b.subs, ch)
+			close(ch)
+		}
+		if len(b.subs) == 0 && h.m[key] == b {
+			delete(h.m, key)
+			b.cancel()
+		}
+	}
+	return ch, leave, nil
+}
+
+// broadcast sends msg to every stream of b; a stream whose buffer is full
+// is closed.
+func (h *hubs) broadcast(b *hub, msg []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for ch := range b.subs {
+		select {
+		case ch <- msg:
+		default:
+			delete(b.subs, ch)
+			close(ch)
+		}
+	}
+}
+
+// start runs one dynamic informer per toolkit kind the cluster serves, and
+// one on Events, with the user's config, until ctx ends.
+func (h *hubs) start(ctx context.Context, b *hub, sess *session, ns string) error {
+	dc, err := dynamic.NewForConfig(sess.cfg)
+	if err != nil {
+		return fmt.Errorf("building watch client: %w", err)
+	}
+	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dc, 0, ns, nil)
+	for _, k := range kinds.All {
+		mapping, err := h.s.mapper.RESTMapping(k.GVK().GroupKind(), k.GroupVersion.Version)
+		if apimeta.IsNoMatchError(err) {
+			continue
+		} else if err != nil {
+			return fmt.Errorf("finding the resource of %s: %w", k.Kind, err)
+		}
+		inf := factory.ForResource(mapping.Resource).Informer()
+		h.watchErrors(inf, k.Kind)
+		if _, err := inf.AddEventHandler(h.objectHandler(b, k)); err != nil {
+			return fmt.Errorf("watching %s: %w", k.Kind, err)
+		}
+	}
+	inf := factory.ForResource(corev1.SchemeGroupVersion.WithResource("events")).Informer()
+	h.watchErrors(inf, "Event")
+	if _, err := inf.AddEventHandler(h.eventHandler(b)); err != nil {
+		return fmt.Errorf("watching events: %w", err)
+	}
+	factory.Start(ctx.Done())
+	go func() {
+		<-ctx.Done()
+		factory.Shutdown()
+	}()
+	return nil
+}
+
+// watchErrors logs a failing watch (a kind the user may not list) once per
+// kind, quietly, instead of through klog.
+func (h *hubs) watchErrors(inf cache.SharedIndexInformer, kind string) {
+	var once sync.Once
+	_ = inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) {
+		once.Do(func() { h.s.log.V(1).Info("cannot watch", "kind", kind, "error", err.Error()) })
+	})
+}
+
+// objectMessage is an `event: object` payload.
+type objectMessage struct {
+	fleetview.Summary
+	Deleted bool `json:"deleted,omitempty"`
+}
+
+// objectHandler sends a Summary on every change after the initial list
+// (the page has loaded that already).
+func (h *hubs) objectHandler(b *hub, k kinds.Kind) cache.ResourceEventHandler {
+	send := func(obj any, deleted bool) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok {
+			return
+		}
+		u.SetKind(k.Kind)
+		u.SetAPIVersion(k.GroupVersion.String())
+		h.send(b, "object", objectMessage{Summary: fleetview.Summarize(u), Deleted: deleted})
+	}
+	return cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, initial bool) {
+			if !initial {
+				send(obj, false)
+			}
+		},
+		UpdateFunc: func(_, obj any) { send(obj, false) },
+		DeleteFunc: func(obj any) { send(obj, true) },
+	}
+}
+
+// Event is a Kubernetes Event as the object page lists it.
+type Event struct {
+	Type      string `json:"type"`
+	Reason    string `json:"reason"`
+	Message   string `json:"message"`
+	Count     int32  `json:"count"`
+	FirstTime string `json:"firstTime"`
+	LastTime  string `json:"lastTime"`
+	Source    string `json:"source"`
+}
+
+type k8sEventMessage struct {
+	Ref   fleetview.Ref `json:"ref"`
+	Event Event         `json:"event"`
+}
+
+// eventHandler sends the Events about toolkit objects, new or repeated.
+func (h *hubs) eventHandler(b *hub) cache.ResourceEventHandler {
+	send := func(obj any) {
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok {
+			return
+		}
+		var ev corev1.Event
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &ev); err != nil {
+			return
+		}
+		if !strings.Contains(ev.InvolvedObject.APIVersion, ".toolkit.fluxcd.io/") {
+			return
+		}
+		ref := fleetview.Ref{Kind: ev.InvolvedObject.Kind, Namespace: ev.InvolvedObject.Namespace, Name: ev.InvolvedObject.Name}
+		h.send(b, "k8sevent", k8sEventMessage{Ref: ref, Event: eventOf(&ev)})
+	}
+	return cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, initial bool) {
+			if !initial {
+				send(obj)
+			}
+		},
+		UpdateFunc: func(_, obj any) { send(obj) },
+	}
+}
+
+// eventOf is ev in the object page's shape: times in RFC 3339, the source
+// its reporting controller or component.
+func eventOf(ev *corev1.Event) Event {
+	first, last := ev.FirstTimestamp.Time, ev.LastTimestamp.Time
+	if first.IsZero() {
+		first = ev.EventTime.Time
+	}
+	if last.IsZero() {
+		last = first
+	}
+	source := ev.ReportingController
+	if source == "" {
+		source = ev.Source.Component
+	}
+	count := ev.Count
+	if count == 0 {
+		count = 1
+	}
+	return Event{Type: ev.Type, Reason: ev.Reason, Message: ev.Message, Count: count,
+		FirstTime: first.UTC().Format(time.RFC3339), LastTime: last.UTC().Format(time.RFC3339), Source: source}
+}
+
+func (h *hubs) send(b *hub, event string, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	h.broadcast(b, []byte("event: "+event+"\ndata: "+string(data)+"\n\n"))
+}
+
+// stream serves /api/stream: server-sent events until the client leaves.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, sess *session) {
+	ch, leave, err := s.hubs.subscribe(sess, r.URL.Query().Get("namespace"))
+	if err != nil {
+		writeAPIError(w, err)
+		return
+	}
+	defer leave()
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write([]byte("retry: 2000\n: connected\n\n"))
+	_ = rc.Flush()
+	ping := time.NewTicker(PingInterval)
+	defer ping.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case msg, ok := <-ch:
+			if !ok {
+				return
+			}
+			if _, err := w.Write(msg); err != nil {
+				return
+			}
+		case <-ping.C:
+			if _, err := w.Write([]byte(": ping\n\n")); err != nil {
+				return
+			}
+		}
+		if err := rc.Flush(); err != nil {
+			return
+		}
+	}
+}
