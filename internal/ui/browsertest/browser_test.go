@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"k8s.io/client-go/rest"
 )
 
 // chromiumPath finds Debian's chromium (or a Chrome) on PATH.
@@ -51,6 +52,21 @@ type browser struct {
 
 func newBrowser(t *testing.T, base string) *browser {
 	t.Helper()
+	b := launch(t)
+	b.base = strings.TrimSuffix(base, "/")
+	return b
+}
+
+// newUI serves the UI for cfg's user and opens a logged-in browser on it.
+func newUI(t *testing.T, cfg *rest.Config) *browser {
+	t.Helper()
+	b := launch(t)
+	b.login(startUI(t, cfg))
+	return b
+}
+
+func launch(t *testing.T) *browser {
+	t.Helper()
 	exe := requireBrowser(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe),
@@ -68,7 +84,7 @@ func newBrowser(t *testing.T, base string) *browser {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
 		t.Fatalf("starting %s: %v", exe, err)
 	}
-	return &browser{t: t, ctx: ctx, base: strings.TrimSuffix(base, "/")}
+	return &browser{t: t, ctx: ctx}
 }
 
 // do runs actions with a deadline, failing the test on error.

@@ -52,3 +52,14 @@ export async function act(action, targets, reason) {
   });
   return decode(resp);
 }
+
+// login opens a session for a bearer token (cluster mode).
+export async function login(token) {
+  const resp = await fetch('/api/login', {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: {'Content-Type': 'application/json', Accept: 'application/json'},
+    body: JSON.stringify({token}),
+  });
+  return decode(resp);
+}

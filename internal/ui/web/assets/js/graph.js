@@ -84,8 +84,16 @@ function draw(g, nodes) {
     const a = place(from), b = place(to);
     const x1 = a.x + W, y1 = a.y + H / 2, x2 = b.x, y2 = b.y + H / 2;
     const mid = (x1 + x2) / 2;
+    let d = `M${x1},${y1} C${mid},${y1} ${mid},${y2} ${x2},${y2}`;
+    if (to.layer - from.layer > 1) {
+      // Across layers between them: along the gap above the target's
+      // row, not behind the nodes in the way.
+      const gy = b.y - GY / 2, bend = GX / 2;
+      d = `M${x1},${y1} C${x1 + bend},${y1} ${x1 + bend},${gy} ${x1 + GX},${gy} L${x2 - GX},${gy} ` +
+        `C${x2 - bend},${gy} ${x2 - bend},${y2} ${x2},${y2}`;
+    }
     edges.append(s('path', {class: `edge ${e.type}`, 'data-testid': 'graph-edge', 'data-type': e.type,
-      d: `M${x1},${y1} C${mid},${y1} ${mid},${y2} ${x2},${y2}`, 'marker-end': `url(#arrow-${e.type})`}));
+      d, 'marker-end': `url(#arrow-${e.type})`}));
   }
   svg.append(edges);
   const group = s('g', {class: 'nodes'});

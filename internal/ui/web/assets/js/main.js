@@ -1,6 +1,8 @@
 // Entry point: who is logged in, the live stream, the routes and the
 // keyboard shortcut.
 import {whoami} from './api.js';
+import {h} from './dom.js';
+import {loginView} from './login.js';
 import {connect} from './live.js';
 import {route, start, navigate} from './router.js';
 import {overview} from './overview.js';
@@ -33,7 +35,13 @@ async function boot() {
     const w = await whoami();
     who.textContent = `${w.user} (${w.mode})`;
   } catch (err) {
-    who.textContent = `not signed in: ${err.message}`;
+    who.textContent = 'not logged in';
+    if (err.status === 401) {
+      loginView(document.getElementById('main'), err.message, boot);
+      return;
+    }
+    document.getElementById('main').replaceChildren(h('p', {class: 'error', role: 'alert'}, err.message));
+    return;
   }
   connect();
   await start();

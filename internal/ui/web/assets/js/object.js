@@ -126,7 +126,7 @@ function actionButtons(ref, status) {
     const o = data.summary;
     const check = {
       'reconcile': [perms.reconcile, o.suspended ? `${refId(ref)} is suspended: resume it first` : ''],
-      'reconcile-source': [perms.reconcile, !data.source ? `${ref.kind} has no source` : o.suspended ? `${refId(ref)} is suspended: resume it first` : ''],
+      'reconcile-source': [perms.reconcile, !hasSource(data, ref) ? `${ref.kind} has no source to reconcile` : o.suspended ? `${refId(ref)} is suspended: resume it first` : ''],
       'suspend': [perms.suspend, o.suspended ? 'already suspended' : ''],
       'resume': [perms.resume, o.suspended ? '' : 'not suspended'],
     };
@@ -140,6 +140,13 @@ function actionButtons(ref, status) {
     }
   };
   return {el, update};
+}
+
+// hasSource: the page's source reference when the server sends one, else
+// the kinds that have a source (those `flux reconcile --with-source` takes).
+function hasSource(data, ref) {
+  if (data.source !== undefined) return data.source !== null;
+  return ref.kind === 'Kustomization' || ref.kind === 'HelmRelease';
 }
 
 function renderConditions(section, conditions) {
