@@ -19,6 +19,9 @@
 //   - #nav-overview, #nav-graph: the views.
 //   - #reason-dialog with #reason-input, #reason-confirm, #reason-cancel:
 //     the reason asked before a suspend.
+//   - Without a session (/api/whoami answers 401): #main[data-loaded="login"]
+//     with #login-message (the server's words), #login-form, #login-token,
+//     #login-submit and #login-status (cluster mode's bearer-token login).
 //
 // Filter bar (overview and graph): #filters with #search (data-testid
 // "search", focused by "/"), #filter-namespace, #filter-kind, #filter-state.
