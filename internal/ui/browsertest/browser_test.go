@@ -50,13 +50,6 @@ type browser struct {
 	base string // the UI's URL, no trailing slash
 }
 
-func newBrowser(t *testing.T, base string) *browser {
-	t.Helper()
-	b := launch(t)
-	b.base = strings.TrimSuffix(base, "/")
-	return b
-}
-
 // newUI serves the UI for cfg's user and opens a logged-in browser on it.
 func newUI(t *testing.T, cfg *rest.Config) *browser {
 	t.Helper()
@@ -181,14 +174,14 @@ func artifacts(t *testing.T) string {
 }
 
 // screenshot saves a PNG of the whole page as <test>-<name>.png.
-func (b *browser) screenshot(name string) string {
+func (b *browser) screenshot(name string) {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
 	defer cancel()
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		b.t.Errorf("screenshot %s: %v", name, err)
-		return ""
+		return
 	}
 	dir := artifacts(b.t)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -199,7 +192,6 @@ func (b *browser) screenshot(name string) string {
 		b.t.Fatalf("writing %s: %v", file, err)
 	}
 	b.t.Logf("screenshot: %s", file)
-	return file
 }
 
 type contrastFailure struct {

@@ -46,7 +46,7 @@ func TestUserWithoutPatchSeesWhyTheButtonIsDisabled(t *testing.T) {
 	if who := b.str(`document.getElementById('whoami').textContent`); !strings.Contains(who, user) {
 		t.Errorf("whoami says %q, want %s", who, user)
 	}
-	b.open(objectURL("Kustomization", f.ns, "apps"))
+	b.open(ksURL(f.ns, "apps"))
 	b.screenshot("denied")
 	for _, action := range []string{"reconcile", "reconcile-source", "suspend"} {
 		var got struct {

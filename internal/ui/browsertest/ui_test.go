@@ -17,8 +17,9 @@ import (
 // controllers' own work measured separately.
 const liveWithin = time.Second
 
-func objectURL(kind, ns, name string) string {
-	return fmt.Sprintf("/objects/%s/%s/%s", kind, ns, name)
+// ksURL is the page of a Kustomization.
+func ksURL(ns, name string) string {
+	return fmt.Sprintf("/objects/Kustomization/%s/%s", ns, name)
 }
 
 func TestOverviewShowsTheFailingKustomizationFirst(t *testing.T) {
@@ -113,14 +114,14 @@ func TestObjectPageShowsEventsAndDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := newUI(t, f.env.Config)
-	b.open(objectURL("Kustomization", f.ns, "broken"))
+	b.open(ksURL(f.ns, "broken"))
 	b.waitJS("the BuildFailed event", `[...document.querySelectorAll('[data-testid=event-row]')].some(r => r.dataset.reason === 'BuildFailed' && r.dataset.type === 'Warning')`, 10*time.Second)
 	b.screenshot("broken")
 	cond := b.str(`document.querySelector('[data-testid=conditions] tr[data-type=Ready]')?.innerText || ''`)
 	if !strings.Contains(cond, "False") || !strings.Contains(cond, "BuildFailed") {
 		t.Errorf("Ready condition row = %q", cond)
 	}
-	b.open(objectURL("Kustomization", f.ns, "apps"))
+	b.open(ksURL(f.ns, "apps"))
 	b.waitJS("the diff", `document.querySelector('[data-testid=diff-item][data-what=changed]') || document.querySelector('[data-testid=diff-error]')`, 30*time.Second)
 	b.screenshot("apps")
 	if e := b.str(`document.querySelector('[data-testid=diff-error]')?.textContent || ''`); e != "" {
@@ -163,7 +164,7 @@ func TestReconcileChangesTheStateLive(t *testing.T) {
 	f := newFleet(t)
 	fix := f.pushFix() // not fetched: the GitRepository waits an hour
 	b := newUI(t, f.env.Config)
-	b.open(objectURL("Kustomization", f.ns, "broken"))
+	b.open(ksURL(f.ns, "broken"))
 	b.waitJS("the stream", `document.getElementById('live-indicator').dataset.state === 'live'`, 10*time.Second)
 	if s := b.str(`document.getElementById('object-state').dataset.state`); s != "failing" {
 		t.Fatalf("broken is %q before the reconcile, want failing", s)
@@ -233,7 +234,7 @@ func TestKeyboard(t *testing.T) {
 	if id := b.str(`document.activeElement.id`); id != "search" {
 		t.Errorf("after /, focus is on %q, want the search field", id)
 	}
-	b.open(objectURL("Kustomization", f.ns, "apps"))
+	b.open(ksURL(f.ns, "apps"))
 	b.key("\t")
 	if id := b.str(`document.activeElement.id`); id != "skip-link" {
 		t.Errorf("the first Tab stop is %q, want the skip link", id)
@@ -276,7 +277,7 @@ func TestContrastInBothSchemes(t *testing.T) {
 	f := newFleet(t)
 	b := newUI(t, f.env.Config)
 	pages := []string{"/?namespace=" + f.ns, "/graph?namespace=" + f.ns,
-		objectURL("Kustomization", f.ns, "broken"), objectURL("Kustomization", f.ns, "apps")}
+		ksURL(f.ns, "broken"), ksURL(f.ns, "apps")}
 	for _, scheme := range []string{"light", "dark"} {
 		b.colorScheme(scheme)
 		for i, p := range pages {
