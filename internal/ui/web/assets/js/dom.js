@@ -1,0 +1,104 @@
+// Small DOM helpers: every element is built with createElement and
+// textContent, never from HTML strings, so no server text is ever parsed as
+// markup.
+
+// h builds an element: h('a', {href: '/', class: 'x', dataset: {id: 'k'}}, 'text', child).
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  setAttrs(el, attrs);
+  append(el, children);
+  return el;
+}
+
+const svgNS = 'http://www.w3.org/2000/svg';
+
+// s builds an SVG element the same way.
+export function s(tag, attrs, ...children) {
+  const el = document.createElementNS(svgNS, tag);
+  setAttrs(el, attrs);
+  append(el, children);
+  return el;
+}
+
+function setAttrs(el, attrs) {
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'dataset') Object.assign(el.dataset, v);
+    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+}
+
+function append(el, children) {
+  for (const c of children.flat(Infinity)) {
+    if (c === undefined || c === null || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+}
+
+// The label and icon of each state: colour is never the only signal.
+export const stateInfo = {
+  ready: {icon: '✔', label: 'Ready'},
+  failing: {icon: '✖', label: 'Failing'},
+  stalled: {icon: '⚠', label: 'Stalled'},
+  reconciling: {icon: '↻', label: 'Reconciling'},
+  suspended: {icon: '‖', label: 'Suspended'},
+  unknown: {icon: '?', label: 'Unknown'},
+};
+
+export const states = Object.keys(stateInfo);
+
+// badge is the state pill: icon (hidden from screen readers) and label.
+export function badge(state) {
+  const info = stateInfo[state] || stateInfo.unknown;
+  return h('span', {class: `badge state-${state in stateInfo ? state : 'unknown'}`, dataset: {testid: 'state', state}},
+    h('span', {'aria-hidden': 'true', class: 'icon'}, info.icon), ' ', info.label);
+}
+
+// setBadge updates a badge in place.
+export function setBadge(el, state) {
+  el.replaceWith(badge(state));
+}
+
+export function refId(r) {
+  return `${r.kind}/${r.namespace}/${r.name}`;
+}
+
+export function objectPath(r) {
+  return `/objects/${encodeURIComponent(r.kind)}/${encodeURIComponent(r.namespace)}/${encodeURIComponent(r.name)}`;
+}
+
+export function objectLink(r, text) {
+  return h('a', {href: objectPath(r), 'data-link': true}, text ?? `${r.kind}/${r.namespace}/${r.name}`);
+}
+
+// time renders an RFC 3339 time as a <time> with the local rendering.
+export function time(iso) {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return h('time', {datetime: iso, title: iso}, d.toLocaleString());
+}
+
+export function clear(el) {
+  while (el.firstChild) el.firstChild.remove();
+  return el;
+}
+
+// debounce runs fn at most once per wait ms, after the last call.
+export function debounce(fn, wait) {
+  let timer;
+  return (...args) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => fn(...args), wait);
+  };
+}
+
+export const kinds = ['Kustomization', 'HelmRelease', 'GitRepository', 'OCIRepository', 'Bucket', 'HelmRepository',
+  'HelmChart', 'ImageRepository', 'ImagePolicy', 'ImageUpdateAutomation', 'Receiver', 'Alert', 'Provider'];
+
+// shortRevision keeps the branch and 12 hex digits of a digest.
+export function shortRevision(rev) {
+  if (!rev) return 'no revision';
+  return rev.replace(/(sha1|sha256):([0-9a-f]{12})[0-9a-f]*/g, '$1:$2');
+}

@@ -1,0 +1,227 @@
+// One object's page: summary, actions, what would change, conditions, live
+// events, inventory tree and history.
+import {get} from './api.js';
+import {h, badge, clear, debounce, objectLink, refId, time} from './dom.js';
+import {on} from './live.js';
+import {actionLabels, run} from './actions.js';
+import {renderDiff} from './diff.js';
+
+export async function objectPage(main, params) {
+  const ref = {kind: params.kind, namespace: params.namespace, name: params.name};
+  const base = `/api/objects/${encodeURIComponent(ref.kind)}/${encodeURIComponent(ref.namespace)}/${encodeURIComponent(ref.name)}`;
+  const id = refId(ref);
+  const parts = {
+    summary: h('section', {'aria-label': 'Summary', 'data-testid': 'summary'}),
+    actions: h('section', {'aria-labelledby': 'actions-title'}),
+    diff: h('section', {'aria-labelledby': 'diff-title', 'data-testid': 'diff-section'}),
+    conditions: h('section', {'aria-labelledby': 'conditions-title'}),
+    events: h('section', {'aria-labelledby': 'events-title'}),
+    tree: h('section', {'aria-labelledby': 'tree-title'}),
+    history: h('section', {'aria-labelledby': 'history-title'}),
+  };
+  main.dataset.loaded = 'false';
+  main.replaceChildren(h('h1', {}, h('span', {class: 'kind'}, ref.kind), ' ', `${ref.namespace}/${ref.name}`),
+    ...Object.values(parts));
+  let data = null;
+  const status = h('p', {id: 'action-status', class: 'action-status', role: 'status', 'data-testid': 'action-status'});
+  const buttons = actionButtons(ref, status);
+  parts.actions.append(h('h2', {id: 'actions-title'}, 'Actions'), buttons.el, status);
+
+  const load = async () => {
+    try {
+      data = await get(base);
+    } catch (err) {
+      parts.summary.replaceChildren(h('p', {class: 'error', role: 'alert'}, `Could not load ${id}: ${err.message}`));
+      return false;
+    }
+    renderSummary(parts.summary, data);
+    buttons.update(data);
+    renderConditions(parts.conditions, data.conditions || []);
+    renderTree(parts.tree, data.tree);
+    renderHistory(parts.history, data.history || []);
+    return true;
+  };
+  const events = eventsTable(parts.events);
+  const loadEvents = async () => {
+    try {
+      events.set(await get(`${base}/events`));
+    } catch (err) {
+      events.error(err.message);
+    }
+  };
+  const loadDiff = async () => {
+    clear(parts.diff).append(h('h2', {id: 'diff-title'}, 'What would change'),
+      h('p', {class: 'loading', 'data-testid': 'diff-loading'}, 'Rendering the source and asking the API server for a dry run…'));
+    try {
+      renderDiff(parts.diff, await get(`${base}/diff`));
+    } catch (err) {
+      renderDiff(parts.diff, {error: err.message});
+    }
+  };
+  if (await load()) {
+    await loadEvents();
+    main.dataset.loaded = 'true';
+    loadDiff();
+  }
+  const reload = debounce(load, 300);
+  const offObject = on('object', (o) => {
+    if (refId(o) !== id || !data) return;
+    if (o.deleted) {
+      parts.summary.prepend(h('p', {class: 'error', role: 'alert'}, `${id} was deleted.`));
+      return;
+    }
+    data.summary = o;
+    renderSummary(parts.summary, data);
+    buttons.update(data);
+    reload();
+  });
+  const offEvent = on('k8sevent', (e) => {
+    if (e.ref && refId(e.ref) === id) events.add(e.event);
+  });
+  return () => {
+    offObject();
+    offEvent();
+  };
+}
+
+function renderSummary(section, data) {
+  const o = data.summary;
+  const rows = [
+    ['State', h('span', {id: 'object-state', 'data-testid': 'object-state', dataset: {state: o.state}}, badge(o.state))],
+    ['Revision', h('code', {id: 'object-revision'}, o.revision || '—')],
+    ['Reason', h('span', {id: 'object-reason'}, o.reason || '—')],
+    ['Message', h('span', {id: 'object-message', class: 'message'}, o.message || '—')],
+  ];
+  if (o.lastTransition) rows.push(['Ready since', time(o.lastTransition)]);
+  if (o.suspended) {
+    rows.push(['Suspended', h('span', {'data-testid': 'suspended-info'},
+      `by ${o.suspendedBy || 'unknown'}${o.suspendReason ? `: ${o.suspendReason}` : ' (no reason given)'}`)]);
+  }
+  if (data.source) rows.push(['Source', objectLink(data.source)]);
+  if (data.dependsOn && data.dependsOn.length) {
+    rows.push(['Depends on', h('ul', {class: 'inline'}, data.dependsOn.map((d) => h('li', {}, objectLink(d))))]);
+  }
+  clear(section).append(h('dl', {class: 'summary'}, rows.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])));
+}
+
+// actionButtons builds the four buttons; update enables each by the
+// server's permission check and the object's state, writing why next to a
+// disabled one.
+function actionButtons(ref, status) {
+  const el = h('div', {class: 'actions', 'data-testid': 'actions'});
+  const items = {};
+  for (const action of Object.keys(actionLabels)) {
+    const why = h('span', {class: 'why', id: `action-${action}-why`, 'data-testid': `action-${action}-why`});
+    const button = h('button', {type: 'button', id: `action-${action}`, 'data-testid': `action-${action}`,
+      'aria-describedby': why.id}, actionLabels[action]);
+    button.addEventListener('click', async () => {
+      const results = await run(action, [ref], status);
+      if (results) button.focus();
+    });
+    items[action] = {button, why, wrap: h('div', {class: 'action'}, button, why)};
+    el.append(items[action].wrap);
+  }
+  const update = (data) => {
+    const perms = data.permissions || {};
+    const o = data.summary;
+    const check = {
+      'reconcile': [perms.reconcile, o.suspended ? `${refId(ref)} is suspended: resume it first` : ''],
+      'reconcile-source': [perms.reconcile, !hasSource(data, ref) ? `${ref.kind} has no source to reconcile` : o.suspended ? `${refId(ref)} is suspended: resume it first` : ''],
+      'suspend': [perms.suspend, o.suspended ? 'already suspended' : ''],
+      'resume': [perms.resume, o.suspended ? '' : 'not suspended'],
+    };
+    for (const [action, [perm, stateWhy]] of Object.entries(check)) {
+      const {button, why} = items[action];
+      const denied = perm && !perm.allowed ? (perm.reason || 'not allowed') : '';
+      const reason = denied || stateWhy;
+      button.disabled = Boolean(reason);
+      button.dataset.denied = denied ? 'true' : 'false';
+      why.textContent = reason;
+    }
+  };
+  return {el, update};
+}
+
+// hasSource: the page's source reference when the server sends one, else
+// the kinds that have a source (those `flux reconcile --with-source` takes).
+function hasSource(data, ref) {
+  if (data.source !== undefined) return data.source !== null;
+  return ref.kind === 'Kustomization' || ref.kind === 'HelmRelease';
+}
+
+function renderConditions(section, conditions) {
+  clear(section).append(h('h2', {id: 'conditions-title'}, 'Conditions'));
+  if (!conditions.length) {
+    section.append(h('p', {}, 'No conditions yet.'));
+    return;
+  }
+  section.append(h('div', {class: 'table-wrap'}, h('table', {'data-testid': 'conditions'},
+    h('thead', {}, h('tr', {}, ['Type', 'Status', 'Reason', 'Message', 'Last transition'].map((t) => h('th', {scope: 'col'}, t)))),
+    h('tbody', {}, conditions.map((c) => h('tr', {dataset: {type: c.type}},
+      h('th', {scope: 'row'}, c.type), h('td', {}, c.status), h('td', {}, c.reason),
+      h('td', {class: 'message'}, c.message), h('td', {}, time(c.lastTransitionTime))))))));
+}
+
+// eventsTable keeps the events newest first; a live event with the same
+// type, reason and message as a row updates that row.
+function eventsTable(section) {
+  const tbody = h('tbody', {id: 'events-body'});
+  const empty = h('p', {'data-testid': 'events-empty'}, 'No events.');
+  section.append(h('h2', {id: 'events-title'}, 'Events ', h('span', {class: 'hint'}, '(live)')),
+    h('div', {class: 'table-wrap'}, h('table', {'data-testid': 'events'},
+      h('thead', {}, h('tr', {}, ['Type', 'Reason', 'Message', 'Count', 'Last seen', 'From'].map((t) => h('th', {scope: 'col'}, t)))),
+      tbody)), empty);
+  const key = (e) => `${e.type}\u0000${e.reason}\u0000${e.message}`;
+  const row = (e) => h('tr', {'data-testid': 'event-row', dataset: {key: key(e), type: e.type || '', reason: e.reason || ''}},
+    h('td', {class: e.type === 'Warning' ? 'warning' : ''}, e.type === 'Warning' ? '⚠ Warning' : e.type),
+    h('td', {}, e.reason), h('td', {class: 'message'}, e.message), h('td', {class: 'num'}, e.count || 1),
+    h('td', {}, time(e.lastTime || e.firstTime)), h('td', {}, e.source || ''));
+  const sync = () => {
+    empty.hidden = tbody.children.length > 0;
+  };
+  return {
+    set(list) {
+      tbody.replaceChildren(...(list || []).map(row));
+      sync();
+    },
+    add(e) {
+      for (const tr of tbody.children) if (tr.dataset.key === key(e)) tr.remove();
+      tbody.prepend(row(e));
+      sync();
+    },
+    error(msg) {
+      empty.hidden = false;
+      empty.textContent = `Could not load events: ${msg}`;
+    },
+  };
+}
+
+function renderTree(section, tree) {
+  clear(section).append(h('h2', {id: 'tree-title'}, 'Inventory'));
+  if (!tree || !(tree.children || []).length) {
+    section.append(h('p', {}, 'Nothing applied yet.'));
+    return;
+  }
+  const node = (n) => h('li', {'data-testid': 'tree-node'},
+    n.state ? [badge(n.state), ' '] : '', toolkit(n) ? objectLink(n, `${n.kind}/${n.namespace ? n.namespace + '/' : ''}${n.name}`)
+      : h('span', {}, `${n.kind}/${n.namespace ? n.namespace + '/' : ''}${n.name}`),
+    (n.children || []).length ? h('ul', {}, n.children.map(node)) : '');
+  section.append(h('ul', {class: 'tree', 'data-testid': 'tree'}, (tree.children || []).map(node)));
+}
+
+function toolkit(n) {
+  return /\.toolkit\.fluxcd\.io\//.test(n.apiVersion || '') && n.namespace;
+}
+
+function renderHistory(section, history) {
+  clear(section).append(h('h2', {id: 'history-title'}, 'History'));
+  if (!history.length) {
+    section.append(h('p', {}, 'No history recorded.'));
+    return;
+  }
+  section.append(h('div', {class: 'table-wrap'}, h('table', {'data-testid': 'history'},
+    h('thead', {}, h('tr', {}, ['Revision', 'First reconciled', 'Last reconciled', 'Reconciliations', 'Status', 'Digest'].map((t) => h('th', {scope: 'col'}, t)))),
+    h('tbody', {}, history.map((e) => h('tr', {},
+      h('td', {}, h('code', {}, e.revision)), h('td', {}, time(e.firstReconciled)), h('td', {}, time(e.lastReconciled)),
+      h('td', {class: 'num'}, e.totalReconciliations), h('td', {}, e.lastReconciledStatus), h('td', {}, h('code', {}, e.digest || ''))))))));
+}
