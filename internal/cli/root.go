@@ -39,6 +39,7 @@ import (
 	"github.com/weir-gitops/weir/internal/cli/uicmd"
 	"github.com/weir-gitops/weir/internal/cli/uninstallcmd"
 	"github.com/weir-gitops/weir/internal/cli/versioncmd"
+	"github.com/weir-gitops/weir/internal/ui/web"
 )
 
 // DefaultNamespace is where weir (like Flux) lives unless told otherwise.
@@ -106,7 +107,7 @@ func NewRootCommand(streams genericiooptions.IOStreams, opts ...Option) *cobra.C
 		tracecmd.NewCommand(streams, deps),
 		treecmd.NewCommand(streams, deps),
 		// nil until internal/ui/web is merged: then web.FS().
-		uicmd.NewCommand(streams, deps, nil),
+		uicmd.NewCommand(streams, deps, web.FS()),
 		uninstallcmd.NewCommand(streams, deps),
 		versioncmd.NewCommand(streams, deps),
 	)
