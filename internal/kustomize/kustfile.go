@@ -32,6 +32,8 @@ type rootKustomization struct {
 	data      []byte
 	generated bool
 	openAPI   bool // sets kustomize's process-wide OpenAPI schema
+	// resources are the entries of a generated kustomization.
+	resources []string
 }
 
 // findKustomizationFile returns the first recognized kustomization file in
@@ -75,6 +77,7 @@ func prepareKustomization(cfs *confinedFS, dir string, opts *BuildOptions) (*roo
 			return nil, err
 		}
 		rk.file, raw, rk.generated = filepath.Join(dir, konfig.DefaultKustomizationFileName()), data, true
+		rk.resources = resources
 	}
 
 	// A lenient decode, as kustomize-controller does: unknown fields in the
