@@ -1,9 +1,11 @@
 package kustomize
 
 import (
+	"bytes"
 	"path/filepath"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	kustypes "sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/yaml"
 )
@@ -21,13 +23,18 @@ var chunkSize = 100
 //
 // The split changes nothing when nothing of the build looks across files:
 // the kustomization lists plain files only (no directory, so no base with
-// generators whose new names others refer to), and the spec adds only a
-// target namespace, which moves each object on its own. Name prefixes and
-// suffixes (references follow renames), patches, images and components
-// (selectors over all objects) and build metadata keep the single run.
-// The one thing a split run cannot see, two files defining the same
-// object, is checked on the result: then, as on any error, the build runs
-// again whole, so that kustomize reports the fault in its own words.
+// generators whose new names others refer to), no file asks for a name
+// hash (kustomize.config.k8s.io/needs-hash renames the object, and
+// references to it follow), and the spec adds only a target namespace,
+// which moves each object on its own. Name prefixes and suffixes
+// (references follow renames), patches, images and components (selectors
+// over all objects) and build metadata keep the single run. What a split
+// run cannot see is checked on its result, and then, as on any error, the
+// build runs again whole, so that kustomize reports a fault in its own
+// words: two files defining the same object, and the kinds whose
+// references kustomize completes with the namespace of the object they
+// name (the subjects of RoleBindings and ClusterRoleBindings, the services
+// of webhook configurations; see linkedKinds).
 func chunkable(rk *rootKustomization, cfs *confinedFS, dir string, opts *BuildOptions) bool {
 	if !rk.generated || len(rk.resources) <= chunkSize {
 		return false
@@ -37,11 +44,32 @@ func chunkable(rk *rootKustomization, cfs *confinedFS, dir string, opts *BuildOp
 		return false
 	}
 	for _, r := range rk.resources {
-		if cfs.IsDir(filepath.Join(dir, filepath.FromSlash(r))) {
+		p := filepath.Join(dir, filepath.FromSlash(r))
+		if cfs.IsDir(p) {
+			return false
+		}
+		data, err := cfs.ReadFile(p)
+		if err != nil || bytes.Contains(data, []byte(needsHashAnnotation)) {
 			return false
 		}
 	}
 	return true
+}
+
+// needsHashAnnotation makes kustomize add a content hash to an object's
+// name, as it does for generated ConfigMaps and Secrets.
+const needsHashAnnotation = "kustomize.config.k8s.io/needs-hash"
+
+// linkedKinds are the kinds whose references to other objects kustomize's
+// name reference transformer rewrites with the namespace of the object
+// referred to (map references in its built-in configuration): when they
+// and the objects they name fall in different runs, the result would
+// differ from one run's.
+var linkedKinds = map[schema.GroupKind]bool{
+	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:                       true,
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}:                true,
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: true,
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   true,
 }
 
 // buildChunked runs kustomize once per chunkSize files of rk and returns
@@ -71,7 +99,7 @@ func buildChunked(cfs *confinedFS, dir string, rk *rootKustomization, opts *Buil
 		}
 		for _, o := range objs {
 			k := keyOf(o)
-			if seen[k] {
+			if seen[k] || linkedKinds[k.groupKind] {
 				return nil, false, nil
 			}
 			seen[k] = true
@@ -81,11 +109,14 @@ func buildChunked(cfs *confinedFS, dir string, rk *rootKustomization, opts *Buil
 	return objects, true, nil
 }
 
-// objectKey is an object's identity as kustomize compares it, with the
-// empty namespace and "default" taken as one (kustomize's effective
-// namespace): a key shared by two objects is a conflict for kustomize.
+// objectKey is an object's identity, broader than kustomize's: without
+// the API version, and with the empty namespace and "default" taken as one
+// (kustomize's effective namespace). Two objects that share one either
+// conflict for kustomize or could be taken for one another when it
+// resolves a reference: only one run tells which.
 type objectKey struct {
-	apiVersion, kind, namespace, name string
+	groupKind       schema.GroupKind
+	namespace, name string
 }
 
 func keyOf(o *unstructured.Unstructured) objectKey {
@@ -93,5 +124,5 @@ func keyOf(o *unstructured.Unstructured) objectKey {
 	if ns == "" {
 		ns = "default"
 	}
-	return objectKey{apiVersion: o.GetAPIVersion(), kind: o.GetKind(), namespace: ns, name: o.GetName()}
+	return objectKey{groupKind: o.GroupVersionKind().GroupKind(), namespace: ns, name: o.GetName()}
 }

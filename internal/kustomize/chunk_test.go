@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
@@ -12,8 +13,9 @@ import (
 
 // manyFiles is a directory of n manifests of several shapes the namespace
 // transformer treats differently: namespaced objects with and without a
-// namespace of their own, cluster-scoped ones, RoleBindings whose
-// subjects it moves, and files of several documents.
+// namespace of their own, cluster-scoped ones, Deployments naming a
+// ServiceAccount and a ConfigMap of other files (far enough to fall in
+// other runs), and files of several documents.
 func manyFiles(n int) map[string]string {
 	files := map[string]string{}
 	for i := range n {
@@ -26,10 +28,10 @@ func manyFiles(n int) map[string]string {
 		case 2:
 			doc = fmt.Sprintf("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: role-%04d\nrules: []\n", i)
 		case 3:
-			doc = fmt.Sprintf("apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: rb-%04d\n"+
-				"roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}\n"+
-				"subjects:\n- {kind: ServiceAccount, name: a, namespace: default}\n- {kind: ServiceAccount, name: b}\n"+
-				"- {kind: ServiceAccount, name: c, namespace: other}\n", i)
+			doc = fmt.Sprintf("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d-%04d\nspec:\n"+
+				"  selector: {matchLabels: {app: a}}\n  template:\n    metadata: {labels: {app: a}}\n    spec:\n"+
+				"      serviceAccountName: sa-%04d\n      containers: [{name: c, image: nginx}]\n"+
+				"      volumes: [{name: v, configMap: {name: cm-0000}}]\n", i, (i+151)/5*5-1)
 		default:
 			doc = fmt.Sprintf("apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa-%04d\n---\n"+
 				"apiVersion: v1\nkind: Secret\nmetadata:\n  name: s-%04d\nstringData: {k: v}\n", i, i)
@@ -93,6 +95,30 @@ func TestBuildChunkedConflict(t *testing.T) {
 	}
 }
 
+// TestBuildChunkedLinkedKinds checks that a RoleBinding whose subject
+// kustomize completes with the namespace of a ServiceAccount in another
+// run gets it, as in one run.
+func TestBuildChunkedLinkedKinds(t *testing.T) {
+	files := manyFiles(250)
+	files["big/zz-rb.yaml"] = "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: rb\n" +
+		"roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}\n" +
+		"subjects:\n- {kind: ServiceAccount, name: sa-0004}\n"
+	opts := BuildOptions{Root: newRoot(t, files), Path: "./big", TargetNamespace: "apps"}
+	want, err := oneRun(t, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := mustBuild(t, opts)
+	if diff := cmp.Diff(string(mustYAML(t, want)), string(mustYAML(t, got))); diff != "" {
+		t.Errorf("split build differs from one run (-one +split):\n%s", diff)
+	}
+	rb := find(t, got.Objects, "RoleBinding/apps/rb")
+	subjects, _, _ := unstructured.NestedSlice(rb.Object, "subjects")
+	if ns := subjects[0].(map[string]any)["namespace"]; ns != "apps" {
+		t.Errorf("subject namespace = %v, want apps (from the ServiceAccount)", ns)
+	}
+}
+
 func TestChunkable(t *testing.T) {
 	root := newRoot(t, manyFiles(250))
 	writeTree(t, root, map[string]string{
@@ -103,6 +129,9 @@ func TestChunkable(t *testing.T) {
 		writeTree(t, root, map[string]string{fmt.Sprintf("withbase/f-%04d.yaml", i): fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d}\n", i)})
 	}
 	small := newRoot(t, manyFiles(50))
+	hashed := manyFiles(250)
+	hashed["big/zz.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: h\n  annotations: {kustomize.config.k8s.io/needs-hash: \"true\"}\n"
+	hashedRoot := newRoot(t, hashed)
 	for _, tc := range []struct {
 		name string
 		opts BuildOptions
@@ -111,6 +140,7 @@ func TestChunkable(t *testing.T) {
 		{"target namespace", BuildOptions{Root: root, Path: "big", TargetNamespace: "apps"}, true},
 		{"no transformation", BuildOptions{Root: root, Path: "big"}, true},
 		{"few files", BuildOptions{Root: small, Path: "big", TargetNamespace: "apps"}, false},
+		{"a name hash", BuildOptions{Root: hashedRoot, Path: "big", TargetNamespace: "apps"}, false},
 		{"a base among the files", BuildOptions{Root: root, Path: "withbase"}, false},
 		{"name prefix", BuildOptions{Root: root, Path: "big", NamePrefix: "p-"}, false},
 		{"name suffix", BuildOptions{Root: root, Path: "big", NameSuffix: "-s"}, false},
