@@ -14,7 +14,6 @@ import (
 type listGroup struct {
 	gvk       schema.GroupVersionKind
 	namespace string
-	count     int
 }
 
 // lookup is what the list reads learned of one object: known says they
