@@ -164,3 +164,46 @@ func TestChunkable(t *testing.T) {
 		})
 	}
 }
+
+// TestBuildChunkedRuns calls the split build itself, to check that it
+// does the work (ok) rather than leaving it to the single run, and that
+// its output is one run's.
+func TestBuildChunkedRuns(t *testing.T) {
+	withRB := manyFiles(250)
+	withRB["big/f-0002-rb.yaml"] = "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: rb\n" +
+		"roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}\n" +
+		"subjects:\n- {kind: ServiceAccount, name: sa-0244}\n"
+	withRB["big/f-0003-svc.yaml"] = "apiVersion: v1\nkind: Service\nmetadata:\n  name: svc\nspec:\n  ports: [{port: 80}]\n"
+	local := manyFiles(250)
+	local["big/f-0002-local.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: local\n" +
+		"  annotations: {config.kubernetes.io/local-config: \"true\"}\n---\n" +
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kept\n"
+	for name, files := range map[string]map[string]string{"linked kinds": withRB, "local config": local} {
+		t.Run(name, func(t *testing.T) {
+			opts := BuildOptions{Root: newRoot(t, files), Path: "./big", TargetNamespace: "apps"}
+			want, err := oneRun(t, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfs, dir, err := openPath(&opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rk, err := prepareKustomization(cfs, dir, &opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			objs, ok, err := buildChunked(cfs, dir, rk, &opts)
+			if err != nil || !ok {
+				t.Fatalf("buildChunked: ok %v, %v", ok, err)
+			}
+			got, err := ToYAML(objs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(mustYAML(t, want)), string(got)); diff != "" {
+				t.Errorf("split build differs from one run (-one +split):\n%s", diff)
+			}
+		})
+	}
+}
