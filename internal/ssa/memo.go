@@ -26,8 +26,20 @@ import (
 // not usable; a nil *Memo remembers nothing. A Memo is safe for
 // concurrent use.
 type Memo struct {
-	mu      sync.Mutex
-	entries map[ObjMetadata]memoEntry
+	mu sync.Mutex
+	// items holds the entries; index finds them once there are more than
+	// smallMemo (a map's smallest table has room for 8 entries, a kilobyte
+	// here, which a fleet of one-object Kustomizations pays per object).
+	items []memoItem
+	index map[ObjMetadata]int
+}
+
+// smallMemo is how many entries a Memo searches one by one.
+const smallMemo = 8
+
+type memoItem struct {
+	id ObjMetadata
+	memoEntry
 }
 
 // memoEntry is what Apply found for one object: the digest of the
@@ -40,7 +52,35 @@ type memoEntry struct {
 }
 
 // NewMemo returns an empty Memo.
-func NewMemo() *Memo { return &Memo{entries: map[ObjMetadata]memoEntry{}} }
+func NewMemo() *Memo { return &Memo{} }
+
+// findLocked returns the position of id in m.items, or -1.
+func (m *Memo) findLocked(id ObjMetadata) int {
+	if m.index != nil {
+		if i, ok := m.index[id]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range m.items {
+		if m.items[i].id == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// reindexLocked makes m.index match m.items.
+func (m *Memo) reindexLocked() {
+	if len(m.items) <= smallMemo {
+		m.index = nil
+		return
+	}
+	m.index = make(map[ObjMetadata]int, len(m.items))
+	for i := range m.items {
+		m.index[m.items[i].id] = i
+	}
+}
 
 // Len is the number of objects the Memo holds.
 func (m *Memo) Len() int {
@@ -49,7 +89,7 @@ func (m *Memo) Len() int {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.entries)
+	return len(m.items)
 }
 
 // inPlace reports whether the manifest of digest was found in place, or
@@ -60,8 +100,12 @@ func (m *Memo) inPlace(id ObjMetadata, digest [sha256.Size]byte, live *unstructu
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	e, ok := m.entries[id]
-	return ok && e.digest == digest && e.uid == live.GetUID() && e.resourceVersion == live.GetResourceVersion()
+	i := m.findLocked(id)
+	if i < 0 {
+		return false
+	}
+	e := m.items[i]
+	return e.digest == digest && e.uid == live.GetUID() && e.resourceVersion == live.GetResourceVersion()
 }
 
 // record remembers that the manifest of digest is in place in obj, as the
@@ -72,7 +116,17 @@ func (m *Memo) record(id ObjMetadata, digest [sha256.Size]byte, obj *unstructure
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.entries[id] = memoEntry{digest: digest, uid: obj.GetUID(), resourceVersion: obj.GetResourceVersion()}
+	e := memoEntry{digest: digest, uid: obj.GetUID(), resourceVersion: obj.GetResourceVersion()}
+	if i := m.findLocked(id); i >= 0 {
+		m.items[i].memoEntry = e
+		return
+	}
+	m.items = append(m.items, memoItem{id: id, memoEntry: e})
+	if m.index != nil {
+		m.index[id] = len(m.items) - 1
+	} else if len(m.items) > smallMemo {
+		m.reindexLocked()
+	}
 }
 
 // forget drops what the Memo knows of id.
@@ -82,7 +136,23 @@ func (m *Memo) forget(id ObjMetadata) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	delete(m.entries, id)
+	i := m.findLocked(id)
+	if i < 0 {
+		return
+	}
+	last := len(m.items) - 1
+	if m.index != nil {
+		delete(m.index, id)
+		if i != last {
+			m.index[m.items[last].id] = i
+		}
+	}
+	m.items[i] = m.items[last]
+	m.items[last] = memoItem{}
+	m.items = m.items[:last]
+	if len(m.items) <= smallMemo {
+		m.index = nil
+	}
 }
 
 // retain drops every object that is not in keep: those gone from the
@@ -93,11 +163,15 @@ func (m *Memo) retain(keep map[ObjMetadata]bool) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for id := range m.entries {
-		if !keep[id] {
-			delete(m.entries, id)
+	kept := m.items[:0]
+	for _, it := range m.items {
+		if keep[it.id] {
+			kept = append(kept, it)
 		}
 	}
+	clear(m.items[len(kept):])
+	m.items = kept
+	m.reindexLocked()
 }
 
 // manifestDigest hashes what an apply of obj sends and how: the prepared
