@@ -74,7 +74,10 @@ func newManager(cfg *rest.Config, opts Options, selected []string) (manager.Mana
 	if err != nil {
 		return nil, err
 	}
-	cacheOpts := cache.Options{}
+	// No controller reads managedFields from the cache (internal/ssa reads
+	// them uncached, where it needs them), and they are a large part of
+	// every cached Kustomization, source and release: they are dropped.
+	cacheOpts := cache.Options{DefaultTransform: cache.TransformStripManagedFields()}
 	if !opts.WatchAllNamespaces {
 		ns := os.Getenv("RUNTIME_NAMESPACE")
 		if ns == "" {

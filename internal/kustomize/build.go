@@ -161,14 +161,7 @@ func build(ctx context.Context, opts BuildOptions) (*Result, error) {
 		return nil, err
 	}
 
-	rm, err := runKustomize(cfs, dir, rk.openAPI)
-	if v := cfs.firstViolation(); v != nil {
-		return nil, v
-	}
-	if err != nil {
-		return nil, fmt.Errorf("kustomize build failed: %w", classify(relativize(err, cfs.root)))
-	}
-	objects, err := toObjects(rm)
+	objects, err := kustomizeObjects(cfs, dir, rk, &opts)
 	if err != nil {
 		return nil, err
 	}
@@ -177,6 +170,30 @@ func build(ctx context.Context, opts BuildOptions) (*Result, error) {
 		return nil, err
 	}
 	return &Result{Objects: objects, Checksum: sum, Files: cfs.readFiles(), Remote: remote}, nil
+}
+
+// kustomizeObjects runs kustomize on rk, split in chunks when that
+// changes nothing but the time it takes (chunkable).
+func kustomizeObjects(cfs *confinedFS, dir string, rk *rootKustomization, opts *BuildOptions) ([]*unstructured.Unstructured, error) {
+	if chunkable(rk, cfs, dir, opts) {
+		// On a conflict or an error the whole build runs again, so that
+		// kustomize says what is wrong in its own words.
+		objects, ok, err := buildChunked(cfs, dir, rk, opts)
+		if v := cfs.firstViolation(); v != nil {
+			return nil, v
+		}
+		if ok && err == nil {
+			return objects, nil
+		}
+	}
+	rm, err := runKustomize(cfs, dir, rk.openAPI)
+	if v := cfs.firstViolation(); v != nil {
+		return nil, v
+	}
+	if err != nil {
+		return nil, fmt.Errorf("kustomize build failed: %w", classify(relativize(err, cfs.root)))
+	}
+	return toObjects(rm)
 }
 
 // openPath confines the build to opts.Root and resolves spec.path in it to

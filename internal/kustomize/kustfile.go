@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/api/provider"
 	"sigs.k8s.io/kustomize/api/resource"
@@ -32,6 +33,21 @@ type rootKustomization struct {
 	data      []byte
 	generated bool
 	openAPI   bool // sets kustomize's process-wide OpenAPI schema
+	// resources are the entries of a generated kustomization, and
+	// fileObjects the objects each file entry holds, as kustomize reads
+	// them (see buildChunked).
+	resources   []string
+	fileObjects map[string][]fileObject
+}
+
+// fileObject is what a generated kustomization's build needs to know of
+// one object of a file before kustomize runs: its kind and name, which
+// kustomize does not change without a name prefix or suffix, and whether
+// kustomize drops it (config.kubernetes.io/local-config).
+type fileObject struct {
+	groupKind schema.GroupKind
+	name      string
+	local     bool
 }
 
 // findKustomizationFile returns the first recognized kustomization file in
@@ -59,7 +75,7 @@ func prepareKustomization(cfs *confinedFS, dir string, opts *BuildOptions) (*roo
 		}
 		rk.file, raw = file, data
 	} else {
-		resources, err := scanManifests(cfs, dir)
+		resources, fileObjects, err := scanManifests(cfs, dir)
 		if err != nil {
 			return nil, err
 		}
@@ -75,6 +91,7 @@ func prepareKustomization(cfs *confinedFS, dir string, opts *BuildOptions) (*roo
 			return nil, err
 		}
 		rk.file, raw, rk.generated = filepath.Join(dir, konfig.DefaultKustomizationFileName()), data, true
+		rk.resources, rk.fileObjects = resources, fileObjects
 	}
 
 	// A lenient decode, as kustomize-controller does: unknown fields in the
@@ -207,9 +224,10 @@ func isLocalRelative(p string) bool {
 // instead of descended into). Like kustomize-controller, a .yaml or .yml
 // file that does not decode as Kubernetes objects fails the build: it must
 // be excluded at the source (.sourceignore, spec.ignore), not skipped here.
-func scanManifests(cfs *confinedFS, dir string) ([]string, error) {
+func scanManifests(cfs *confinedFS, dir string) ([]string, map[string][]fileObject, error) {
 	rf := provider.NewDefaultDepProvider().GetResourceFactory()
 	var entries []string
+	objects := map[string][]fileObject{}
 	err := cfs.Walk(dir, func(path string, info os.FileInfo, err error) error {
 		if err != nil {
 			return err
@@ -236,25 +254,33 @@ func scanManifests(cfs *confinedFS, dir string) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		if err := decodeManifests(rf, data); err != nil {
+		resources, err := decodeManifests(rf, data)
+		if err != nil {
 			return fmt.Errorf("failed to decode Kubernetes YAML from %s: %w", cfs.rel(path), err)
 		}
 		entries = append(entries, entry)
+		for _, r := range resources {
+			local, ok := r.GetAnnotations()[konfig.IgnoredByKustomizeAnnotation]
+			objects[entry] = append(objects[entry], fileObject{
+				groupKind: schema.GroupKind{Group: r.GetGvk().Group, Kind: r.GetKind()},
+				name:      r.GetName(),
+				local:     ok && local != "false",
+			})
+		}
 		return nil
 	})
-	return entries, err
+	return entries, objects, err
 }
 
 // decodeManifests parses data as kustomize would; its YAML code is known to
 // panic on some malformed input.
-func decodeManifests(rf *resource.Factory, data []byte) (err error) {
+func decodeManifests(rf *resource.Factory, data []byte) (resources []*resource.Resource, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("recovered from panic while parsing YAML: %v", r)
 		}
 	}()
-	_, err = rf.SliceFromBytes(data)
-	return err
+	return rf.SliceFromBytes(data)
 }
 
 var gitUserPrefix = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9-]*@`)

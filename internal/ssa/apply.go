@@ -2,6 +2,7 @@ package ssa
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"slices"
 	"time"
@@ -56,6 +57,12 @@ type ApplyOptions struct {
 	// in the first stages to become ready, and for an object deleted to be
 	// recreated to go away. Default DefaultWaitTimeout.
 	WaitTimeout time.Duration
+
+	// Memo, when set, lets Apply count an object unchanged without its
+	// dry-run when its manifest is the one Apply last found in place and
+	// the object has not been written since (see Memo). Apply updates it
+	// and drops the objects that are no longer among its input.
+	Memo *Memo
 }
 
 func (o ApplyOptions) withDefaults() ApplyOptions {
@@ -82,6 +89,13 @@ func (m *Manager) Apply(ctx context.Context, objects []*unstructured.Unstructure
 	desired, err := prepare(objects, opts.Owner)
 	if err != nil {
 		return &ChangeSet{}, err
+	}
+	if opts.Memo != nil {
+		keep := make(map[ObjMetadata]bool, len(desired))
+		for _, obj := range desired {
+			keep[ObjMetadataOf(obj)] = true
+		}
+		opts.Memo.retain(keep)
 	}
 	custom := make(map[schema.GroupKind]bool, len(opts.CustomStageKinds))
 	for _, gk := range opts.CustomStageKinds {
@@ -163,6 +177,12 @@ type plan struct {
 	// cleanup is a JSON patch that takes over other managers' fields and
 	// drops kubectl's annotation; nil when there is nothing to clean.
 	cleanup []byte
+	// digest is the manifest's digest for ApplyOptions.Memo; inPlace is
+	// the object as the server last returned it with the manifest in
+	// place (the dry-run of an unchanged object, the answer of the
+	// apply), nil when unknown.
+	digest  [sha256.Size]byte
+	inPlace *unstructured.Unstructured
 }
 
 func (p *plan) entry() ChangeSetEntry {
@@ -179,7 +199,7 @@ func (m *Manager) applyStage(ctx context.Context, objs []*unstructured.Unstructu
 	listed := m.list(ctx, objs, opts.Owner)
 	plans := make([]*plan, len(objs))
 	err := forEach(ctx, len(objs), m.concurrency, func(ctx context.Context, i int) error {
-		p, err := m.plan(ctx, objs[i], listed[ObjMetadataOf(objs[i])], opts)
+		p, err := m.plan(ctx, objs[i], listed.get(ObjMetadataOf(objs[i])), opts)
 		plans[i] = p
 		return err
 	})
@@ -195,6 +215,11 @@ func (m *Manager) applyStage(ctx context.Context, objs []*unstructured.Unstructu
 	entries := make([]ChangeSetEntry, len(plans))
 	for i, p := range plans {
 		entries[i] = p.entry()
+		if p.inPlace != nil {
+			opts.Memo.record(entries[i].ObjMetadata, p.digest, p.inPlace)
+		} else {
+			opts.Memo.forget(entries[i].ObjMetadata)
+		}
 	}
 	return entries, nil
 }
@@ -226,13 +251,13 @@ func beforeWrite(ctx context.Context, plans []*plan, opts ApplyOptions) error {
 // resourceVersion of the object it was computed on, so when that is not
 // the version read, plan reads and dry-runs again.
 //
-// listed is the object as a list read it, or nil: it saves the read on
-// the first attempt.
-func (m *Manager) plan(ctx context.Context, obj, listed *unstructured.Unstructured, opts ApplyOptions) (*plan, error) {
+// listed is what a list read of the object found, if it answered for it:
+// it saves the read on the first attempt.
+func (m *Manager) plan(ctx context.Context, obj *unstructured.Unstructured, listed lookup, opts ApplyOptions) (*plan, error) {
 	const attempts = 3
 	for attempt := 1; ; attempt++ {
 		p, dryRun, err := m.dryRun(ctx, obj, listed, opts)
-		listed = nil
+		listed = lookup{}
 		if err != nil || p.action != "" {
 			return p, err
 		}
@@ -249,6 +274,8 @@ func (m *Manager) plan(ctx context.Context, obj, listed *unstructured.Unstructur
 		p.action = Unchanged
 		if p.cleanup != nil || drifted(p.existing, dryRun) {
 			p.action = Configured
+		} else if dryRun.GetResourceVersion() == p.existing.GetResourceVersion() {
+			p.inPlace = p.existing
 		}
 		return p, nil
 	}
@@ -257,10 +284,10 @@ func (m *Manager) plan(ctx context.Context, obj, listed *unstructured.Unstructur
 // dryRun reads obj and dry-runs its apply. It returns a plan with its
 // action set when the answer is already known (skipped, created,
 // recreated), and otherwise the plan and the dry-run's result to compare.
-func (m *Manager) dryRun(ctx context.Context, obj, listed *unstructured.Unstructured, opts ApplyOptions) (*plan, *unstructured.Unstructured, error) {
+func (m *Manager) dryRun(ctx context.Context, obj *unstructured.Unstructured, listed lookup, opts ApplyOptions) (*plan, *unstructured.Unstructured, error) {
 	id := ObjMetadataOf(obj)
-	p := &plan{desired: obj, existing: listed}
-	if listed == nil {
+	p := &plan{desired: obj, existing: listed.obj}
+	if !listed.known {
 		existing := &unstructured.Unstructured{}
 		existing.SetGroupVersionKind(obj.GroupVersionKind())
 		switch err := m.client.Get(ctx, client.ObjectKeyFromObject(obj), existing); {
@@ -273,6 +300,17 @@ func (m *Manager) dryRun(ctx context.Context, obj, listed *unstructured.Unstruct
 	if skip(obj, p.existing) {
 		p.action = Skipped
 		return p, nil, nil
+	}
+	if opts.Memo != nil {
+		digest, err := manifestDigest(obj, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		p.digest = digest
+		if opts.Memo.inPlace(id, digest, p.existing) {
+			p.action, p.inPlace = Unchanged, p.existing
+			return p, nil, nil
+		}
 	}
 	dryRun := obj.DeepCopy()
 	if err := m.apply(ctx, dryRun, opts.FieldManager, true); err != nil {
@@ -332,9 +370,11 @@ func (m *Manager) execute(ctx context.Context, p *plan, opts ApplyOptions) error
 			return fmt.Errorf("%s: taking over fields from other field managers: %w", id, err)
 		}
 	}
-	if err := m.apply(ctx, p.desired.DeepCopy(), opts.FieldManager, false); err != nil {
+	applied := p.desired.DeepCopy()
+	if err := m.apply(ctx, applied, opts.FieldManager, false); err != nil {
 		return fmt.Errorf("%s apply failed: %w", id, err)
 	}
+	p.inPlace = applied
 	return nil
 }
 

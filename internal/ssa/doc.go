@@ -50,7 +50,16 @@
 // with the resourceVersion it was computed on), the object is read and
 // dry-run again, so a Deployment rolling out is not reported configured.
 // When ApplyOptions.Owner is set, objects already labelled with it are read
-// with one list request per kind and namespace instead of one read each.
+// with one list request per kind and namespace instead of one read each,
+// and when two or more of a kind are not among them, one more list of the
+// kind's metadata tells which are absent, so that a first apply reads
+// nothing before its dry-runs.
+//
+// With ApplyOptions.Memo, an object whose manifest is the one Apply last
+// found in place (or wrote), and which is still at the resourceVersion
+// Apply saw then, is unchanged without a dry-run: no one has written it
+// since. A reconcile of a build that nothing touched is then one list
+// request per kind and namespace.
 //
 // The apply uses force: the manifest wins every conflict over a field it
 // sets. Before applying an object already in the cluster, Apply takes over
@@ -72,7 +81,8 @@
 // the next interval: a field another tool changed is part of the manifest,
 // the dry-run shows it would change back, the object is "configured", and
 // the forced apply sets the manifest's value again and takes the field's
-// ownership back. Fields the manifest does not set are not drift: another
+// ownership back. A Memo never hides drift: any write, by anyone, gives the
+// object a new resourceVersion, and the object is dry-run again. Fields the manifest does not set are not drift: another
 // manager may own them (an HPA's replicas, a webhook's injected sidecar).
 //
 // # Diff

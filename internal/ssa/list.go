@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -13,7 +14,32 @@ import (
 type listGroup struct {
 	gvk       schema.GroupVersionKind
 	namespace string
-	count     int
+}
+
+// lookup is what the list reads learned of one object: known says they
+// answered for it, and obj is then the object, or nil when it is absent.
+type lookup struct {
+	obj   *unstructured.Unstructured
+	known bool
+}
+
+// listing is the answer of list, by object.
+type listing struct {
+	mu      sync.Mutex
+	objects map[ObjMetadata]lookup
+}
+
+func (l *listing) get(id ObjMetadata) lookup {
+	if l == nil {
+		return lookup{}
+	}
+	return l.objects[id]
+}
+
+func (l *listing) set(id ObjMetadata, v lookup) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.objects[id] = v
 }
 
 // list reads, with one list request per kind and namespace, the objects
@@ -21,46 +47,76 @@ type listGroup struct {
 // all of them. Flux reads every object with its own request before its
 // dry-run; listing halves the requests of a reconcile that changes
 // nothing, and the API server's rate limits make requests the cost that
-// counts. Kinds with a single object are read on their own as before, and
-// a list that fails (an identity allowed to get but not to list) only
-// means the objects are read one by one.
-func (m *Manager) list(ctx context.Context, objs []*unstructured.Unstructured, owner *Owner) map[ObjMetadata]*unstructured.Unstructured {
+// counts. When two or more objects of a kind are not among those labelled
+// (a first apply, objects added to the build), one more list, of the
+// kind's metadata only and without the label selector, tells which of
+// them are absent: those need no read before they are created. Kinds with
+// a single object are read on their own as before, and a list that fails
+// (an identity allowed to get but not to list) only means the objects are
+// read one by one.
+func (m *Manager) list(ctx context.Context, objs []*unstructured.Unstructured, owner *Owner) *listing {
 	if owner == nil {
 		return nil
 	}
 	var groups []listGroup
-	index := map[listGroup]int{}
+	members := map[listGroup][]ObjMetadata{}
 	for _, obj := range objs {
 		key := listGroup{gvk: obj.GroupVersionKind(), namespace: obj.GetNamespace()}
-		if i, ok := index[key]; ok {
-			groups[i].count++
-			continue
+		if _, ok := members[key]; !ok {
+			groups = append(groups, key)
 		}
-		index[key] = len(groups)
-		key.count = 1
-		groups = append(groups, key)
+		members[key] = append(members[key], ObjMetadataOf(obj))
 	}
 
-	out := map[ObjMetadata]*unstructured.Unstructured{}
-	var mu sync.Mutex
+	out := &listing{objects: map[ObjMetadata]lookup{}}
 	_ = forEach(ctx, len(groups), m.concurrency, func(ctx context.Context, i int) error {
 		g := groups[i]
-		if g.count < 2 {
-			return nil
-		}
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(g.gvk.GroupVersion().WithKind(g.gvk.Kind + "List"))
-		if err := m.client.List(ctx, list, client.InNamespace(g.namespace), client.MatchingLabels(owner.Labels())); err != nil {
-			return nil
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		for i := range list.Items {
-			item := &list.Items[i]
-			item.SetGroupVersionKind(g.gvk)
-			out[ObjMetadataOf(item)] = item
+		if ids := members[g]; len(ids) >= 2 {
+			m.listGroup(ctx, g, ids, owner, out)
 		}
 		return nil
 	})
 	return out
+}
+
+// listGroup lists the labelled objects of g, then, when at least two of
+// ids are not among them, the metadata of all objects of g to learn which
+// of those are absent.
+func (m *Manager) listGroup(ctx context.Context, g listGroup, ids []ObjMetadata, owner *Owner, out *listing) {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(g.gvk.GroupVersion().WithKind(g.gvk.Kind + "List"))
+	if err := m.client.List(ctx, list, client.InNamespace(g.namespace), client.MatchingLabels(owner.Labels())); err != nil {
+		return
+	}
+	found := make(map[ObjMetadata]bool, len(list.Items))
+	for i := range list.Items {
+		item := &list.Items[i]
+		item.SetGroupVersionKind(g.gvk)
+		id := ObjMetadataOf(item)
+		found[id] = true
+		out.set(id, lookup{obj: item, known: true})
+	}
+	var missing []ObjMetadata
+	for _, id := range ids {
+		if !found[id] {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) < 2 {
+		return
+	}
+	meta := &metav1.PartialObjectMetadataList{}
+	meta.SetGroupVersionKind(list.GroupVersionKind())
+	if err := m.client.List(ctx, meta, client.InNamespace(g.namespace)); err != nil {
+		return
+	}
+	present := make(map[string]bool, len(meta.Items))
+	for i := range meta.Items {
+		present[meta.Items[i].Name] = true
+	}
+	for _, id := range missing {
+		if !present[id.Name] {
+			out.set(id, lookup{known: true})
+		}
+	}
 }

@@ -11,9 +11,12 @@ import (
 	"os"
 	"runtime/pprof"
 	"testing"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
+	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/app"
 	"github.com/weir-gitops/weir/internal/testenv"
 )
@@ -85,4 +88,20 @@ func Main(m *testing.M, controllers []string, concurrency int) {
 			})
 		}
 	})
+}
+
+// CreateRepository creates the GitRepository "fleet" in ns, following the
+// main branch of url hourly: benchmarks push and ask for reconciles
+// themselves.
+func CreateRepository(b *testing.B, env *testenv.Env, ns, url string) *sourcev1.GitRepository {
+	b.Helper()
+	repo := &sourcev1.GitRepository{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "fleet"},
+		Spec: sourcev1.GitRepositorySpec{URL: url, Interval: metav1.Duration{Duration: time.Hour},
+			Reference: &sourcev1.GitRepositoryRef{Branch: "main"}},
+	}
+	if err := env.Client.Create(context.Background(), repo); err != nil {
+		b.Fatal(err)
+	}
+	return repo
 }

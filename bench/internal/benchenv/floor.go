@@ -27,15 +27,7 @@ func Floor(b *testing.B, env *testenv.Env, ns string, objs []*unstructured.Unstr
 	b.Helper()
 	ctx := context.Background()
 	start := time.Now()
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(concurrency)
-	for _, o := range objs {
-		g.Go(func() error {
-			//nolint:staticcheck // SA1019: client.Apply with an unstructured object is the plain SSA call
-			return env.Client.Patch(gctx, o, client.Apply, client.FieldOwner("bench-floor"), client.ForceOwnership)
-		})
-	}
-	if err := g.Wait(); err != nil {
+	if err := ApplyDirect(ctx, env.Client, objs, concurrency); err != nil {
 		b.Fatalf("floor apply: %v", err)
 	}
 	Poll(b, 30*time.Minute, func(ctx context.Context) (bool, string) {
@@ -60,4 +52,19 @@ func Floor(b *testing.B, env *testenv.Env, ns string, objs []*unstructured.Unstr
 		return apierrors.IsNotFound(err), "floor namespace still there"
 	})
 	return elapsed
+}
+
+// ApplyDirect server-side applies objs with c as a plain client does (field
+// manager bench-floor, force), concurrency at a time: what any tool that
+// applies manifests must at least spend.
+func ApplyDirect(ctx context.Context, c client.Client, objs []*unstructured.Unstructured, concurrency int) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(concurrency)
+	for _, o := range objs {
+		g.Go(func() error {
+			//nolint:staticcheck // SA1019: client.Apply with an unstructured object is the plain SSA call
+			return c.Patch(gctx, o.DeepCopy(), client.Apply, client.FieldOwner("bench-floor"), client.ForceOwnership)
+		})
+	}
+	return g.Wait()
 }

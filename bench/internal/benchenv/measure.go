@@ -101,3 +101,14 @@ func Counts(b *testing.B, env string, def []int) []int {
 	}
 	return out
 }
+
+// LoadAverage is the machine's load average over 1, 5 and 15 minutes, as
+// /proc/loadavg says: the machine is shared, and a figure means little
+// without it.
+func LoadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Join(strings.Fields(string(data))[:3], " ")
+}

@@ -36,9 +36,16 @@ type buildCache struct {
 	order   []types.NamespacedName // oldest first
 }
 
+// cachedBuild is a build as JSON, one document per object: a fleet's
+// cache then holds a few hundred bytes per object instead of the maps of
+// an unstructured object (several times that), and get decodes copies as
+// it used to deep-copy them.
 type cachedBuild struct {
-	key    string
-	result *kustomize.Result
+	key      string
+	objects  [][]byte
+	checksum string
+	files    []string
+	remote   bool
 }
 
 // builds returns the build cache, made on first use. Every use goes through
@@ -67,7 +74,16 @@ func (c *buildCache) get(name types.NamespacedName, key string) (*kustomize.Resu
 	if !ok || e.key != key {
 		return nil, false
 	}
-	return copyResult(e.result), true
+	res := &kustomize.Result{Checksum: e.checksum, Files: e.files, Remote: e.remote,
+		Objects: make([]*unstructured.Unstructured, len(e.objects))}
+	for i, data := range e.objects {
+		o := &unstructured.Unstructured{}
+		if err := o.UnmarshalJSON(data); err != nil {
+			return nil, false // never stored so: build again
+		}
+		res.Objects[i] = o
+	}
+	return res, true
 }
 
 // put stores a copy of res as the build of name from key.
@@ -75,10 +91,19 @@ func (c *buildCache) put(name types.NamespacedName, key string, res *kustomize.R
 	if c == nil || c.budget < 0 || res.Remote || len(res.Objects) > c.budget {
 		return
 	}
+	e := cachedBuild{key: key, objects: make([][]byte, len(res.Objects)), checksum: res.Checksum,
+		files: res.Files, remote: res.Remote}
+	for i, o := range res.Objects {
+		data, err := o.MarshalJSON()
+		if err != nil {
+			return // not cached: the next reconcile builds
+		}
+		e.objects[i] = data
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.removeLocked(name)
-	c.entries[name] = cachedBuild{key: key, result: copyResult(res)}
+	c.entries[name] = e
 	c.order = append(c.order, name)
 	c.objects += len(res.Objects)
 	for c.objects > c.budget && len(c.order) > 0 {
@@ -101,20 +126,11 @@ func (c *buildCache) removeLocked(name types.NamespacedName) {
 	if !ok {
 		return
 	}
-	c.objects -= len(e.result.Objects)
+	c.objects -= len(e.objects)
 	delete(c.entries, name)
 	if i := slices.Index(c.order, name); i >= 0 {
 		c.order = slices.Delete(c.order, i, i+1)
 	}
-}
-
-func copyResult(r *kustomize.Result) *kustomize.Result {
-	out := &kustomize.Result{Checksum: r.Checksum, Files: r.Files, Remote: r.Remote,
-		Objects: make([]*unstructured.Unstructured, len(r.Objects))}
-	for i, o := range r.Objects {
-		out.Objects[i] = o.DeepCopy()
-	}
-	return out
 }
 
 // buildKey hashes what a build of obj reads besides the tree: the artifact

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -44,6 +45,16 @@ func TestBuildCache(t *testing.T) {
 	got.Objects[0].SetName("mutated")
 	if again, _ := cache.get(a, "k1"); again.Objects[0].GetName() != "cm-0" {
 		t.Error("a caller's change reached the cache")
+	}
+	stored := result(4)
+	if err := unstructured.SetNestedField(stored.Objects[1].Object, int64(3), "spec", "replicas"); err != nil {
+		t.Fatal(err)
+	}
+	cache.put(a, "k1", stored)
+	want := stored.Objects[1].DeepCopy()
+	stored.Objects[1].SetName("mutated after put")
+	if got, _ := cache.get(a, "k1"); !equality.Semantic.DeepEqual(got.Objects[1].Object, want.Object) {
+		t.Errorf("cached object = %v, want %v as put", got.Objects[1].Object, want.Object)
 	}
 	if _, ok := cache.get(a, "k2"); ok {
 		t.Error("a different key hit")

@@ -58,6 +58,7 @@ type Reconciler struct {
 	cacheOnce sync.Once
 	cache     *buildCache
 	waits     parkedWaits
+	memos     applyMemos
 }
 
 // Options are the controller's flags and feature gates.
@@ -369,6 +370,7 @@ func (r *Reconciler) apply(ctx context.Context, obj *kustomizev1.Kustomization, 
 		CustomStageKinds: r.Options.CustomStageKinds,
 		OverrideManagers: r.Options.OverrideManagers,
 		BeforeWrite:      r.recordWrites(obj, out),
+		Memo:             r.memos.of(obj),
 	})
 	out.applied = cs
 	if err != nil {
