@@ -48,10 +48,21 @@ export const stateInfo = {
 
 export const states = Object.keys(stateInfo);
 
+// The kstatus words of the objects in an inventory tree (not toolkit
+// objects), each drawn in the colours of the nearest state.
+const liveInfo = {
+  current: {icon: '✔', label: 'Current', look: 'ready'},
+  inprogress: {icon: '↻', label: 'In progress', look: 'reconciling'},
+  terminating: {icon: '↻', label: 'Terminating', look: 'reconciling'},
+  failed: {icon: '✖', label: 'Failed', look: 'failing'},
+  notfound: {icon: '✖', label: 'Not found', look: 'failing'},
+};
+
 // badge is the state pill: icon (hidden from screen readers) and label.
 export function badge(state) {
-  const info = stateInfo[state] || stateInfo.unknown;
-  return h('span', {class: `badge state-${state in stateInfo ? state : 'unknown'}`, dataset: {testid: 'state', state}},
+  const info = stateInfo[state] || liveInfo[state] || stateInfo.unknown;
+  const look = state in stateInfo ? state : liveInfo[state]?.look || 'unknown';
+  return h('span', {class: `badge state-${look}`, dataset: {testid: 'state', state}},
     h('span', {'aria-hidden': 'true', class: 'icon'}, info.icon), ' ', info.label);
 }
 

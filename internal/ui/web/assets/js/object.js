@@ -126,7 +126,7 @@ function actionButtons(ref, status) {
     const o = data.summary;
     const check = {
       'reconcile': [perms.reconcile, o.suspended ? `${refId(ref)} is suspended: resume it first` : ''],
-      'reconcile-source': [perms.reconcile, !hasSource(data, ref) ? `${ref.kind} has no source to reconcile` : o.suspended ? `${refId(ref)} is suspended: resume it first` : ''],
+      'reconcile-source': [perms.reconcileSource || perms.reconcile, !hasSource(data, ref) ? `${ref.kind} has no source to reconcile` : o.suspended ? `${refId(ref)} is suspended: resume it first` : ''],
       'suspend': [perms.suspend, o.suspended ? 'already suspended' : ''],
       'resume': [perms.resume, o.suspended ? '' : 'not suspended'],
     };
