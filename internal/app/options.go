@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/weir-gitops/weir/internal/helm/repository"
-	"github.com/weir-gitops/weir/internal/ui/web"
 )
 
 // Options are weir-controller's flags. Names and defaults are Flux's, so
@@ -103,8 +102,8 @@ type Options struct {
 	// UISecureCookies marks the UI's session cookie Secure, behind a
 	// TLS-terminating Ingress.
 	UISecureCookies bool
-	// UIAssets are the UI's browser files (internal/ui/web by default; nil
-	// serves the server's placeholder page). Not a flag.
+	// UIAssets are the UI's browser files; nil means internal/ui/web's.
+	// Not a flag.
 	UIAssets fs.FS
 
 	// SkipNameValidation lets the controllers start again in a process where
@@ -121,7 +120,6 @@ func DefaultOptions() Options {
 		HealthAddr:                ":9440",
 		ReceiverAddr:              ":9292",
 		UIAddr:                    ":9080",
-		UIAssets:                  web.FS(),
 		RateLimitInterval:         5 * time.Minute,
 		RequeueDependency:         30 * time.Second,
 		GracefulShutdownTimeout:   600 * time.Second,

@@ -6,6 +6,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/weir-gitops/weir/internal/ui/server"
+	"github.com/weir-gitops/weir/internal/ui/web"
 )
 
 // setupUI serves the web UI in cluster mode on --ui-addr: people log in
@@ -14,8 +15,12 @@ import (
 // Events (the ui component's ClusterRole).
 func setupUI(_ context.Context, deps *Deps) error {
 	opts := deps.Options
+	assets := opts.UIAssets
+	if assets == nil {
+		assets = web.FS()
+	}
 	srv, err := server.New(server.Options{
-		Mode: server.Cluster, Config: deps.Manager.GetConfig(), Assets: opts.UIAssets,
+		Mode: server.Cluster, Config: deps.Manager.GetConfig(), Assets: assets,
 		Logger: ctrl.Log.WithName("ui"), SecureCookies: opts.UISecureCookies,
 	})
 	if err != nil {
