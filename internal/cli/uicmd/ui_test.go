@@ -53,7 +53,7 @@ func TestUIServesWithTheKubeconfig(t *testing.T) {
 	}
 	page, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), "weir ui") {
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), `<script type="module" src="/js/main.js">`) {
 		t.Errorf("GET %s: %s %s", url, resp.Status, page)
 	}
 	base := url[:strings.Index(url, "/?")]
