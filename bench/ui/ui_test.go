@@ -162,7 +162,7 @@ func tab(b *testing.B) context.Context {
 
 // timed runs actions then waits for expr to be truthy, and returns the
 // time both took.
-func timed(b *testing.B, ctx context.Context, expr string, actions ...chromedp.Action[chromedp.Void]) time.Duration {
+func timed(ctx context.Context, b *testing.B, expr string, actions ...chromedp.Action[chromedp.Void]) time.Duration {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
@@ -192,7 +192,9 @@ func startServer(b *testing.B, env *testenv.Env) *server.Server {
 	go func() { done <- s.Serve(ctx, ln) }()
 	b.Cleanup(func() {
 		cancel()
-		<-done
+		if err := <-done; err != nil {
+			b.Logf("ui server: %v", err)
+		}
 	})
 	return s
 }
@@ -210,8 +212,8 @@ func BenchmarkUI(b *testing.B) {
 			ctx := tab(b)
 			s := startServer(b, env)
 			for b.Loop() {
-				measurePages(b, env, s, ctx, ns, n)
-				measureLive(b, env, ctx, ns, n)
+				measurePages(ctx, b, env, s, ns, n)
+				measureLive(ctx, b, env, ns, n)
 			}
 		})
 	}
@@ -223,10 +225,10 @@ func route(path string) chromedp.Action[chromedp.Void] {
 	return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`history.pushState(null, '', %q); dispatchEvent(new PopStateEvent('popstate'))`, path))
 }
 
-func measurePages(b *testing.B, env *testenv.Env, s *server.Server, ctx context.Context, ns string, n int) {
+func measurePages(ctx context.Context, b *testing.B, env *testenv.Env, s *server.Server, ns string, n int) {
 	b.Helper()
 	floor := listFloor(b, env, ns)
-	blank := timed(b, ctx, `document.readyState === 'complete'`, chromedp.Navigate("about:blank"))
+	blank := timed(ctx, b, `document.readyState === 'complete'`, chromedp.Navigate("about:blank"))
 	login, err := url.Parse(s.LoginURL())
 	if err != nil {
 		b.Fatal(err)
@@ -237,9 +239,9 @@ func measurePages(b *testing.B, env *testenv.Env, s *server.Server, ctx context.
 	count := func(testid string) string {
 		return fmt.Sprintf(`%s && document.querySelectorAll('[data-testid=%s]').length === %d`, loaded, testid, n+1)
 	}
-	overview := timed(b, ctx, count("object-row"), chromedp.Navigate(login.String()))
-	logAPITimes(b, ctx)
-	graph := timed(b, ctx, count("graph-node"), route("/graph?namespace="+ns))
+	overview := timed(ctx, b, count("object-row"), chromedp.Navigate(login.String()))
+	logAPITimes(ctx, b)
+	graph := timed(ctx, b, count("graph-node"), route("/graph?namespace="+ns))
 	pageFloor := floor + blank
 	b.ReportMetric(overview.Seconds(), "s/overview")
 	b.ReportMetric(graph.Seconds(), "s/graph")
@@ -253,7 +255,7 @@ func measurePages(b *testing.B, env *testenv.Env, s *server.Server, ctx context.
 
 // logAPITimes logs how long each /api/ request of the page took, as the
 // browser measured it: where the time of a page load went.
-func logAPITimes(b *testing.B, ctx context.Context) {
+func logAPITimes(ctx context.Context, b *testing.B) {
 	b.Helper()
 	times, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`performance.getEntriesByType('resource')
 		.filter(e => e.name.includes('/api/') && !e.name.includes('/api/stream'))
@@ -304,7 +306,7 @@ func flip(b *testing.B, env *testenv.Env, k *kustomizev1.Kustomization, failing 
 // measureLive changes one Kustomization's status five times while a page
 // shows it, and reports the median time to the page noticing, beside a
 // plain watch of the same object noticing.
-func measureLive(b *testing.B, env *testenv.Env, ctx context.Context, ns string, n int) {
+func measureLive(ctx context.Context, b *testing.B, env *testenv.Env, ns string, n int) {
 	b.Helper()
 	k := &kustomizev1.Kustomization{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: ksName(n / 2)}}
 	pages := []struct{ name, path, state string }{
@@ -312,7 +314,7 @@ func measureLive(b *testing.B, env *testenv.Env, ctx context.Context, ns string,
 		{"overview-row", "/?namespace=" + ns, fmt.Sprintf(`document.querySelector('[data-testid=object-row][data-id="Kustomization/%s/%s"]')`, ns, k.Name)},
 	}
 	for _, p := range pages {
-		timed(b, ctx, loaded, route(p.path))
+		timed(ctx, b, loaded, route(p.path))
 		var page, watched []time.Duration
 		for i := range 6 {
 			failing := i%2 == 0
@@ -323,7 +325,7 @@ func measureLive(b *testing.B, env *testenv.Env, ctx context.Context, ns string,
 			}
 			start := flip(b, env, k, failing)
 			watched = append(watched, w(failing).Sub(start))
-			timed(b, ctx, `window.seenAt > 0`)
+			timed(ctx, b, `window.seenAt > 0`)
 			seen, err := chromedp.Run(ctx, chromedp.Evaluate[int64](`window.seenAt`))
 			if err != nil {
 				b.Fatal(err)
