@@ -63,6 +63,29 @@ type ApplyOptions struct {
 	// the object has not been written since (see Memo). Apply updates it
 	// and drops the objects that are no longer among its input.
 	Memo *Memo
+
+	// Live, when set with Memo, tells from a watch cache what an object
+	// the Memo knows is now, so that one still holding its manifest is
+	// counted unchanged without any request. An object Live does not
+	// answer for, or answers for with another version, is read and
+	// dry-run as usual.
+	Live LiveReader
+}
+
+// LiveReader answers what an object is now, as a watch cache holds it.
+type LiveReader interface {
+	// Live returns the object's uid, resourceVersion and AppliedDigest,
+	// and false when the cache does not hold it (absent, kind not
+	// watched).
+	Live(ctx context.Context, gvk schema.GroupVersionKind, key client.ObjectKey) (LiveView, bool)
+}
+
+// LiveView is what a LiveReader tells of an object.
+type LiveView struct {
+	UID             types.UID
+	ResourceVersion string
+	// Applied is the object's AppliedDigest.
+	Applied string
 }
 
 func (o ApplyOptions) withDefaults() ApplyOptions {
@@ -183,6 +206,9 @@ type plan struct {
 	// apply), nil when unknown.
 	digest  [sha256.Size]byte
 	inPlace *unstructured.Unstructured
+	// remembered: ApplyOptions.Live showed the Memo's entry still holds,
+	// so the object was neither read nor dry-run and the entry stays.
+	remembered bool
 }
 
 func (p *plan) entry() ChangeSetEntry {
@@ -196,9 +222,15 @@ func (p *plan) entry() ChangeSetEntry {
 // applyStage plans every object of the stage concurrently, and only if all
 // plans succeed writes the ones that change something.
 func (m *Manager) applyStage(ctx context.Context, objs []*unstructured.Unstructured, opts ApplyOptions) ([]ChangeSetEntry, error) {
-	listed := m.list(ctx, objs, opts.Owner)
-	plans := make([]*plan, len(objs))
-	err := forEach(ctx, len(objs), m.concurrency, func(ctx context.Context, i int) error {
+	plans, rest, err := remembered(ctx, objs, opts)
+	if err != nil {
+		return nil, err
+	}
+	listed := m.list(ctx, rest, opts.Owner)
+	err = forEach(ctx, len(objs), m.concurrency, func(ctx context.Context, i int) error {
+		if plans[i] != nil {
+			return nil
+		}
 		p, err := m.plan(ctx, objs[i], listed.get(ObjMetadataOf(objs[i])), opts)
 		plans[i] = p
 		return err
@@ -215,13 +247,44 @@ func (m *Manager) applyStage(ctx context.Context, objs []*unstructured.Unstructu
 	entries := make([]ChangeSetEntry, len(plans))
 	for i, p := range plans {
 		entries[i] = p.entry()
-		if p.inPlace != nil {
-			opts.Memo.record(entries[i].ObjMetadata, p.digest, p.inPlace)
-		} else {
+		switch {
+		case p.remembered:
+		case p.inPlace != nil:
+			opts.Memo.record(entries[i].ObjMetadata, p.digest, viewOf(p.inPlace, opts))
+		default:
 			opts.Memo.forget(entries[i].ObjMetadata)
 		}
 	}
 	return entries, nil
+}
+
+// remembered returns a plan for each object of objs that ApplyOptions.Live
+// shows still holding the manifest the Memo recorded (nil for the
+// others), and the others.
+func remembered(ctx context.Context, objs []*unstructured.Unstructured, opts ApplyOptions) ([]*plan, []*unstructured.Unstructured, error) {
+	plans := make([]*plan, len(objs))
+	if opts.Memo == nil || opts.Live == nil {
+		return plans, objs, nil
+	}
+	var rest []*unstructured.Unstructured
+	for i, obj := range objs {
+		id := ObjMetadataOf(obj)
+		if !opts.Memo.knows(id) || skip(obj, nil) {
+			rest = append(rest, obj)
+			continue
+		}
+		digest, err := manifestDigest(obj, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		v, ok := opts.Live.Live(ctx, obj.GroupVersionKind(), client.ObjectKeyFromObject(obj))
+		if !ok || !opts.Memo.inPlace(id, digest, liveView{uid: v.UID, resourceVersion: v.ResourceVersion, applied: v.Applied}) {
+			rest = append(rest, obj)
+			continue
+		}
+		plans[i] = &plan{desired: obj, action: Unchanged, digest: digest, remembered: true}
+	}
+	return plans, rest, nil
 }
 
 // beforeWrite calls opts.BeforeWrite with the plans that write.
@@ -307,7 +370,7 @@ func (m *Manager) dryRun(ctx context.Context, obj *unstructured.Unstructured, li
 			return nil, nil, err
 		}
 		p.digest = digest
-		if opts.Memo.inPlace(id, digest, p.existing) {
+		if p.existing != nil && opts.Memo.inPlace(id, digest, viewOf(p.existing, opts)) {
 			p.action, p.inPlace = Unchanged, p.existing
 			return p, nil, nil
 		}

@@ -21,12 +21,20 @@ import (
 // another tool has a new resourceVersion, is dry-run and is put back as
 // before.
 //
-// A Memo lives in memory only: after a restart the first Apply dry-runs
-// every object again, as Flux does on every reconcile. The zero value is
-// not usable; a nil *Memo remembers nothing. A Memo is safe for
-// concurrent use.
+// The object is also taken as unchanged when its resourceVersion moved
+// but its AppliedDigest is the one recorded: others wrote only fields
+// nobody applies (a Deployment's status after its rollout).
+//
+// A Memo lives in memory; Records and RestoreMemo carry it over a restart
+// (the Kustomization controller keeps them in a Secret), and what they
+// carry proves nothing on its own: every entry is still compared with the
+// object as it is. The zero value is not usable; a nil *Memo remembers
+// nothing. A Memo is safe for concurrent use.
 type Memo struct {
 	mu sync.Mutex
+	// version counts the changes to items, so that a keeper of Records
+	// knows when there is something new to keep.
+	version uint64
 	// items holds the entries; index finds them once there are more than
 	// smallMemo (a map's smallest table has room for 8 entries, a kilobyte
 	// here, which a fleet of one-object Kustomizations pays per object).
@@ -49,6 +57,23 @@ type memoEntry struct {
 	digest          [sha256.Size]byte
 	uid             types.UID
 	resourceVersion string
+	applied         string // AppliedDigest
+}
+
+// liveView is what Memo compares of an object as it is now.
+type liveView struct {
+	uid             types.UID
+	resourceVersion string
+	applied         string
+}
+
+// matches reports whether the manifest of digest is still in place in
+// live.
+func (e memoEntry) matches(digest [sha256.Size]byte, live liveView) bool {
+	if e.digest != digest || e.uid != live.uid || live.resourceVersion == "" {
+		return false
+	}
+	return e.resourceVersion == live.resourceVersion || e.applied != "" && e.applied == live.applied
 }
 
 // NewMemo returns an empty Memo.
@@ -92,35 +117,57 @@ func (m *Memo) Len() int {
 	return len(m.items)
 }
 
+// knows reports whether the Memo holds an entry for id.
+func (m *Memo) knows(id ObjMetadata) bool {
+	if m == nil {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.findLocked(id) >= 0
+}
+
 // inPlace reports whether the manifest of digest was found in place, or
-// applied, when live was at its current uid and resourceVersion.
-func (m *Memo) inPlace(id ObjMetadata, digest [sha256.Size]byte, live *unstructured.Unstructured) bool {
-	if m == nil || live == nil || live.GetResourceVersion() == "" {
+// applied, in the object live still is.
+func (m *Memo) inPlace(id ObjMetadata, digest [sha256.Size]byte, live liveView) bool {
+	if m == nil {
 		return false
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	i := m.findLocked(id)
-	if i < 0 {
-		return false
-	}
-	e := m.items[i]
-	return e.digest == digest && e.uid == live.GetUID() && e.resourceVersion == live.GetResourceVersion()
+	return i >= 0 && m.items[i].matches(digest, live)
 }
 
-// record remembers that the manifest of digest is in place in obj, as the
-// API server returned it.
-func (m *Memo) record(id ObjMetadata, digest [sha256.Size]byte, obj *unstructured.Unstructured) {
-	if m == nil || obj == nil || obj.GetResourceVersion() == "" {
+// viewOf is the liveView of obj as the API server returned it.
+func viewOf(obj *unstructured.Unstructured, opts ApplyOptions) liveView {
+	if obj == nil {
+		return liveView{}
+	}
+	return liveView{
+		uid:             obj.GetUID(),
+		resourceVersion: obj.GetResourceVersion(),
+		applied:         AppliedDigest(obj, opts.FieldManager, opts.OverrideManagers),
+	}
+}
+
+// record remembers that the manifest of digest is in place in the object
+// seen as live.
+func (m *Memo) record(id ObjMetadata, digest [sha256.Size]byte, live liveView) {
+	if m == nil || live.resourceVersion == "" {
 		return
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	e := memoEntry{digest: digest, uid: obj.GetUID(), resourceVersion: obj.GetResourceVersion()}
+	e := memoEntry{digest: digest, uid: live.uid, resourceVersion: live.resourceVersion, applied: live.applied}
 	if i := m.findLocked(id); i >= 0 {
-		m.items[i].memoEntry = e
+		if m.items[i].memoEntry != e {
+			m.items[i].memoEntry = e
+			m.version++
+		}
 		return
 	}
+	m.version++
 	m.items = append(m.items, memoItem{id: id, memoEntry: e})
 	if m.index != nil {
 		m.index[id] = len(m.items) - 1
@@ -140,6 +187,7 @@ func (m *Memo) forget(id ObjMetadata) {
 	if i < 0 {
 		return
 	}
+	m.version++
 	last := len(m.items) - 1
 	if m.index != nil {
 		delete(m.index, id)
@@ -169,9 +217,60 @@ func (m *Memo) retain(keep map[ObjMetadata]bool) {
 			kept = append(kept, it)
 		}
 	}
+	if len(kept) != len(m.items) {
+		m.version++
+	}
 	clear(m.items[len(kept):])
 	m.items = kept
 	m.reindexLocked()
+}
+
+// MemoRecord is one entry of a Memo, as Records gives it and RestoreMemo
+// takes it back: the object, the digest of the manifest in place in it,
+// and the object's uid, resourceVersion and AppliedDigest then.
+type MemoRecord struct {
+	Object          ObjMetadata
+	Digest          [sha256.Size]byte
+	UID             types.UID
+	ResourceVersion string
+	Applied         string
+}
+
+// Records returns the Memo's entries.
+func (m *Memo) Records() []MemoRecord {
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]MemoRecord, len(m.items))
+	for i, it := range m.items {
+		out[i] = MemoRecord{Object: it.id, Digest: it.digest, UID: it.uid, ResourceVersion: it.resourceVersion, Applied: it.applied}
+	}
+	return out
+}
+
+// RestoreMemo returns a Memo holding records (the last of an object's wins).
+func RestoreMemo(records []MemoRecord) *Memo {
+	m := NewMemo()
+	for _, r := range records {
+		m.record(r.Object, r.Digest, liveView{uid: r.UID, resourceVersion: r.ResourceVersion, applied: r.Applied})
+	}
+	m.mu.Lock()
+	m.version = 0
+	m.mu.Unlock()
+	return m
+}
+
+// Version counts the changes to the Memo's entries since it was made:
+// a keeper of Records compares it with the count it last kept.
+func (m *Memo) Version() uint64 {
+	if m == nil {
+		return 0
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.version
 }
 
 // manifestDigest hashes what an apply of obj sends and how: the prepared

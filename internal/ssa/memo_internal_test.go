@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -15,11 +14,8 @@ func TestMemoAcrossItsIndex(t *testing.T) {
 	id := func(i int) ObjMetadata {
 		return ObjMetadata{Namespace: "ns", Name: fmt.Sprint("o", i), GroupKind: schema.GroupKind{Kind: "ConfigMap"}}
 	}
-	live := func(i int, rv string) *unstructured.Unstructured {
-		u := &unstructured.Unstructured{}
-		u.SetUID(types.UID(fmt.Sprint("uid-", i)))
-		u.SetResourceVersion(rv)
-		return u
+	live := func(i int, rv string) liveView {
+		return liveView{uid: types.UID(fmt.Sprint("uid-", i)), resourceVersion: rv}
 	}
 	digest := func(i int) (d [32]byte) { d[0] = byte(i); return d }
 	m := NewMemo()
@@ -60,5 +56,66 @@ func TestMemoAcrossItsIndex(t *testing.T) {
 	none.record(id(0), digest(0), live(0, "1"))
 	if none.inPlace(id(0), digest(0), live(0, "1")) || none.Len() != 0 {
 		t.Error("a nil Memo remembered something")
+	}
+}
+
+// TestMemoMatches is the rule that decides an object still holds the
+// manifest recorded: same manifest and uid, and the same resourceVersion or
+// the same AppliedDigest.
+func TestMemoMatches(t *testing.T) {
+	d1, d2 := [32]byte{1}, [32]byte{2}
+	recorded := memoEntry{digest: d1, uid: "u", resourceVersion: "10", applied: "A"}
+	tests := []struct {
+		name   string
+		entry  memoEntry
+		digest [32]byte
+		live   liveView
+		want   bool
+	}{
+		{"same version", recorded, d1, liveView{uid: "u", resourceVersion: "10", applied: "A"}, true},
+		{"status written since", recorded, d1, liveView{uid: "u", resourceVersion: "12", applied: "A"}, true},
+		{"applied fields changed hands", recorded, d1, liveView{uid: "u", resourceVersion: "12", applied: "B"}, false},
+		{"no applied digest recorded", memoEntry{digest: d1, uid: "u", resourceVersion: "10"}, d1, liveView{uid: "u", resourceVersion: "12"}, false},
+		{"other manifest", recorded, d2, liveView{uid: "u", resourceVersion: "10", applied: "A"}, false},
+		{"recreated", recorded, d1, liveView{uid: "v", resourceVersion: "10", applied: "A"}, false},
+		{"unknown version", recorded, d1, liveView{uid: "u", applied: "A"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.entry.matches(tt.digest, tt.live); got != tt.want {
+				t.Errorf("matches = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestMemoRecordsRoundTrip restores a Memo from its Records and counts
+// changes with Version.
+func TestMemoRecordsRoundTrip(t *testing.T) {
+	m := NewMemo()
+	for i := range 12 {
+		id := ObjMetadata{Namespace: "ns", Name: fmt.Sprint("o", i), GroupKind: schema.GroupKind{Group: "apps", Kind: "Deployment"}}
+		m.record(id, [32]byte{byte(i)}, liveView{uid: types.UID(fmt.Sprint("u", i)), resourceVersion: fmt.Sprint(100 + i), applied: "A"})
+	}
+	if m.Version() != 12 {
+		t.Errorf("Version = %d after 12 new entries", m.Version())
+	}
+	back := RestoreMemo(m.Records())
+	if back.Version() != 0 || back.Len() != 12 {
+		t.Fatalf("restored: Version %d, Len %d", back.Version(), back.Len())
+	}
+	for _, r := range m.Records() {
+		if !back.inPlace(r.Object, r.Digest, liveView{uid: r.UID, resourceVersion: r.ResourceVersion}) {
+			t.Errorf("%s not restored", r.Object)
+		}
+	}
+	r := m.Records()[0]
+	back.record(r.Object, r.Digest, liveView{uid: r.UID, resourceVersion: r.ResourceVersion, applied: r.Applied})
+	if back.Version() != 0 {
+		t.Error("recording what the Memo already held counted as a change")
+	}
+	back.forget(r.Object)
+	if back.Version() != 1 {
+		t.Errorf("Version = %d after a forget", back.Version())
 	}
 }

@@ -105,9 +105,7 @@ func takeOver(entries []metav1.ManagedFieldsEntry, fieldManager string, from []m
 		return e.Manager == fieldManager && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == ""
 	}
 	matches := func(e metav1.ManagedFieldsEntry) bool {
-		return e.Subresource == "" && !isOwn(e) && slices.ContainsFunc(from, func(m managerMatch) bool {
-			return e.Operation == m.op && strings.HasPrefix(e.Manager, m.prefix)
-		})
+		return e.Subresource == "" && !isOwn(e) && matchesAny(e, from)
 	}
 	var own *metav1.ManagedFieldsEntry
 	if i := slices.IndexFunc(entries, isOwn); i >= 0 {

@@ -21,6 +21,9 @@ import (
 type applyMemos struct {
 	mu    sync.Mutex
 	memos map[types.NamespacedName]applyMemo
+	// changes counts memos added and forgotten (with the versions of
+	// those forgotten), so that version only ever grows.
+	changes uint64
 }
 
 type applyMemo struct {
@@ -44,8 +47,12 @@ func (a *applyMemos) of(obj *kustomizev1.Kustomization) *ssa.Memo {
 	if a.memos == nil {
 		a.memos = map[types.NamespacedName]applyMemo{}
 	}
+	if ok {
+		a.changes += m.memo.Version() + 1
+	}
 	m = applyMemo{uid: obj.UID, identity: obj.Spec.ServiceAccountName, memo: ssa.NewMemo()}
 	a.memos[name] = m
+	a.changes++
 	return m.memo
 }
 
@@ -53,5 +60,57 @@ func (a *applyMemos) of(obj *kustomizev1.Kustomization) *ssa.Memo {
 func (a *applyMemos) forget(name types.NamespacedName) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	delete(a.memos, name)
+	if m, ok := a.memos[name]; ok {
+		a.changes += m.memo.Version() + 1
+		delete(a.memos, name)
+	}
+}
+
+// savedMemo is one Kustomization's memo as a memoStore keeps it.
+type savedMemo struct {
+	Name     types.NamespacedName
+	UID      types.UID
+	Identity string
+	Records  []ssa.MemoRecord
+}
+
+// snapshot returns every memo's records.
+func (a *applyMemos) snapshot() []savedMemo {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]savedMemo, 0, len(a.memos))
+	for name, m := range a.memos {
+		if records := m.memo.Records(); len(records) > 0 {
+			out = append(out, savedMemo{Name: name, UID: m.uid, Identity: m.identity, Records: records})
+		}
+	}
+	return out
+}
+
+// restore adds the memos of saved that a reconcile has not made yet.
+// What it adds proves nothing by itself: Apply still compares every entry
+// with the object in the cluster.
+func (a *applyMemos) restore(saved []savedMemo) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.memos == nil {
+		a.memos = map[types.NamespacedName]applyMemo{}
+	}
+	for _, s := range saved {
+		if _, ok := a.memos[s.Name]; ok {
+			continue
+		}
+		a.memos[s.Name] = applyMemo{uid: s.UID, identity: s.Identity, memo: ssa.RestoreMemo(s.Records)}
+	}
+}
+
+// version grows whenever a memo changes: a keeper saves when it moved.
+func (a *applyMemos) version() uint64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	v := a.changes
+	for _, m := range a.memos {
+		v += m.memo.Version()
+	}
+	return v
 }
