@@ -91,6 +91,9 @@ func converge(ctx context.Context, b *testing.B, env *testenv.Env, n int) {
 		perSecond = <-sampled
 	})
 	writes := writesSince(requests0)
+	all := since(requests0)
+	b.ReportMetric(float64(total(all))/float64(n), "req/ks")
+	b.Logf("requests of the first pass by method and resource:\n%s", describe(all))
 	b.ReportMetric(float64(total(writes)), "writes")
 	b.ReportMetric(float64(etcdRevision(b, env)-rev0), "etcd-revisions")
 	b.ReportMetric(float64(slices.Max(perSecond)), "max-req/s")
@@ -160,6 +163,17 @@ func writesSince(before map[string]int64) map[string]int64 {
 	for k, v := range benchenv.RequestCounts() {
 		method, _, _ := strings.Cut(k, " ")
 		if d := v - before[k]; d > 0 && method != "GET" && method != "WATCH" && !strings.Contains(k, benchenv.DryRun) {
+			out[k] = d
+		}
+	}
+	return out
+}
+
+// since returns every request sent since before, by method and resource.
+func since(before map[string]int64) map[string]int64 {
+	out := map[string]int64{}
+	for k, v := range benchenv.RequestCounts() {
+		if d := v - before[k]; d > 0 {
 			out[k] = d
 		}
 	}

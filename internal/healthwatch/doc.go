@@ -9,7 +9,14 @@
 // a kind whose check reads more than the view (a CEL expression) is read
 // from the API server.
 //
+// Secrets are watched by their metadata only: the cache never holds a
+// credential. Each view also carries the object's applied digest
+// (ssa.AppliedDigest, computed from the managed fields the view drops),
+// and Live tells it with the uid and resourceVersion: an ssa.LiveReader,
+// with which Apply counts an object its Memo knows unchanged without any
+// request.
+//
 // A kind the cache cannot watch (its definition does not exist yet, or
-// listing it is forbidden) or must not hold (Secrets) is read from the API
-// server instead, and Track reports that the owner must also poll.
+// listing it is forbidden) is read from the API server instead, and Track
+// reports that the owner must also poll.
 package healthwatch

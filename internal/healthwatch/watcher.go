@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
@@ -33,22 +35,65 @@ const retryAfter = 2 * time.Minute
 // as the object and never read by a status check.
 const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 
+// appliedAnnotation carries, in a cached view only, the object's
+// AppliedDigest as the function given to NewCache computed it from the
+// managed fields the view drops.
+const appliedAnnotation = "healthwatch.weir.internal/applied"
+
 // NewCache returns the cache a Watcher reads through, over all namespaces
 // (what a Kustomization applies may live anywhere). It stores a status
-// view of each object (statusView), not the object. The caller adds it to
-// the manager, which starts it.
-func NewCache(cfg *rest.Config, mapper meta.RESTMapper) (cache.Cache, error) {
-	c, err := cache.New(cfg, cache.Options{Mapper: mapper, DefaultTransform: strip})
+// view of each object (statusView), not the object, and in it what
+// applied returns for the object (nil: nothing), which Live tells. The
+// caller adds it to the manager, which starts it.
+func NewCache(cfg *rest.Config, mapper meta.RESTMapper, applied func(metav1.Object) string) (cache.Cache, error) {
+	c, err := cache.New(cfg, cache.Options{Mapper: mapper, DefaultTransform: stripper(applied)})
 	if err != nil {
 		return nil, fmt.Errorf("creating the health check cache: %w", err)
 	}
 	return c, nil
 }
 
-func strip(in any) (any, error) {
-	if u, ok := in.(*unstructured.Unstructured); ok {
-		return statusView(u), nil
+// stripper returns the cache's transform: a status view of each object,
+// with its applied digest.
+func stripper(applied func(metav1.Object) string) toolscache.TransformFunc {
+	// An informer may transform an object it holds again (client-go's
+	// relists): a view keeps the digest it already carries.
+	digest := func(o metav1.Object) string {
+		if len(o.GetManagedFields()) == 0 || applied == nil {
+			return o.GetAnnotations()[appliedAnnotation]
+		}
+		return applied(o)
 	}
+	return func(in any) (any, error) {
+		switch o := in.(type) {
+		case *unstructured.Unstructured:
+			v := statusView(o)
+			if d := digest(o); d != "" {
+				v.SetAnnotations(map[string]string{appliedAnnotation: d})
+			}
+			return v, nil
+		case *metav1.PartialObjectMetadata:
+			return metadataView(o, digest(o)), nil
+		}
+		return strip(in)
+	}
+}
+
+// metadataView is what the cache keeps of an object watched by its
+// metadata only: what a status view keeps of metadata.
+func metadataView(o *metav1.PartialObjectMetadata, applied string) *metav1.PartialObjectMetadata {
+	v := &metav1.PartialObjectMetadata{TypeMeta: o.TypeMeta, ObjectMeta: metav1.ObjectMeta{
+		Name: o.Name, Namespace: o.Namespace, UID: o.UID, ResourceVersion: o.ResourceVersion,
+		Generation: o.Generation, Labels: o.Labels, CreationTimestamp: o.CreationTimestamp,
+		DeletionTimestamp: o.DeletionTimestamp,
+	}}
+	if applied != "" {
+		v.Annotations = map[string]string{appliedAnnotation: applied}
+	}
+	return v
+}
+
+func strip(in any) (any, error) {
 	obj, err := meta.Accessor(in)
 	if err != nil {
 		return in, nil //nolint:nilerr // not an object (a tombstone): stored as it is
@@ -117,9 +162,11 @@ var specRead = map[schema.GroupKind][]string{
 	{Kind: "Service"}:                    {"type", "clusterIP"},
 }
 
-// unwatched are kinds never held in the cache: Secrets (credentials are
-// not held cluster-wide; they are Current as soon as they exist anyway).
-var unwatched = map[schema.GroupKind]bool{{Kind: "Secret"}: true}
+// metadataOnly are kinds the cache watches by their metadata alone:
+// Secrets, whose data is never held (the API server does not even send
+// it); a Secret is Current as soon as it exists, which is all a status
+// check reads of it.
+var metadataOnly = map[schema.GroupKind]bool{{Kind: "Secret"}: true}
 
 // Watcher follows the objects owners wait for. Owners are objects of one
 // kind (the controller's), named by namespace and name.
@@ -132,7 +179,7 @@ type Watcher struct {
 	mu       sync.Mutex
 	waiters  map[ssa.ObjMetadata]map[types.NamespacedName]struct{}
 	tracked  map[types.NamespacedName][]ssa.ObjMetadata
-	watching map[schema.GroupKind]bool      // kinds watched
+	watching map[schema.GroupKind]schema.GroupVersionKind // kinds watched, in the version their informer lists
 	failed   map[schema.GroupKind]time.Time // kinds that could not be, and when
 }
 
@@ -144,7 +191,7 @@ func New(c cache.Cache, mapper meta.RESTMapper, newOwner func() client.Object) *
 		events:   make(chan event.GenericEvent, 1024),
 		waiters:  map[ssa.ObjMetadata]map[types.NamespacedName]struct{}{},
 		tracked:  map[types.NamespacedName][]ssa.ObjMetadata{},
-		watching: map[schema.GroupKind]bool{},
+		watching: map[schema.GroupKind]schema.GroupVersionKind{},
 		failed:   map[schema.GroupKind]time.Time{},
 	}
 }
@@ -176,14 +223,33 @@ func (r *reader) from(obj client.Object) client.Reader {
 	}
 	r.w.mu.Lock()
 	defer r.w.mu.Unlock()
-	if r.w.watching[gk] {
+	if _, ok := r.w.watching[gk]; ok {
 		return r.w.cache
 	}
 	return r.fallback
 }
 
 func (r *reader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	return r.from(obj).Get(ctx, key, obj, opts...)
+	from := r.from(obj)
+	u, isUnstructured := obj.(*unstructured.Unstructured)
+	gk := obj.GetObjectKind().GroupVersionKind().GroupKind()
+	if from != r.w.cache || !metadataOnly[gk] {
+		return from.Get(ctx, key, obj, opts...)
+	}
+	if !isUnstructured {
+		return r.fallback.Get(ctx, key, obj, opts...)
+	}
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(u.GroupVersionKind())
+	if err := r.w.cache.Get(ctx, key, m, opts...); err != nil {
+		return err
+	}
+	md, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&m.ObjectMeta)
+	if err != nil {
+		return fmt.Errorf("converting the metadata of %s: %w", key, err)
+	}
+	u.Object = map[string]any{"apiVersion": u.GetAPIVersion(), "kind": u.GetKind(), "metadata": md}
+	return nil
 }
 
 func (r *reader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
@@ -247,47 +313,79 @@ func (w *Watcher) untrackLocked(owner types.NamespacedName) {
 // definition may have appeared meanwhile), not at every Track: a list
 // that hangs would stall every reconcile for informerTimeout.
 func (w *Watcher) watch(ctx context.Context, gk schema.GroupKind) bool {
-	if unwatched[gk] {
-		return false
-	}
+	_, ok := w.watchedAs(ctx, gk)
+	return ok
+}
+
+// watchedAs starts the watch of gk once, and returns the version its
+// informer lists gk in, and whether gk is watched.
+func (w *Watcher) watchedAs(ctx context.Context, gk schema.GroupKind) (schema.GroupVersionKind, bool) {
 	w.mu.Lock()
-	ok := w.watching[gk]
+	gvk, ok := w.watching[gk]
 	failed, hasFailed := w.failed[gk]
 	w.mu.Unlock()
 	if ok || hasFailed && time.Since(failed) < retryAfter {
-		return ok
+		return gvk, ok
 	}
-	err := w.startInformer(ctx, gk)
+	gvk, err := w.startInformer(ctx, gk)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err != nil {
 		w.failed[gk] = time.Now()
-		return false
+		return schema.GroupVersionKind{}, false
 	}
 	delete(w.failed, gk)
-	w.watching[gk] = true
-	return true
+	w.watching[gk] = gvk
+	return gvk, true
 }
 
-func (w *Watcher) startInformer(ctx context.Context, gk schema.GroupKind) error {
+// cached returns an empty object of gvk of the type the cache holds it in.
+func cached(gvk schema.GroupVersionKind) client.Object {
+	if metadataOnly[gvk.GroupKind()] {
+		m := &metav1.PartialObjectMetadata{}
+		m.SetGroupVersionKind(gvk)
+		return m
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	return u
+}
+
+// Live tells what the cache holds of an object: its uid, resourceVersion
+// and applied digest (ssa.LiveReader), starting the watch of its kind if
+// need be. It answers false for an object the cache does not hold, and
+// for a kind it cannot watch.
+func (w *Watcher) Live(ctx context.Context, gvk schema.GroupVersionKind, key client.ObjectKey) (ssa.LiveView, bool) {
+	listed, ok := w.watchedAs(ctx, gvk.GroupKind())
+	if !ok {
+		return ssa.LiveView{}, false
+	}
+	obj := cached(listed)
+	if err := w.cache.Get(ctx, key, obj); err != nil {
+		return ssa.LiveView{}, false
+	}
+	return ssa.LiveView{UID: obj.GetUID(), ResourceVersion: obj.GetResourceVersion(),
+		Applied: obj.GetAnnotations()[appliedAnnotation]}, true
+}
+
+func (w *Watcher) startInformer(ctx context.Context, gk schema.GroupKind) (schema.GroupVersionKind, error) {
 	mapping, err := w.mapper.RESTMapping(gk)
 	if err != nil {
-		return err
+		return schema.GroupVersionKind{}, err
 	}
-	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(mapping.GroupVersionKind)
+	gvk := mapping.GroupVersionKind
 	ctx, cancel := context.WithTimeout(ctx, informerTimeout)
 	defer cancel()
-	inf, err := w.cache.GetInformer(ctx, obj)
+	inf, err := w.cache.GetInformer(ctx, cached(gvk))
 	if err != nil {
-		return err
+		return schema.GroupVersionKind{}, err
 	}
 	_, err = inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { w.changed(gk, o) },
 		UpdateFunc: func(_, o any) { w.changed(gk, o) },
 		DeleteFunc: func(o any) { w.changed(gk, o) },
 	})
-	return err
+	return gvk, err
 }
 
 // changed queues the owners of the object o of kind gk.

@@ -2,6 +2,8 @@ package healthwatch
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,7 +36,7 @@ func newWatcher(t *testing.T) *Watcher {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := NewCache(env.Config, mapper)
+	c, err := NewCache(env.Config, mapper, func(o metav1.Object) string { return ssa.AppliedDigest(o, "weir-test", nil) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +50,7 @@ func newWatcher(t *testing.T) *Watcher {
 // not exist yet for two owners: its creation queues both, a change after
 // one of them stopped waiting queues the other only, and the Reader serves
 // it from the cache without managed fields and pod template. Secrets are
-// never cached.
+// cached by their metadata only.
 func TestWatcherQueuesTheOwnersOfAChangedObject(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
@@ -93,9 +95,87 @@ func TestWatcherQueuesTheOwnersOfAChangedObject(t *testing.T) {
 		t.Errorf("the cached Deployment lost the rest of its spec")
 	}
 
-	secret := ssa.ObjMetadata{GroupKind: schema.GroupKind{Kind: "Secret"}, Namespace: ns, Name: "s"}
-	if w.Track(ctx, a, []ssa.ObjMetadata{secret}) {
-		t.Errorf("Secrets are watched: the cache would hold every credential of the cluster")
+}
+
+// TestSecretsAreWatchedByMetadataOnly: a Secret's creation queues its
+// owner, and the Reader serves it from the cache without its data: the
+// cache never holds a credential.
+func TestSecretsAreWatchedByMetadataOnly(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	w := newWatcher(t)
+	ctx := context.Background()
+	owner := types.NamespacedName{Namespace: ns, Name: "a"}
+	if !w.Track(ctx, owner, []ssa.ObjMetadata{{GroupKind: schema.GroupKind{Kind: "Secret"}, Namespace: ns, Name: "s"}}) {
+		t.Fatal("Secrets are not watched")
+	}
+	env.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: ns}, StringData: map[string]string{"password": "hunter2"}})
+	if got := queued(t, w, 1); !got[owner] {
+		t.Errorf("creation queued %v", got)
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+	if err := w.Reader(env.Client, nil).Get(ctx, client.ObjectKey{Namespace: ns, Name: "s"}, u); err != nil {
+		t.Fatal(err)
+	}
+	if _, hasData := u.Object["data"]; hasData || u.GetUID() == "" || u.GetKind() != "Secret" {
+		t.Errorf("cached Secret = %v, want its metadata only", u.Object)
+	}
+	list := &metav1.PartialObjectMetadataList{}
+	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
+	if err := w.cache.List(ctx, list, client.InNamespace(ns)); err != nil || len(list.Items) != 1 {
+		t.Fatalf("listing the cached Secrets: %v (%d)", err, len(list.Items))
+	}
+	if fmt.Sprint(list.Items[0]) == "" || strings.Contains(fmt.Sprintf("%+v", list.Items[0]), "hunter2") {
+		t.Error("the cache holds the Secret's data")
+	}
+}
+
+// TestLiveTellsWhatWasApplied applies a ConfigMap as the digest's field
+// manager: Live answers with its uid, resourceVersion and applied digest
+// from the cache; a status-free write by another manager to a field
+// nobody applies moves the resourceVersion but not the digest; an edit
+// of an applied field moves both.
+func TestLiveTellsWhatWasApplied(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	w := newWatcher(t)
+	ctx := context.Background()
+	gvk := corev1.SchemeGroupVersion.WithKind("ConfigMap")
+	key := client.ObjectKey{Namespace: ns, Name: "cm"}
+	apply := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "cm", "namespace": ns}, "data": map[string]any{"a": "1"}}}
+	if err := env.Client.Patch(ctx, apply, client.Apply, client.FieldOwner("weir-test")); err != nil { //nolint:staticcheck // the apply patch type is what is tested
+		t.Fatal(err)
+	}
+	live := func(want string) ssa.LiveView {
+		t.Helper()
+		var v ssa.LiveView
+		testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+			got, ok := w.Live(ctx, gvk, key)
+			v = got
+			return ok && got.ResourceVersion == want, fmt.Sprintf("Live = %+v, %v; want resourceVersion %s", got, ok, want)
+		})
+		return v
+	}
+	first := live(apply.GetResourceVersion())
+	if first.UID != apply.GetUID() || first.Applied == "" {
+		t.Fatalf("Live = %+v", first)
+	}
+
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: ns}}
+	env.Update(t, cm, func() { cm.Data["other"] = "x" }) // another manager, a field nobody applies
+	second := live(cm.ResourceVersion)
+	if second.Applied != first.Applied {
+		t.Error("a write to a field nobody applies changed the applied digest")
+	}
+	env.Update(t, cm, func() { cm.Data["a"] = "2" })
+	third := live(cm.ResourceVersion)
+	if third.Applied == first.Applied {
+		t.Error("an edit of an applied field left the applied digest as it was")
+	}
+	if _, ok := w.Live(ctx, gvk, client.ObjectKey{Namespace: ns, Name: "absent"}); ok {
+		t.Error("Live answered for an object that does not exist")
 	}
 }
 

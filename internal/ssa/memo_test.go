@@ -6,8 +6,10 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/ssa"
 	"github.com/weir-gitops/weir/internal/testenv"
 )
@@ -114,4 +116,70 @@ func TestApplyWithoutMemoDryRunsEveryObject(t *testing.T) {
 	if n := count.requests.Load() - before; n != 1+2 {
 		t.Errorf("no-op without a memo: %d requests, want a list and 2 dry-runs", n)
 	}
+}
+
+// liveFromServer stands in for a watch cache in TestApplyMemoWithLive: it
+// reads each object with the test's own (uncounted) client and tells what
+// a healthwatch view would.
+type liveFromServer struct{ t *testing.T }
+
+func (l liveFromServer) Live(ctx context.Context, gvk schema.GroupVersionKind, key client.ObjectKey) (ssa.LiveView, bool) {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	if err := testenv.Get(l.t).Client.Get(ctx, key, u); err != nil {
+		return ssa.LiveView{}, false
+	}
+	return ssa.LiveView{UID: u.GetUID(), ResourceVersion: u.GetResourceVersion(),
+		Applied: ssa.AppliedDigest(u, meta.KustomizeControllerManager, nil)}, true
+}
+
+// TestApplyMemoWithLive: with a Memo and a LiveReader, an object nobody
+// wrote costs no request at all, neither does one another manager wrote a
+// field of that nobody applies, nor does any after the Memo was carried
+// over a restart by its Records; a hand edit of an applied field is still
+// read, dry-run and put back.
+func TestApplyMemoWithLive(t *testing.T) {
+	m, count := newManager(t)
+	ns := testenv.Get(t).Namespace(t)
+	ctx := context.Background()
+	opts := ssa.ApplyOptions{Owner: &ssa.Owner{Name: "apps", Namespace: "flux-system"}, Memo: ssa.NewMemo(), Live: liveFromServer{t}}
+	objs := objects(t, fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: %[1]s}\ndata: {a: \"1\"}\n---\n"+
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: %[1]s}\ndata: {a: \"1\"}\n", ns))
+	step := func(name, wantChanges string, wantRequests int64) {
+		t.Helper()
+		before := count.requests.Load()
+		cs, err := m.Apply(ctx, objs, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := cs.Changes(); got != wantChanges {
+			t.Errorf("%s: Changes() = %q, want %q", name, got, wantChanges)
+		}
+		if n := count.requests.Load() - before; n != wantRequests {
+			t.Errorf("%s: %d requests, want %d", name, n, wantRequests)
+		}
+	}
+	if _, err := m.Apply(ctx, objs, opts); err != nil {
+		t.Fatal(err)
+	}
+	step("no-op", "", 0)
+
+	other := get(t, "v1", "ConfigMap", ns, "b")
+	if err := unstructured.SetNestedField(other.Object, "x", "data", "added-by-another-tool"); err != nil {
+		t.Fatal(err)
+	}
+	if err := testenv.Get(t).Client.Update(ctx, other, client.FieldOwner("another-tool")); err != nil {
+		t.Fatal(err)
+	}
+	step("a field nobody applies written", "", 0)
+
+	opts.Memo = ssa.RestoreMemo(opts.Memo.Records())
+	step("after a restart", "", 0)
+
+	edit(t, ns, "a", "tampered")
+	step("hand edit", "ConfigMap/"+ns+"/a configured", 3)
+	if got := dataA(t, ns, "a"); got != "1" {
+		t.Errorf("data.a = %q after the drift correction, want 1", got)
+	}
+	step("after the correction", "", 0)
 }

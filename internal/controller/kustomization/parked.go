@@ -36,6 +36,14 @@ type parkedWait struct {
 	checks   *healthChecks
 	tracked  bool // the watches follow what it waits for
 	watched  bool // every kind it waits for is watched: no polling
+	// cacheable: the controller's own watches may serve it (watchable);
+	// written are the objects its apply wrote, which the cache may not
+	// show yet: in the reconcile that applied them (fresh), and whenever
+	// the watches do not follow the wait, those are read from the API
+	// server and the others through the cache.
+	cacheable bool
+	fresh     bool
+	written   map[ssa.ObjMetadata]bool
 	start    time.Time
 	deadline time.Time
 	// checksum and changed carry what the apply saw to the end of the
@@ -102,9 +110,33 @@ func (r *Reconciler) park(obj *kustomizev1.Kustomization, objects []ssa.ObjMetad
 		generation: obj.Generation, revision: out.revision, token: requestToken(obj),
 		health: ssa.NewHealth(objects), checks: checks, start: now, deadline: now.Add(timeout),
 		checksum: out.checksum, changed: out.changed(),
+		cacheable: r.Health != nil && watchable(obj), fresh: true, written: writtenBy(out.applied),
 	}
 	r.waits.put(keyOf(obj), w)
 	return w
+}
+
+// writtenBy returns the objects cs created or changed.
+func writtenBy(cs *ssa.ChangeSet) map[ssa.ObjMetadata]bool {
+	out := map[ssa.ObjMetadata]bool{}
+	if cs == nil {
+		return out
+	}
+	for _, e := range cs.Entries {
+		if e.Action == ssa.Created || e.Action == ssa.Configured {
+			out[e.ObjMetadata] = true
+		}
+	}
+	return out
+}
+
+// live is the watch cache Apply checks its memo against, nil when obj's
+// objects are not the controller's to watch.
+func (r *Reconciler) live(obj *kustomizev1.Kustomization) ssa.LiveReader {
+	if r.Health == nil || !watchable(obj) {
+		return nil
+	}
+	return r.Health
 }
 
 // track follows what a wait still waits for through the watches, after
@@ -158,6 +190,9 @@ func (r *Reconciler) judgeHealth(ctx context.Context, obj *kustomizev1.Kustomiza
 			r.look(ctx, mgr, kube, w)
 		}
 	}
+	// Any later look follows a watch event or a deadline: the cache has
+	// seen this run's writes by then.
+	w.fresh = false
 	now := r.now()
 	switch {
 	case w.health.Done():
@@ -182,11 +217,32 @@ func (r *Reconciler) judgeHealth(ctx context.Context, obj *kustomizev1.Kustomiza
 // when every kind is watched, else through kube.
 func (r *Reconciler) look(ctx context.Context, mgr *ssa.Manager, kube client.Reader, w *parkedWait) {
 	reader := kube
-	if w.watched {
+	if w.cacheable {
 		// A CEL expression may read any field: its kinds are read whole.
 		reader = r.Health.Reader(kube, func(gk schema.GroupKind) bool { return w.checks.For(gk) != nil })
+		if w.fresh || !w.watched {
+			reader = &unwrittenReader{Reader: reader, kube: kube, written: w.written}
+		}
 	}
 	mgr.Check(ctx, w.health, reader, w.checks.Status)
+}
+
+// unwrittenReader reads through its Reader (the watch cache, for the
+// kinds watched) the objects a wait's apply did not write, and from the
+// API server those it wrote: a cache an instant behind the write would
+// show the object before the change, healthy in its old generation.
+type unwrittenReader struct {
+	client.Reader
+	kube    client.Reader
+	written map[ssa.ObjMetadata]bool
+}
+
+func (u *unwrittenReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	id := ssa.ObjMetadata{GroupKind: obj.GetObjectKind().GroupVersionKind().GroupKind(), Namespace: key.Namespace, Name: key.Name}
+	if u.written[id] {
+		return u.kube.Get(ctx, key, obj, opts...)
+	}
+	return u.Reader.Get(ctx, key, obj, opts...)
 }
 
 func (r *Reconciler) pollInterval() time.Duration {

@@ -371,6 +371,7 @@ func (r *Reconciler) apply(ctx context.Context, obj *kustomizev1.Kustomization, 
 		OverrideManagers: r.Options.OverrideManagers,
 		BeforeWrite:      r.recordWrites(obj, out),
 		Memo:             r.memos.of(obj),
+		Live:             r.live(obj),
 	})
 	out.applied = cs
 	if err != nil {

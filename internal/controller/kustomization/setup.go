@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -16,6 +17,7 @@ import (
 	"github.com/weir-gitops/weir/internal/dependency"
 	"github.com/weir-gitops/weir/internal/healthwatch"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
+	"github.com/weir-gitops/weir/internal/ssa"
 )
 
 // Index keys on Kustomizations.
@@ -81,7 +83,10 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 // kinds being waited for, started by mgr, wakes a parked Kustomization
 // when one of its objects changes (see parked.go).
 func (r *Reconciler) WatchHealth(mgr ctrl.Manager) error {
-	c, err := healthwatch.NewCache(mgr.GetConfig(), mgr.GetRESTMapper())
+	overrides := r.Options.OverrideManagers
+	c, err := healthwatch.NewCache(mgr.GetConfig(), mgr.GetRESTMapper(), func(o metav1.Object) string {
+		return ssa.AppliedDigest(o, ControllerName, overrides)
+	})
 	if err != nil {
 		return err
 	}
