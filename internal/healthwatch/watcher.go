@@ -180,7 +180,7 @@ type Watcher struct {
 	waiters  map[ssa.ObjMetadata]map[types.NamespacedName]struct{}
 	tracked  map[types.NamespacedName][]ssa.ObjMetadata
 	watching map[schema.GroupKind]schema.GroupVersionKind // kinds watched, in the version their informer lists
-	failed   map[schema.GroupKind]time.Time // kinds that could not be, and when
+	failed   map[schema.GroupKind]time.Time               // kinds that could not be, and when
 }
 
 // New returns a Watcher reading through c (see NewCache). newOwner returns

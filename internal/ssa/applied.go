@@ -41,7 +41,7 @@ func AppliedDigest(obj metav1.Object, fieldManager string, overrides []string) s
 		}
 		var raw []byte
 		if e.FieldsV1 != nil {
-			raw = e.FieldsV1.Raw
+			raw = e.FieldsV1.GetRawBytes()
 		}
 		var at string
 		if e.Time != nil {

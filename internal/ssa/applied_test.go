@@ -13,7 +13,7 @@ func TestAppliedDigest(t *testing.T) {
 	later := metav1.NewTime(at.Add(time.Minute))
 	entry := func(manager string, op metav1.ManagedFieldsOperationType, sub, fields string, when metav1.Time) metav1.ManagedFieldsEntry {
 		return metav1.ManagedFieldsEntry{Manager: manager, Operation: op, APIVersion: "apps/v1", Subresource: sub,
-			Time: &when, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)}}
+			Time: &when, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(fields)}
 	}
 	ours := entry("kustomize-controller", metav1.ManagedFieldsOperationApply, "", `{"f:spec":{"f:replicas":{}}}`, at)
 	object := func(annotations map[string]string, entries ...metav1.ManagedFieldsEntry) *unstructured.Unstructured {
