@@ -60,6 +60,9 @@ func start(ctx context.Context, b *testing.B, env *testenv.Env, controller strin
 func converge(ctx context.Context, b *testing.B, env *testenv.Env, n int) {
 	b.Helper()
 	ns := env.Namespace(b)
+	// The controllers' namespace, where the kustomize controller keeps its
+	// apply memo over the restart.
+	b.Setenv("RUNTIME_NAMESPACE", ns)
 	srv := gitserver.New(b, gitserver.Options{})
 	srv.InitRepo(b, "fleet.git")
 	srv.Commit(b, "fleet.git", gitserver.Commit{Files: benchenv.FleetApp})
