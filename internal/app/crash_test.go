@@ -10,15 +10,12 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
-	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/testenv"
-	"github.com/weir-gitops/weir/internal/testenv/gitserver"
 )
 
 // controllerProcess is a weir-controller binary running as a process of
@@ -108,23 +105,7 @@ func TestKilledDuringFirstApplyThenDeletedPrunesEverything(t *testing.T) {
 	p := newControllerProcess(t, env, "source,kustomize")
 	p.start()
 
-	srv := gitserver.New(t, gitserver.Options{})
-	srv.InitRepo(t, "many.git")
-	srv.Commit(t, "many.git", gitserver.Commit{Files: map[string]string{"cms/all.yaml": testenv.ConfigMapsYAML("cm", count)}, Message: "many"})
-	repo := &sourcev1.GitRepository{
-		ObjectMeta: metav1.ObjectMeta{Name: "many", Namespace: ns},
-		Spec: sourcev1.GitRepositorySpec{URL: srv.HTTPURL("many.git"), Interval: metav1.Duration{Duration: time.Hour},
-			Reference: &sourcev1.GitRepositoryRef{Branch: "main"}},
-	}
-	ks := &kustomizev1.Kustomization{
-		ObjectMeta: metav1.ObjectMeta{Name: "many", Namespace: ns},
-		Spec: kustomizev1.KustomizationSpec{
-			SourceRef: kustomizev1.CrossNamespaceSourceReference{Kind: sourcev1.GitRepositoryKind, Name: repo.Name},
-			Path:      "./cms", Prune: true, TargetNamespace: ns,
-			Interval: metav1.Duration{Duration: time.Hour}, Timeout: &metav1.Duration{Duration: 5 * time.Minute},
-		},
-	}
-	env.Create(t, repo, ks)
+	ks := configMapsKustomization(t, env, ns, count, 5*time.Minute)
 	key := client.ObjectKeyFromObject(ks)
 
 	var atKill int

@@ -59,6 +59,8 @@ func setupKustomize(ctx context.Context, deps *Deps) error {
 			ConfigsSelector:            configsUnlessDisabled(configs, gates),
 			FollowProducedConfigs:      followConfigs(gates),
 			WatchNamespace:             watchNamespace(opts),
+			MemoNamespace:              os.Getenv("RUNTIME_NAMESPACE"),
+			MemoName:                   leaderElectionID(*opts) + "-apply-memo",
 		},
 	}
 	if err := r.WatchHealth(mgr); err != nil {

@@ -59,6 +59,7 @@ type Reconciler struct {
 	cache     *buildCache
 	waits     parkedWaits
 	memos     applyMemos
+	store     *memoStore
 }
 
 // Options are the controller's flags and feature gates.
@@ -107,6 +108,11 @@ type Options struct {
 	// WatchNamespace restricts FollowProducedConfigs's watch to one
 	// namespace (--watch-all-namespaces=false); all when empty.
 	WatchNamespace string
+	// MemoNamespace and MemoName name the Secrets that keep the apply
+	// memo across restarts (memostore.go): MemoName-0, MemoName-1, … in
+	// MemoNamespace. In memory only when either is empty.
+	MemoNamespace string
+	MemoName      string
 }
 
 func (r *Reconciler) now() time.Time {
@@ -122,6 +128,7 @@ func (r *Reconciler) driver() reconcile.Driver {
 
 // Reconcile runs the shared skeleton with this kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	r.store.wait(ctx)
 	return reconcile.Run(ctx, r.driver(), req, &kustomizev1.Kustomization{}, reconcile.Hooks[*kustomizev1.Kustomization]{
 		Kind:      kustomizev1.KustomizationKind,
 		Suspended: func(obj *kustomizev1.Kustomization) bool { return obj.Spec.Suspend },

@@ -76,6 +76,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		}
 		watches = append(watches, followers...)
 	}
+	if err := r.addMemoStore(mgr); err != nil {
+		return err
+	}
 	return reconcile.Setup(mgr, &kustomizev1.Kustomization{}, r, opts, watches...)
 }
 

@@ -8,14 +8,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/cookiejar"
-	"strings"
-	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
 
-	"github.com/go-logr/logr"
-	"github.com/go-logr/logr/funcr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 
@@ -31,38 +27,18 @@ var assets = fstest.MapFS{
 	"app.js":     {Data: []byte("export {}")},
 }
 
-// logBuffer captures everything the server logs, at every verbosity.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (l *logBuffer) logger() logr.Logger {
-	return funcr.New(func(prefix, args string) {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		l.buf.WriteString(prefix + " " + args + "\n")
-	}, funcr.Options{Verbosity: 10})
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 // running is a server started for one test.
 type running struct {
 	*server.Server
 	base string
-	logs *logBuffer
+	logs *testenv.LogBuffer
 	port string
 }
 
 func start(t *testing.T, mode server.Mode, cfg *rest.Config) *running {
 	t.Helper()
-	logs := &logBuffer{}
-	s, err := server.New(server.Options{Mode: mode, Config: cfg, Assets: assets, Logger: logs.logger()})
+	logs := &testenv.LogBuffer{}
+	s, err := server.New(server.Options{Mode: mode, Config: cfg, Assets: assets, Logger: logs.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}

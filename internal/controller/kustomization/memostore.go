@@ -1,0 +1,349 @@
+package kustomization
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// The apply memo's Secrets (docs/design/0020-large-and-idle-fleets.md,
+// "Memo across restarts").
+const (
+	// memoFormat is the first byte of a saved memo: a store that reads
+	// another one starts empty.
+	memoFormat byte = 1
+	// memoShardBytes is the most memo bytes one Secret holds (the API
+	// server takes at most 1 MiB of data per Secret).
+	memoShardBytes = 900 << 10
+	// memoMaxShards bounds what a load reads: 90 MiB of memo.
+	memoMaxShards = 100
+	// memoMaxDecoded bounds what a load decompresses.
+	memoMaxDecoded = 1 << 30
+	// memoSaveEvery is how often the memo is saved when it changed.
+	memoSaveEvery = 2 * time.Minute
+	// memoTimeout bounds a load and the save at stop.
+	memoTimeout = 5 * time.Second
+	// memoWait bounds how long reconciles wait for the load.
+	memoWait = 2 * memoTimeout
+
+	memoDataKey   = "memo"   // this shard's part of the memo
+	memoShardsKey = "shards" // how many shards the memo has
+	memoSumKey    = "sha256" // of the whole memo, the same in every shard
+
+	memoManagedByLabel = "app.kubernetes.io/managed-by"
+	memoManagedBy      = "weir"
+	memoComponentLabel = "app.kubernetes.io/component"
+	memoComponent      = "apply-memo"
+)
+
+// memoStore keeps the Reconciler's applyMemos in Secrets of the
+// controller's namespace, so that a restart does not dry-run every object
+// of a fleet nobody changed: loaded once when the controller starts
+// leading, before its reconciles use a memo, and saved every
+// memoSaveEvery and once at stop when it changed since. The Secrets are
+// named <name>-0, <name>-1, …: the memo (memoFormat, then the gzipped gob
+// of applyMemos.snapshot) cut into memoShardBytes parts, each Secret
+// holding its part, the number of parts and the digest of the whole; the
+// one of part 0 is written last, so that a save cut short reads as a
+// mismatch, never as a mix of two saves. A memo that cannot be read is
+// logged and the controller starts with none: what it holds is a claim
+// that Apply checks against every object anyway (ssa.Memo). Nothing of the
+// memo's content is logged, only counts and sizes.
+type memoStore struct {
+	memos *applyMemos
+	// reader reads uncached (a cached Get would start a cluster-wide
+	// informer of Secrets); writer applies and deletes.
+	reader    client.Reader
+	writer    client.Writer
+	namespace string
+	name      string
+	log       logr.Logger
+	// shardBytes, every and waitFor are memoShardBytes, memoSaveEvery
+	// and memoWait unless a test sets them.
+	shardBytes int
+	every      time.Duration
+	waitFor    time.Duration
+
+	loaded   chan struct{}
+	loadOnce sync.Once
+	waitOnce sync.Once
+	// saved is applyMemos.version at the last load or save (Start's
+	// goroutine only).
+	saved uint64
+}
+
+// newMemoStore returns a store of memos in the Secrets <name>-N of
+// namespace.
+func newMemoStore(memos *applyMemos, reader client.Reader, writer client.Writer, namespace, name string, log logr.Logger) *memoStore {
+	return &memoStore{
+		memos: memos, reader: reader, writer: writer, namespace: namespace, name: name, log: log,
+		shardBytes: memoShardBytes, every: memoSaveEvery, waitFor: memoWait, loaded: make(chan struct{}),
+	}
+}
+
+// addMemoStore keeps r's memos across restarts when Options name the
+// Secrets (memoStore).
+func (r *Reconciler) addMemoStore(mgr ctrl.Manager) error {
+	if r.Options.MemoNamespace == "" || r.Options.MemoName == "" {
+		return nil
+	}
+	r.store = newMemoStore(&r.memos, r.APIReader, r.Client, r.Options.MemoNamespace, r.Options.MemoName,
+		mgr.GetLogger().WithName("apply-memo"))
+	if err := mgr.Add(r.store); err != nil {
+		return fmt.Errorf("adding the apply memo store: %w", err)
+	}
+	return nil
+}
+
+// NeedLeaderElection makes only the leader load and save: it is the one
+// that reconciles.
+func (s *memoStore) NeedLeaderElection() bool { return true }
+
+// Start loads the memo, then saves it every s.every and once more when
+// ctx ends, each time it changed since.
+func (s *memoStore) Start(ctx context.Context) error {
+	s.load(ctx)
+	tick := time.NewTicker(s.every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+			s.saveIfChanged(ctx)
+		case <-ctx.Done():
+			stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), memoTimeout)
+			s.saveIfChanged(stop)
+			cancel()
+			return nil
+		}
+	}
+}
+
+// wait returns once the memo was loaded, or s.waitFor after the first
+// wait, or when ctx ends. A nil store has nothing to wait for.
+func (s *memoStore) wait(ctx context.Context) {
+	if s == nil {
+		return
+	}
+	s.waitOnce.Do(func() { time.AfterFunc(s.waitFor, s.markLoaded) })
+	select {
+	case <-s.loaded:
+	case <-ctx.Done():
+	}
+}
+
+func (s *memoStore) markLoaded() { s.loadOnce.Do(func() { close(s.loaded) }) }
+
+// load restores the saved memo into s.memos; one it cannot read is
+// logged and left out.
+func (s *memoStore) load(ctx context.Context) {
+	defer s.markLoaded()
+	ctx, cancel := context.WithTimeout(ctx, memoTimeout)
+	defer cancel()
+	payload, shards, err := s.read(ctx)
+	var saved []savedMemo
+	if err == nil && payload != nil {
+		saved, err = decodeMemos(payload)
+	}
+	if err != nil {
+		s.log.Error(err, "apply memo not loaded: each object is dry-run at its next apply", "secret", s.shardName(0))
+		saved = nil
+	}
+	s.memos.restore(saved)
+	s.saved = s.memos.version()
+	kustomizations, objects := memoCounts(saved)
+	s.log.Info("apply memo loaded", "kustomizations", kustomizations, "objects", objects, "bytes", len(payload), "shards", shards)
+}
+
+// read returns the saved memo and the number of Secrets it is in; nil
+// when there is none.
+func (s *memoStore) read(ctx context.Context) ([]byte, int, error) {
+	first, err := s.getShard(ctx, 0)
+	if apierrors.IsNotFound(err) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	n, err := strconv.Atoi(string(first.Data[memoShardsKey]))
+	if err != nil || n < 1 || n > memoMaxShards {
+		return nil, 0, fmt.Errorf("the shard count of Secret %s is not from 1 to %d", first.Name, memoMaxShards)
+	}
+	sum := string(first.Data[memoSumKey])
+	payload := first.Data[memoDataKey]
+	for i := 1; i < n; i++ {
+		sh, err := s.getShard(ctx, i)
+		if err != nil {
+			return nil, 0, fmt.Errorf("shard %d of %d: %w", i, n, err)
+		}
+		if string(sh.Data[memoShardsKey]) != strconv.Itoa(n) || string(sh.Data[memoSumKey]) != sum {
+			return nil, 0, fmt.Errorf("the Secrets %s and %s are from two saves", first.Name, sh.Name)
+		}
+		payload = append(payload, sh.Data[memoDataKey]...)
+	}
+	if got := sha256.Sum256(payload); hex.EncodeToString(got[:]) != sum {
+		return nil, 0, fmt.Errorf("the %d shards of %s do not match their digest", n, s.name)
+	}
+	return payload, n, nil
+}
+
+func (s *memoStore) getShard(ctx context.Context, i int) (*corev1.Secret, error) {
+	var sec corev1.Secret
+	if err := s.reader.Get(ctx, client.ObjectKey{Namespace: s.namespace, Name: s.shardName(i)}, &sec); err != nil {
+		return nil, fmt.Errorf("reading Secret %s/%s: %w", s.namespace, s.shardName(i), err)
+	}
+	return &sec, nil
+}
+
+func (s *memoStore) shardName(i int) string { return s.name + "-" + strconv.Itoa(i) }
+
+// saveIfChanged saves the memo when it changed since the last load or
+// save; a failed save is logged and tried again at the next one.
+func (s *memoStore) saveIfChanged(ctx context.Context) {
+	if s.memos.version() == s.saved {
+		return
+	}
+	if err := s.save(ctx); err != nil {
+		s.log.Error(err, "apply memo not saved")
+	}
+}
+
+// save writes the memo's shards, part 0 last, and deletes the shards of
+// an earlier, larger save.
+func (s *memoStore) save(ctx context.Context) error {
+	version := s.memos.version()
+	saved := s.memos.snapshot()
+	payload, err := encodeMemos(saved)
+	if err != nil {
+		return err
+	}
+	parts := splitShards(payload, s.shardBytes)
+	if len(parts) > memoMaxShards {
+		return fmt.Errorf("the apply memo needs %d Secrets, more than %d", len(parts), memoMaxShards)
+	}
+	digest := sha256.Sum256(payload)
+	sum := hex.EncodeToString(digest[:])
+	for i := len(parts) - 1; i >= 0; i-- {
+		if err := s.writeShard(ctx, i, len(parts), sum, parts[i]); err != nil {
+			return err
+		}
+	}
+	if err := s.deleteShardsFrom(ctx, len(parts)); err != nil {
+		return err
+	}
+	s.saved = version
+	kustomizations, objects := memoCounts(saved)
+	s.log.V(1).Info("apply memo saved", "kustomizations", kustomizations, "objects", objects, "bytes", len(payload), "shards", len(parts))
+	return nil
+}
+
+func (s *memoStore) writeShard(ctx context.Context, i, n int, sum string, part []byte) error {
+	sec := corev1ac.Secret(s.shardName(i), s.namespace).
+		WithLabels(map[string]string{memoManagedByLabel: memoManagedBy, memoComponentLabel: memoComponent}).
+		WithType(corev1.SecretTypeOpaque).
+		WithData(map[string][]byte{memoDataKey: part, memoShardsKey: []byte(strconv.Itoa(n)), memoSumKey: []byte(sum)})
+	if err := s.writer.Apply(ctx, sec, client.FieldOwner(ControllerName), client.ForceOwnership); err != nil {
+		return fmt.Errorf("writing Secret %s/%s: %w", s.namespace, s.shardName(i), err)
+	}
+	return nil
+}
+
+// deleteShardsFrom deletes this store's shards numbered n and up.
+func (s *memoStore) deleteShardsFrom(ctx context.Context, n int) error {
+	var list metav1.PartialObjectMetadataList
+	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
+	if err := s.reader.List(ctx, &list, client.InNamespace(s.namespace),
+		client.MatchingLabels{memoManagedByLabel: memoManagedBy, memoComponentLabel: memoComponent}); err != nil {
+		return fmt.Errorf("listing the apply memo's Secrets in %s: %w", s.namespace, err)
+	}
+	for i := range list.Items {
+		item := &list.Items[i]
+		if i, ok := s.shardIndex(item.Name); !ok || i < n {
+			continue
+		}
+		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: s.namespace, Name: item.Name}}
+		if err := s.writer.Delete(ctx, sec); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting Secret %s/%s: %w", s.namespace, item.Name, err)
+		}
+	}
+	return nil
+}
+
+// shardIndex is the number of this store's shard called name.
+func (s *memoStore) shardIndex(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, s.name+"-")
+	if !ok || rest == "" || strings.TrimLeft(rest, "0123456789") != "" {
+		return 0, false
+	}
+	i, err := strconv.Atoi(rest)
+	return i, err == nil
+}
+
+// encodeMemos is the memo as saved: memoFormat, then the gzipped gob of
+// saved.
+func encodeMemos(saved []savedMemo) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte(memoFormat)
+	zw := gzip.NewWriter(&buf)
+	if err := gob.NewEncoder(zw).Encode(saved); err != nil {
+		return nil, fmt.Errorf("encoding the apply memo: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("compressing the apply memo: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+var errMemoFormat = errors.New("not an apply memo of this version")
+
+// decodeMemos reads what encodeMemos wrote.
+func decodeMemos(data []byte) ([]savedMemo, error) {
+	if len(data) == 0 || data[0] != memoFormat {
+		return nil, errMemoFormat
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data[1:]))
+	if err != nil {
+		return nil, fmt.Errorf("decompressing the apply memo: %w", err)
+	}
+	var saved []savedMemo
+	if err := gob.NewDecoder(io.LimitReader(zr, memoMaxDecoded)).Decode(&saved); err != nil {
+		return nil, fmt.Errorf("decoding the apply memo: %w", err)
+	}
+	return saved, nil
+}
+
+// splitShards cuts payload into parts of at most size bytes; one part at
+// least.
+func splitShards(payload []byte, size int) [][]byte {
+	parts := [][]byte{}
+	for len(payload) > size {
+		parts = append(parts, payload[:size])
+		payload = payload[size:]
+	}
+	return append(parts, payload)
+}
+
+// memoCounts is how many Kustomizations and objects saved holds.
+func memoCounts(saved []savedMemo) (kustomizations, objects int) {
+	for _, m := range saved {
+		objects += len(m.Records)
+	}
+	return len(saved), objects
+}
