@@ -51,12 +51,7 @@ func ready(gen int64, reason, msg string) []metav1.Condition {
 func createFleet(b *testing.B, env *testenv.Env, ns string, n int) {
 	b.Helper()
 	ctx := context.Background()
-	repo := &sourcev1.GitRepository{
-		ObjectMeta: metav1.ObjectMeta{Name: "fleet", Namespace: ns},
-		Spec: sourcev1.GitRepositorySpec{URL: "http://127.0.0.1:1/fleet.git", Interval: metav1.Duration{Duration: time.Hour},
-			Reference: &sourcev1.GitRepositoryRef{Branch: "main"}},
-	}
-	env.Create(b, repo)
+	repo := benchenv.CreateRepository(b, env, ns, "http://127.0.0.1:1/fleet.git")
 	repo.Status.ObservedGeneration = repo.Generation
 	repo.Status.Conditions = ready(repo.Generation, "Succeeded", "stored artifact for revision '"+revision+"'")
 	repo.Status.Artifact = &meta.Artifact{Path: "gitrepository/fleet.tar.gz", URL: "http://127.0.0.1:1/fleet.tar.gz",
