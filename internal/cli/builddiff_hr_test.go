@@ -108,6 +108,11 @@ func TestBuildDiffHelmRelease(t *testing.T) {
 			t.Errorf("diff %v after install: exit %d, want 0 and no output\n%s", args, r.Code, r.Output())
 		}
 	}
+	// No OCIRepository: the chart of the release stands in, and stderr says so.
+	note := "◎ rendered with the chart of the current release (OCIRepository " + ns + "/app not found): a new chart version would not show\n"
+	if r := weir(t, "diff", "hr", "app", "-n", ns); r.Stderr != note {
+		t.Errorf("diff from the cluster without the chart's source: stderr %q, want %q", r.Stderr, note)
+	}
 	if c := weir(t, "build", "hr", "app", "-n", ns); c.Code != 0 || c.Stdout != b.Stdout {
 		t.Errorf("build from the cluster: exit %d, differs from the local build\n%s", c.Code, c.Output())
 	}
