@@ -140,7 +140,10 @@ func diffHelmRelease(ctx context.Context, c client.Client, cfg *rest.Config, u *
 	if err != nil {
 		return result("", nil, err), nil
 	}
-	revision := hr.Chart.Metadata.Name + "@" + hr.Chart.Metadata.Version
+	revision := ""
+	if md := hr.Chart.Metadata; md != nil {
+		revision = md.Name + "@" + md.Version
+	}
 	res, err := hr.Diff(ctx)
 	if err == nil && hr.FromStorage {
 		// The lists hold a diff, but of the installed chart: say why.
