@@ -33,7 +33,7 @@ func BenchmarkHealthFanOut(b *testing.B) {
 				srv := gitserver.New(b, gitserver.Options{})
 				srv.InitRepo(b, "fleet.git")
 				srv.Commit(b, "fleet.git", gitserver.Commit{Files: benchenv.FleetApp})
-				benchenv.CreateFleetRepository(b, env, ns, srv.HTTPURL("fleet.git"))
+				benchenv.CreateRepository(b, env, ns, srv.HTTPURL("fleet.git"))
 				before := benchenv.Requests()
 				m := benchenv.Measure(func() {
 					for i := range n {

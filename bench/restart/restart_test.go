@@ -66,7 +66,7 @@ func converge(ctx context.Context, b *testing.B, env *testenv.Env, n int) {
 	srv := gitserver.New(b, gitserver.Options{})
 	srv.InitRepo(b, "fleet.git")
 	srv.Commit(b, "fleet.git", gitserver.Commit{Files: benchenv.FleetApp})
-	benchenv.CreateFleetRepository(b, env, ns, srv.HTTPURL("fleet.git"))
+	benchenv.CreateRepository(b, env, ns, srv.HTTPURL("fleet.git"))
 	first, stop := context.WithCancel(ctx)
 	stopped := start(first, b, env, "kustomize")
 	for i := range n {

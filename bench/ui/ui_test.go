@@ -22,6 +22,7 @@ import (
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/bench/internal/benchenv"
 	"github.com/weir-gitops/weir/internal/testenv"
+	"github.com/weir-gitops/weir/internal/testenv/uiserver"
 	"github.com/weir-gitops/weir/internal/ui/server"
 	"github.com/weir-gitops/weir/internal/ui/web"
 )
@@ -51,12 +52,7 @@ func ready(gen int64, reason, msg string) []metav1.Condition {
 func createFleet(b *testing.B, env *testenv.Env, ns string, n int) {
 	b.Helper()
 	ctx := context.Background()
-	repo := &sourcev1.GitRepository{
-		ObjectMeta: metav1.ObjectMeta{Name: "fleet", Namespace: ns},
-		Spec: sourcev1.GitRepositorySpec{URL: "http://127.0.0.1:1/fleet.git", Interval: metav1.Duration{Duration: time.Hour},
-			Reference: &sourcev1.GitRepositoryRef{Branch: "main"}},
-	}
-	env.Create(b, repo)
+	repo := benchenv.CreateRepository(b, env, ns, "http://127.0.0.1:1/fleet.git")
 	repo.Status.ObservedGeneration = repo.Generation
 	repo.Status.Conditions = ready(repo.Generation, "Succeeded", "stored artifact for revision '"+revision+"'")
 	repo.Status.Artifact = &meta.Artifact{Path: "gitrepository/fleet.tar.gz", URL: "http://127.0.0.1:1/fleet.tar.gz",
@@ -177,28 +173,6 @@ func timed(ctx context.Context, b *testing.B, expr string, actions ...chromedp.A
 	return time.Since(start)
 }
 
-func startServer(b *testing.B, env *testenv.Env) *server.Server {
-	b.Helper()
-	s, err := server.New(server.Options{Mode: server.Local, Config: env.Config, Assets: web.FS()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ln, err := s.Listen("127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, ln) }()
-	b.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			b.Logf("ui server: %v", err)
-		}
-	})
-	return s
-}
-
 const loaded = `document.getElementById('main')?.dataset.loaded === 'true'`
 
 // BenchmarkUI reports the first overview load, the graph render and the
@@ -210,7 +184,7 @@ func BenchmarkUI(b *testing.B) {
 			ns := env.Namespace(b)
 			createFleet(b, env, ns, n)
 			ctx := tab(b)
-			s := startServer(b, env)
+			s := uiserver.Start(b, server.Options{Mode: server.Local, Config: env.Config, Assets: web.FS()}).Server
 			for b.Loop() {
 				measurePages(ctx, b, env, s, ns, n)
 				measureLive(ctx, b, env, ns, n)

@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,43 +10,20 @@ import (
 	"sigs.k8s.io/yaml"
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
-	"github.com/weir-gitops/weir/internal/helm/release"
 	"github.com/weir-gitops/weir/internal/testenv"
+	"github.com/weir-gitops/weir/internal/testenv/helmapp"
 )
 
-// writeHelmFleet lays out a chart (a ConfigMap showing the values and
-// whether the cluster serves HelmReleases, a Secret, a ConfigMap the
-// values can turn off) and a HelmRelease file with
-// a post-renderer and commonMetadata.
+// writeHelmFleet lays out the chart helmapp shares (a ConfigMap showing
+// the values and whether the cluster serves HelmReleases, a Secret, a
+// ConfigMap the values can turn off) and a HelmRelease file with a
+// post-renderer and commonMetadata.
 func writeHelmFleet(t *testing.T, ns string) (chartDir, hrFile string) {
 	t.Helper()
 	root := t.TempDir()
-	files := map[string]string{
-		"charts/app/Chart.yaml":  "apiVersion: v2\nname: app\nversion: 1.0.0\nappVersion: \"1.0\"\n",
-		"charts/app/values.yaml": "greeting: hello\nextra: true\n",
-		"charts/app/templates/cm.yaml": `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: {{ .Release.Name }}
-data:
-  greeting: {{ .Values.greeting | quote }}
-  servesHelmReleases: {{ .Capabilities.APIVersions.Has "helm.toolkit.fluxcd.io/v2" | quote }}
-`,
-		"charts/app/templates/secret.yaml": `apiVersion: v1
-kind: Secret
-metadata:
-  name: {{ .Release.Name }}
-stringData:
-  token: {{ .Values.token | default "do-not-print-me" }}
-`,
-		"charts/app/templates/extra.yaml": `{{- if .Values.extra }}
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: {{ .Release.Name }}-extra
-data: {}
-{{- end }}
-`,
+	chartDir = filepath.Join(root, "charts", "app")
+	helmapp.WriteDir(t, chartDir, "1.0.0")
+	writeFiles(t, root, map[string]string{
 		"apps/app.yaml": `apiVersion: helm.toolkit.fluxcd.io/v2
 kind: HelmRelease
 metadata:
@@ -76,13 +52,12 @@ spec:
     labels:
       team: platform
 `,
-	}
-	writeFiles(t, root, files)
-	return filepath.Join(root, "charts/app"), filepath.Join(root, "apps/app.yaml")
+	})
+	return chartDir, filepath.Join(root, "apps/app.yaml")
 }
 
-// installWithSDK installs the HelmRelease of file with the helm
-// controller's own Helm client, as the controller would.
+// installWithSDK installs the HelmRelease of file from chartDir with the
+// helm controller's own Helm client, as the controller would.
 func installWithSDK(t *testing.T, env *testenv.Env, file, chartDir string) {
 	t.Helper()
 	data, err := os.ReadFile(file)
@@ -97,20 +72,7 @@ func installWithSDK(t *testing.T, env *testenv.Env, file, chartDir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	values, err := hr.GetValues()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := release.NewClient(env.Config, release.Options{
-		Name: hr.GetReleaseName(), Namespace: hr.GetReleaseNamespace(), StorageNamespace: hr.GetStorageNamespace(),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Install(context.Background(), hr, chrt, values, false); err != nil {
-		t.Fatal(err)
-	}
-	env.Create(t, hr)
+	helmapp.Install(t, env, hr, chrt)
 }
 
 // TestBuildDiffHelmRelease: build prints what the controller would apply
@@ -145,6 +107,11 @@ func TestBuildDiffHelmRelease(t *testing.T) {
 		if r := weir(t, append([]string{"diff", "hr", "app"}, args...)...); r.Code != 0 || r.Stdout != "" {
 			t.Errorf("diff %v after install: exit %d, want 0 and no output\n%s", args, r.Code, r.Output())
 		}
+	}
+	// No OCIRepository: the chart of the release stands in, and stderr says so.
+	note := "◎ rendered with the chart of the current release (OCIRepository " + ns + "/app not found): a new chart version would not show\n"
+	if r := weir(t, "diff", "hr", "app", "-n", ns); r.Stderr != note {
+		t.Errorf("diff from the cluster without the chart's source: stderr %q, want %q", r.Stderr, note)
 	}
 	if c := weir(t, "build", "hr", "app", "-n", ns); c.Code != 0 || c.Stdout != b.Stdout {
 		t.Errorf("build from the cluster: exit %d, differs from the local build\n%s", c.Code, c.Output())

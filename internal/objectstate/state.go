@@ -68,11 +68,16 @@ type Summary struct {
 
 // Conditions decodes status.conditions; malformed entries are skipped.
 func Conditions(u *unstructured.Unstructured) []metav1.Condition {
-	raw, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-	out := make([]metav1.Condition, 0, len(raw))
-	for _, r := range raw {
+	raw, _, _ := unstructured.NestedFieldNoCopy(u.Object, "status", "conditions")
+	list, _ := raw.([]any)
+	out := make([]metav1.Condition, 0, len(list))
+	for _, r := range list {
 		m, ok := r.(map[string]any)
 		if !ok {
+			continue
+		}
+		if c, ok := conditionOf(m); ok {
+			out = append(out, c)
 			continue
 		}
 		var c metav1.Condition
@@ -83,6 +88,47 @@ func Conditions(u *unstructured.Unstructured) []metav1.Condition {
 	return out
 }
 
+// conditionOf reads a well-formed condition (string fields, an int64
+// observedGeneration, an RFC 3339 lastTransitionTime) as the converter
+// would, without its reflection, which was most of /api/overview's cost;
+// ok is false for anything else, left to the converter.
+func conditionOf(m map[string]any) (c metav1.Condition, ok bool) {
+	str := func(key string, into *string) bool {
+		v, present := m[key]
+		if !present {
+			return true
+		}
+		*into, ok = v.(string)
+		return ok
+	}
+	var status, ltt string
+	if !str("type", &c.Type) || !str("status", &status) || !str("reason", &c.Reason) ||
+		!str("message", &c.Message) || !str("lastTransitionTime", &ltt) {
+		return c, false
+	}
+	c.Status = metav1.ConditionStatus(status)
+	if g, present := m["observedGeneration"]; present {
+		if c.ObservedGeneration, ok = g.(int64); !ok {
+			return c, false
+		}
+	}
+	if ltt != "" {
+		t, err := time.Parse(time.RFC3339, ltt)
+		if err != nil {
+			return c, false
+		}
+		c.LastTransitionTime = metav1.NewTime(t.Local())
+	}
+	for k := range m {
+		switch k {
+		case "type", "status", "reason", "message", "lastTransitionTime", "observedGeneration":
+		default:
+			return c, false // unknown to the fast path: the converter decides
+		}
+	}
+	return c, true
+}
+
 // Of is the state of toolkit object u: suspended (spec.suspend) first,
 // then Stalled=True is stalled, Ready=False failing, Reconciling=True or
 // Ready=Unknown or status.observedGeneration behind metadata.generation
@@ -90,11 +136,13 @@ func Conditions(u *unstructured.Unstructured) []metav1.Condition {
 // controller writes a status for (Alert, Provider, an OCI HelmRepository:
 // Flux's static objects) is ready while it has no Ready condition, as
 // `flux get` shows it.
-func Of(u *unstructured.Unstructured) string {
+func Of(u *unstructured.Unstructured) string { return of(u, Conditions(u)) }
+
+// of is Of with u's conditions already decoded.
+func of(u *unstructured.Unstructured, conds []metav1.Condition) string {
 	if suspended, _, _ := unstructured.NestedBool(u.Object, "spec", "suspend"); suspended {
 		return Suspended
 	}
-	conds := Conditions(u)
 	ready := apimeta.FindStatusCondition(conds, meta.ReadyCondition)
 	switch {
 	case apimeta.IsStatusConditionTrue(conds, meta.StalledCondition):
@@ -147,11 +195,11 @@ func Live(u *unstructured.Unstructured) string {
 // condition that decided it (Stalled when stalled, else Ready), its
 // revision, and who suspended it and why.
 func Summarize(u *unstructured.Unstructured) Summary {
+	conds := Conditions(u)
 	s := Summary{
 		Kind: u.GetKind(), APIVersion: u.GetAPIVersion(), Namespace: u.GetNamespace(), Name: u.GetName(),
-		State: Of(u), Revision: Revision(u),
+		State: of(u, conds), Revision: Revision(u),
 	}
-	conds := Conditions(u)
 	ready := apimeta.FindStatusCondition(conds, meta.ReadyCondition)
 	shown := ready
 	if stalled := apimeta.FindStatusCondition(conds, meta.StalledCondition); stalled != nil && stalled.Status == metav1.ConditionTrue {
@@ -184,13 +232,22 @@ func Revision(u *unstructured.Unstructured) string {
 			return s
 		}
 	}
-	if history, _, _ := unstructured.NestedSlice(u.Object, "status", "history"); len(history) > 0 {
+	// Read in place: a HelmRelease's history is long, and NestedSlice
+	// would copy it.
+	raw, _, _ := unstructured.NestedFieldNoCopy(u.Object, "status", "history")
+	if history, _ := raw.([]any); len(history) > 0 {
 		if latest, ok := history[0].(map[string]any); ok {
 			if v, ok := latest["chartVersion"].(string); ok && v != "" {
 				return v
 			}
 		}
 	}
+	return lastAttempted(u)
+}
+
+// lastAttempted is Revision's end: a HelmRelease's last attempted
+// revision, an ImagePolicy's latest image.
+func lastAttempted(u *unstructured.Unstructured) string {
 	if s, _, _ := unstructured.NestedString(u.Object, "status", "lastAttemptedRevision"); s != "" && u.GetKind() == "HelmRelease" {
 		return s
 	}

@@ -4,7 +4,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 )
 
@@ -119,5 +122,33 @@ func TestRevision(t *testing.T) {
 				t.Errorf("Revision = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestConditionsFastPath: a well-formed condition reads as the
+// converter reads it; anything else (a wrong type, a bad time, an unknown
+// field) is left to the converter, which skips what it cannot decode.
+func TestConditionsFastPath(t *testing.T) {
+	tests := []map[string]any{
+		{"type": "Ready", "status": "True", "reason": "Succeeded", "message": "m", "observedGeneration": int64(3),
+			"lastTransitionTime": "2026-01-01T10:00:00Z"},
+		{"type": "Ready", "status": "False", "lastTransitionTime": "2026-01-01T12:00:00+02:00"},
+		{"type": "Stalled"},
+		{"type": "Ready", "observedGeneration": float64(2), "lastTransitionTime": "2026-01-01T10:00:00Z"},
+		{"type": "Ready", "lastTransitionTime": "yesterday"},
+		{"type": "Ready", "status": nil},
+		{"type": "Ready", "extra": "x"},
+		{"type": int64(1)},
+	}
+	for i, m := range tests {
+		u := &unstructured.Unstructured{Object: map[string]any{"status": map[string]any{"conditions": []any{m}}}}
+		var want []metav1.Condition
+		var c metav1.Condition
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &c); err == nil {
+			want = append(want, c)
+		}
+		if diff := cmp.Diff(want, Conditions(u), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%d %v (-converter +Conditions):\n%s", i, m, diff)
+		}
 	}
 }

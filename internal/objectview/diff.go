@@ -20,6 +20,10 @@ import (
 	"github.com/weir-gitops/weir/internal/render"
 )
 
+// dialDirect connects to an artifact's own host (livediff.DialDirect);
+// tests replace it to make a host unreachable without asking DNS.
+var dialDirect = livediff.DialDirect
+
 // ErrNotApplicable is Diff's error for a kind that applies nothing.
 var ErrNotApplicable = errors.New("what would change is shown for Kustomizations and HelmReleases only")
 
@@ -42,7 +46,9 @@ type DiffResult struct {
 // artifact (fetched from status.artifact.url, else through the API
 // server's service proxy; digest verified, extraction size-bounded)
 // built as the controller builds it (variables, SOPS decryption with the
-// Kustomization's own Secret), a HelmRelease as `weir diff hr` renders it.
+// Kustomization's own Secret), a HelmRelease as `weir diff hr` renders it:
+// the chart its HelmChart or chartRef holds now (fetched the same way),
+// with the release's values.
 // Other kinds fail with ErrNotApplicable.
 func Diff(ctx context.Context, c client.Client, cfg *rest.Config, ref Ref) (*DiffResult, error) {
 	k, u, err := read(ctx, c, ref)
@@ -87,7 +93,7 @@ func diffKustomization(ctx context.Context, c client.Client, cfg *rest.Config, u
 		return nil, fmt.Errorf("creating a scratch directory: %w", err)
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
-	if err := fetchArtifact(ctx, cfg, a, dir); err != nil {
+	if err := (livediff.ArtifactFetcher{Config: cfg, Dial: dialDirect}).Fetch(ctx, a, dir); err != nil {
 		return result(a.Revision, nil, err), nil
 	}
 	built, err := render.Kustomization(ctx, c, obj, dir, render.Options{})
@@ -129,14 +135,19 @@ func diffHelmRelease(ctx context.Context, c client.Client, cfg *rest.Config, u *
 	if obj.Spec.KubeConfig != nil {
 		return result("", nil, errors.New("the HelmRelease installs into another cluster (spec.kubeConfig): its objects are not diffed here")), nil
 	}
-	hr, err := livediff.RenderHelmRelease(ctx, c, cfg, obj, livediff.RenderOptions{})
+	fetch := livediff.ArtifactFetcher{Config: cfg, Dial: dialDirect}
+	hr, err := livediff.RenderHelmRelease(ctx, c, cfg, obj, livediff.RenderOptions{Fetch: fetch.Fetch})
 	if err != nil {
 		return result("", nil, err), nil
 	}
 	revision := ""
-	if hr.Current != nil && hr.Current.Chart != nil && hr.Current.Chart.Metadata != nil {
-		revision = hr.Current.Chart.Metadata.Name + "@" + hr.Current.Chart.Metadata.Version
+	if md := hr.Chart.Metadata; md != nil {
+		revision = md.Name + "@" + md.Version
 	}
 	res, err := hr.Diff(ctx)
+	if err == nil && hr.FromStorage {
+		// The lists hold a diff, but of the installed chart: say why.
+		err = errors.New("rendered with " + hr.ChartFrom + ": a new chart version would not show")
+	}
 	return result(revision, res, err), nil
 }

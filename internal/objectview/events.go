@@ -45,11 +45,8 @@ func Events(ctx context.Context, c client.Client, ref Ref) ([]Event, error) {
 			groupOf(e.InvolvedObject.APIVersion) != k.GroupVersion.Group {
 			continue // a kind of the same name in another group
 		}
-		first, last := eventTimes(&e)
-		all = append(all, timed{Event: Event{
-			Type: e.Type, Reason: e.Reason, Message: e.Message, Count: max(e.Count, 1),
-			FirstTime: rfc3339(first), LastTime: rfc3339(last), Source: eventSource(&e),
-		}, last: last})
+		_, last := eventTimes(&e)
+		all = append(all, timed{Event: EventOf(&e), last: last})
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].last.After(all[j].last) })
 	out := make([]Event, len(all))
@@ -57,6 +54,17 @@ func Events(ctx context.Context, c client.Client, ref Ref) ([]Event, error) {
 		out[i] = e.Event
 	}
 	return out, nil
+}
+
+// EventOf is e in the page's shape, as the page lists it and the UI's
+// stream sends it: the first and last occurrences (eventTimes), a count
+// of at least 1, the component that reported it.
+func EventOf(e *corev1.Event) Event {
+	first, last := eventTimes(e)
+	return Event{
+		Type: e.Type, Reason: e.Reason, Message: e.Message, Count: max(e.Count, 1),
+		FirstTime: rfc3339(first), LastTime: rfc3339(last), Source: eventSource(e),
+	}
 }
 
 func groupOf(apiVersion string) string {

@@ -52,3 +52,34 @@ func TestEvents(t *testing.T) {
 		t.Errorf("Events (-want +got):\n%s", diff)
 	}
 }
+
+// TestEventOf converts the shapes Events come in: legacy timestamps,
+// events.k8s.io's eventTime and series, only a creation time; the
+// reporter from source.component, else reportingController.
+func TestEventOf(t *testing.T) {
+	at := func(m int) time.Time { return time.Date(2026, 1, 1, 10, m, 0, 0, time.UTC) }
+	tests := []struct {
+		name string
+		ev   corev1.Event
+		want Event
+	}{
+		{"legacy", corev1.Event{Type: "Normal", Reason: "A", Message: "m", Count: 3,
+			FirstTimestamp: metav1.NewTime(at(1)), LastTimestamp: metav1.NewTime(at(2)),
+			Source: corev1.EventSource{Component: "kustomize-controller"}, ReportingController: "other"},
+			Event{Type: "Normal", Reason: "A", Message: "m", Count: 3, FirstTime: "2026-01-01T10:01:00Z",
+				LastTime: "2026-01-01T10:02:00Z", Source: "kustomize-controller"}},
+		{"series", corev1.Event{Type: "Warning", Reason: "B", EventTime: metav1.NewMicroTime(at(3)),
+			Series: &corev1.EventSeries{Count: 2, LastObservedTime: metav1.NewMicroTime(at(5))}, ReportingController: "weir-ui"},
+			Event{Type: "Warning", Reason: "B", Count: 1, FirstTime: "2026-01-01T10:03:00Z",
+				LastTime: "2026-01-01T10:05:00Z", Source: "weir-ui"}},
+		{"created only", corev1.Event{Reason: "C", ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(at(7))}},
+			Event{Reason: "C", Count: 1, FirstTime: "2026-01-01T10:07:00Z", LastTime: "2026-01-01T10:07:00Z"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, EventOf(&tt.ev)); diff != "" {
+				t.Errorf("EventOf (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -47,17 +46,19 @@ func Permissions(ctx context.Context, c client.Client, ref Ref, user string) (*P
 	if !self.Allowed {
 		return out, nil
 	}
-	sources := sourcesOf(k, u)
-	if len(sources) == 0 {
+	if sourceRef(k, u) == nil {
 		out.ReconcileSource = Perm{Reason: fmt.Sprintf("%s %s has no source to reconcile", k.Kind, ref.Name)}
+		return out, nil
+	}
+	// The sources the reconcile-source action patches (kinds.SourcesOf):
+	// the same list, so the answer cannot differ from what the action does.
+	sources, err := kinds.SourcesOf(u)
+	if err != nil {
+		out.ReconcileSource = Perm{Reason: err.Error()}
+		return out, nil
 	}
 	for _, s := range sources {
-		sk, err := resolve(s)
-		if err != nil {
-			out.ReconcileSource = Perm{Reason: fmt.Sprintf("%s %s: source kind %q is not supported", k.Kind, ref.Name, s.Kind)}
-			break
-		}
-		p, err := canPatch(ctx, c, sk.GVK(), s.Namespace, s.Name, user)
+		p, err := canPatch(ctx, c, s.Kind.GVK(), s.Namespace, s.Name, user)
 		if err != nil {
 			return nil, err
 		}
@@ -67,21 +68,6 @@ func Permissions(ctx context.Context, c client.Client, ref Ref, user string) (*P
 		}
 	}
 	return out, nil
-}
-
-// sourcesOf lists what reconcile-source reconciles, as `reconcile
-// --with-source` does: the source, and for a HelmRelease from spec.chart
-// the HelmChart the controller made from it.
-func sourcesOf(k kinds.Kind, u *unstructured.Unstructured) []Ref {
-	src := sourceRef(k, u)
-	if src == nil {
-		return nil
-	}
-	out := []Ref{*src}
-	if chart, _, _ := unstructured.NestedMap(u.Object, "spec", "chart"); k.Kind == kinds.HelmRelease.Kind && chart != nil {
-		out = append(out, Ref{Kind: kinds.HelmChart.Kind, Namespace: src.Namespace, Name: u.GetNamespace() + "-" + u.GetName()})
-	}
-	return out
 }
 
 // canPatch asks whether the caller may patch the object.

@@ -85,3 +85,52 @@ func TestPermissions(t *testing.T) {
 		t.Error("dave, who may not read the Kustomization: no error")
 	}
 }
+
+// TestPermissionsSources: reconcile-source on a HelmRelease from
+// spec.chart needs the HelmRepository and the HelmChart the controller
+// made (<namespace>-<name>), the list the action patches; an object with no
+// source says so.
+func TestPermissionsSources(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	applyYAML(t, ns, `apiVersion: source.toolkit.fluxcd.io/v1
+kind: HelmRepository
+metadata: {name: charts, namespace: NS}
+spec: {url: "http://127.0.0.1:1", interval: 1m}
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: web, namespace: NS}
+spec:
+  interval: 10m
+  chart: {spec: {chart: web, sourceRef: {kind: HelmRepository, name: charts}}}
+`)
+	const src = "source.toolkit.fluxcd.io"
+	grant(t, ns, "erin", "helm.toolkit.fluxcd.io", []string{"helmreleases"}, []string{"get", "patch"})
+	grant(t, ns, "erin", src, []string{"helmrepositories"}, []string{"get", "patch"})
+	grant(t, ns, "frank", "helm.toolkit.fluxcd.io", []string{"helmreleases"}, []string{"get", "patch"})
+	grant(t, ns, "frank", src, []string{"helmrepositories", "helmcharts"}, []string{"get", "patch"})
+	tests := []struct {
+		user string
+		ref  Ref
+		want Perm
+	}{
+		{"erin", Ref{Kind: "HelmRelease", Namespace: ns, Name: "web"},
+			Perm{Reason: "erin cannot patch helmcharts.source.toolkit.fluxcd.io in namespace " + ns}},
+		{"frank", Ref{Kind: "HelmRelease", Namespace: ns, Name: "web"}, Perm{Allowed: true}},
+		{"frank", Ref{Kind: "HelmRepository", Namespace: ns, Name: "charts"},
+			Perm{Reason: "HelmRepository charts has no source to reconcile"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.user+"/"+tt.ref.Kind, func(t *testing.T) {
+			c, _ := as(t, tt.user)
+			got, err := Permissions(context.Background(), c, tt.ref, tt.user)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got.ReconcileSource); diff != "" {
+				t.Errorf("ReconcileSource (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -47,19 +47,6 @@ spec:
 // FleetName is the name of the i-th Kustomization of a fleet.
 func FleetName(i int) string { return fmt.Sprintf("ks-%04d", i) }
 
-// CreateFleetRepository creates the GitRepository "fleet" of url in ns.
-func CreateFleetRepository(b *testing.B, env *testenv.Env, ns, url string) {
-	b.Helper()
-	repo := &sourcev1.GitRepository{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "fleet"},
-		Spec: sourcev1.GitRepositorySpec{URL: url, Interval: metav1.Duration{Duration: time.Hour},
-			Reference: &sourcev1.GitRepositoryRef{Branch: "main"}},
-	}
-	if err := env.Client.Create(context.Background(), repo); err != nil {
-		b.Fatal(err)
-	}
-}
-
 // CreateFleetKustomization creates a Kustomization of FleetApp as `flux
 // create kustomization --wait` writes it, with a name prefix of its own.
 func CreateFleetKustomization(b *testing.B, env *testenv.Env, ns, name string) {

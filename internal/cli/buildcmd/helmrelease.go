@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -24,15 +25,15 @@ type HelmReleaseOptions struct {
 	// File is a local YAML file holding the HelmRelease, used instead of
 	// the cluster's.
 	File string
-	// ChartDir is a local chart directory, used instead of the chart kept
-	// in the release's newest Helm storage record.
+	// ChartDir is a local chart directory, used instead of the chart of
+	// the HelmRelease's source.
 	ChartDir string
 }
 
 // AddFlags registers the options on cmd.
 func (o *HelmReleaseOptions) AddFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.File, "file", "", "path to a local file holding the HelmRelease, instead of the cluster's")
-	cmd.Flags().StringVar(&o.ChartDir, "chart-dir", "", "path to a local chart directory, instead of the chart of the release in the cluster")
+	cmd.Flags().StringVar(&o.ChartDir, "chart-dir", "", "path to a local chart directory, instead of the chart of the HelmRelease's source in the cluster")
 }
 
 func newHelmReleaseCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.Command {
@@ -47,9 +48,11 @@ commonMetadata, through the code the controller runs, and prints the CRDs
 (by the CRD policy), the objects and the hooks as multi-document YAML.
 Secret values are masked.
 
-The HelmRelease comes from the cluster, or from --file; the chart from the
-release's newest Helm storage record, or from --chart-dir. valuesFrom is
-always read from the cluster.`,
+The HelmRelease comes from the cluster, or from --file; the chart is the one
+the controller would install now (the current artifact of its HelmChart or
+chartRef source, digest verified), or --chart-dir; when that source is
+missing or has no artifact yet, the chart of the release's newest Helm
+storage record (said on stderr). valuesFrom is always read from the cluster.`,
 		Example: `  # What the release in the cluster would get from a local chart
   weir build hr podinfo -n apps --chart-dir ./charts/podinfo
 
@@ -63,6 +66,7 @@ always read from the cluster.`,
 			if err != nil {
 				return err
 			}
+			NoteChart(streams.ErrOut, hr)
 			r := hr.Rendered
 			objects := append(append(append([]*unstructured.Unstructured{}, r.CRDs...), r.Objects...), r.Hooks...)
 			return Print(streams.Out, Mask(objects))
@@ -100,6 +104,15 @@ func RenderHelmRelease(ctx context.Context, deps *clideps.Deps, name string, opt
 		c = nil
 	}
 	return livediff.RenderHelmRelease(ctx, c, cfg, obj, livediff.RenderOptions{ChartDir: opts.ChartDir, ChartDirFlag: "--chart-dir"})
+}
+
+// NoteChart says on w (stderr) when the chart rendered is the current
+// release's because its source is missing or has no artifact: a new chart
+// version cannot show then.
+func NoteChart(w io.Writer, hr *livediff.HelmRelease) {
+	if hr.FromStorage {
+		_, _ = fmt.Fprintf(w, "◎ rendered with %s: a new chart version would not show\n", hr.ChartFrom)
+	}
 }
 
 // loadHelmRelease reads the HelmRelease from file, or from the cluster.

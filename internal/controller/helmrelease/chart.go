@@ -4,19 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
-	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/artifact"
+	helmchart "github.com/weir-gitops/weir/internal/helm/chart"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 )
 
@@ -33,16 +29,6 @@ func newSource(kind string) Source {
 		return sourcev1.NewObject(kind)
 	}
 	return nil
-}
-
-// chartRefKey names the object spec.chartRef refers to.
-func chartRefKey(obj *helmv2.HelmRelease) types.NamespacedName {
-	ref := obj.Spec.ChartRef
-	ns := ref.Namespace
-	if ns == "" {
-		ns = obj.Namespace
-	}
-	return types.NamespacedName{Namespace: ns, Name: ref.Name}
 }
 
 // loadedChart is the chart of one reconcile and where it came from.
@@ -75,12 +61,9 @@ func (r *Reconciler) getChart(ctx context.Context, obj *helmv2.HelmRelease) (*lo
 	}
 	out := &loadedChart{chart: chrt, artifact: a}
 	if obj.Spec.ChartRef != nil && obj.Spec.ChartRef.Kind == sourcev1.OCIRepositoryKind {
-		out.ociDigest = ociDigest(a)
+		out.ociDigest = helmchart.OCIDigest(a)
 		if !r.Options.DisableChartDigestTracking {
-			// Flux's rule: a chart from OCI carries its artifact digest as
-			// build metadata, so a re-pushed tag of the same version is an
-			// upgrade.
-			chrt.Metadata.Version = withDigest(chrt.Metadata.Version, out.ociDigest)
+			chrt.Metadata.Version = helmchart.WithDigest(chrt.Metadata.Version, out.ociDigest)
 		}
 	}
 	return out, nil
@@ -111,7 +94,8 @@ func sourceKind(obj *helmv2.HelmRelease) string {
 }
 
 func (r *Reconciler) getSource(ctx context.Context, obj *helmv2.HelmRelease) (Source, error) {
-	ref, key := obj.Spec.ChartRef, chartRefKey(obj)
+	ref := obj.Spec.ChartRef
+	_, key, _ := helmchart.SourceOf(obj)
 	if r.Options.NoCrossNamespaceRefs && key.Namespace != obj.Namespace {
 		return nil, &errs.Stalling{
 			Err:    fmt.Errorf("can't access '%s/%s', cross-namespace references have been blocked", ref.Kind, key),
@@ -142,82 +126,25 @@ func (r *Reconciler) getSource(ctx context.Context, obj *helmv2.HelmRelease) (So
 }
 
 // loadChart downloads the artifact (a packaged chart, or a tarball of a
-// chart directory), verifies its digest and loads the chart from it.
+// chart directory), verifies its digest and loads the chart from it, with
+// internal/helm/chart's LoadArtifact, as `weir diff hr` and the UI do.
 func (r *Reconciler) loadChart(ctx context.Context, a *meta.Artifact) (*chartv2.Chart, error) {
-	dir, err := os.MkdirTemp("", "helmrelease-")
-	if err != nil {
-		return nil, &errs.Generic{Err: fmt.Errorf("tmp dir error: %w", err), Reason: helmv2.ArtifactFailedReason}
-	}
-	defer os.RemoveAll(dir)
 	fetcher := r.Fetcher
 	if fetcher == nil {
 		fetcher = &artifact.Fetcher{}
 	}
-	if err := fetcher.Fetch(ctx, a.URL, a.Digest, dir); err != nil {
-		if errors.Is(err, artifact.ErrArtifactNotFound) {
-			return nil, &errs.Waiting{
-				Err:          fmt.Errorf("Source is not ready, artifact not found, retrying in %s", r.Options.RequeueDependency), //nolint:staticcheck // Flux's message
-				Reason:       helmv2.ArtifactFailedReason,
-				RequeueAfter: r.Options.RequeueDependency,
-			}
+	chrt, err := helmchart.LoadArtifact(ctx, func(ctx context.Context, a *meta.Artifact, dir string) error {
+		return fetcher.Fetch(ctx, a.URL, a.Digest, dir)
+	}, a)
+	if errors.Is(err, artifact.ErrArtifactNotFound) {
+		return nil, &errs.Waiting{
+			Err:          fmt.Errorf("Source is not ready, artifact not found, retrying in %s", r.Options.RequeueDependency), //nolint:staticcheck // Flux's message
+			Reason:       helmv2.ArtifactFailedReason,
+			RequeueAfter: r.Options.RequeueDependency,
 		}
+	}
+	if err != nil {
 		return nil, &errs.Generic{Err: err, Reason: helmv2.ArtifactFailedReason}
 	}
-	root, err := chartRoot(dir)
-	if err != nil {
-		return nil, &errs.Generic{Err: fmt.Errorf("Could not load chart: %w", err), Reason: helmv2.ArtifactFailedReason} //nolint:staticcheck // Flux's message
-	}
-	chrt, err := loader.LoadDir(root)
-	if err != nil {
-		return nil, &errs.Generic{Err: fmt.Errorf("Could not load chart: %w", relative(err, dir)), Reason: helmv2.ArtifactFailedReason} //nolint:staticcheck // Flux's message
-	}
 	return chrt, nil
-}
-
-// chartRoot finds the chart in an extracted artifact: Chart.yaml at the
-// top, or in the single directory a packaged chart unpacks to.
-func chartRoot(dir string) (string, error) {
-	if _, err := os.Stat(filepath.Join(dir, "Chart.yaml")); err == nil {
-		return dir, nil
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return "", err
-	}
-	for _, e := range entries {
-		if e.IsDir() {
-			if _, err := os.Stat(filepath.Join(dir, e.Name(), "Chart.yaml")); err == nil {
-				return filepath.Join(dir, e.Name()), nil
-			}
-		}
-	}
-	return "", errors.New("no Chart.yaml in the artifact")
-}
-
-func relative(err error, dir string) error {
-	msg := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
-	if msg == err.Error() {
-		return err
-	}
-	return errors.New(msg)
-}
-
-// ociDigest is the manifest digest of an OCIRepository artifact: the part
-// of the revision after '@', else the artifact digest.
-func ociDigest(a *meta.Artifact) string {
-	if _, d, ok := strings.Cut(a.Revision, "@"); ok {
-		return d
-	}
-	return a.Digest
-}
-
-// withDigest appends the first 12 hex characters of digest to version as
-// build metadata, replacing any it had.
-func withDigest(version, digest string) string {
-	_, hex, ok := strings.Cut(digest, ":")
-	if !ok || len(hex) < 12 {
-		return version
-	}
-	base, _, _ := strings.Cut(version, "+")
-	return base + "+" + hex[:12]
 }

@@ -13,6 +13,7 @@ import (
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	helmchart "github.com/weir-gitops/weir/internal/helm/chart"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 )
 
@@ -23,19 +24,10 @@ const (
 	namespaceLabel = "helm.toolkit.fluxcd.io/namespace"
 )
 
-// chartTemplateKey names the HelmChart spec.chart makes: <ns>-<name> in
-// the source's namespace.
-func chartTemplateKey(obj *helmv2.HelmRelease) types.NamespacedName {
-	ns := obj.Spec.Chart.Spec.SourceRef.Namespace
-	if ns == "" {
-		ns = obj.Namespace
-	}
-	return types.NamespacedName{Namespace: ns, Name: obj.GetHelmChartName()}
-}
-
 // desiredHelmChart is the HelmChart of spec.chart.
 func desiredHelmChart(obj *helmv2.HelmRelease) *sourcev1.HelmChart {
-	tpl, key := obj.Spec.Chart, chartTemplateKey(obj)
+	tpl := obj.Spec.Chart
+	_, key, _ := helmchart.SourceOf(obj)
 	hc := &sourcev1.HelmChart{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace}}
 	labels := map[string]string{}
 	if tpl.ObjectMeta != nil {

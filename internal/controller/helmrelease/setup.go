@@ -13,6 +13,7 @@ import (
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/dependency"
+	helmchart "github.com/weir-gitops/weir/internal/helm/chart"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
 
@@ -28,12 +29,8 @@ type SetupOptions = reconcile.SetupOptions
 // dependencies and its labelled valuesFrom objects.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts SetupOptions) error {
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &helmv2.HelmRelease{}, chartRefIndex, func(o client.Object) []string {
-		hr := o.(*helmv2.HelmRelease)
-		switch {
-		case hr.Spec.ChartRef != nil:
-			return []string{hr.Spec.ChartRef.Kind + "/" + chartRefKey(hr).String()}
-		case hr.Spec.Chart != nil:
-			return []string{sourcev1.HelmChartKind + "/" + chartTemplateKey(hr).String()}
+		if kind, key, ok := helmchart.SourceOf(o.(*helmv2.HelmRelease)); ok {
+			return []string{kind + "/" + key.String()}
 		}
 		return nil
 	}); err != nil {

@@ -69,16 +69,3 @@ func TestFinishStatus(t *testing.T) {
 		})
 	}
 }
-
-func TestWithDigest(t *testing.T) {
-	for in, want := range map[[2]string]string{
-		{"1.2.3", "sha256:0123456789abcdef"}:        "1.2.3+0123456789ab",
-		{"1.2.3+old", "sha256:0123456789abcdef"}:    "1.2.3+0123456789ab",
-		{"1.2.3", "nodigest"}:                       "1.2.3",
-		{"1.2.3-rc.1", "sha512:fedcba9876543210ff"}: "1.2.3-rc.1+fedcba987654",
-	} {
-		if got := withDigest(in[0], in[1]); got != want {
-			t.Errorf("withDigest(%q, %q) = %q, want %q", in[0], in[1], got, want)
-		}
-	}
-}

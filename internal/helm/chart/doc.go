@@ -7,8 +7,13 @@
 // lookup), merges values files into values.yaml, stamps Flux's build
 // metadata on the version and packages the result with chartutil.Save.
 //
-// It knows nothing of Kubernetes objects: the HelmChart controller turns
-// its Build and BuildError into status, and supplies the repositories.
+// It also loads the chart a HelmRelease installs (release.go): SourceOf
+// names the object whose artifact holds it, LoadArtifact fetches and
+// loads it; the helm controller, `weir build|diff hr` and the UI call the
+// same functions.
+//
+// It reads no Kubernetes objects: the HelmChart controller turns its Build
+// and BuildError into status, and supplies the repositories.
 //
 // What it adds to Helm's loader, and why: the archive-size bound
 // (--helm-chart-max-size) and a per-file bound (--helm-chart-file-max-size;

@@ -88,7 +88,7 @@ func TestClusterModeImpersonatesTheUser(t *testing.T) {
 	cfg := rest.AnonymousClientConfig(env.Config)
 	cfg.BearerToken = uiToken
 	r := start(t, "cluster", cfg)
-	b := newBrowser(t, r.base)
+	b := newBrowser(t, r.Base)
 
 	if code := b.getJSON("/api/overview?namespace="+ns, nil); code != http.StatusUnauthorized {
 		t.Fatalf("overview without a session: %d, want 401", code)

@@ -63,7 +63,7 @@ func TestWhoamiLocal(t *testing.T) {
 		t.Errorf("whoami = %+v", who)
 	}
 	t.Logf("local user %q groups %v", who.User, who.Groups)
-	if code := newBrowser(t, r.base).getJSON("/api/whoami", nil); code != http.StatusUnauthorized {
+	if code := newBrowser(t, r.Base).getJSON("/api/whoami", nil); code != http.StatusUnauthorized {
 		t.Errorf("whoami without a session: %d, want 401", code)
 	}
 }

@@ -2,10 +2,8 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"testing"
@@ -16,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/weir-gitops/weir/internal/testenv"
+	"github.com/weir-gitops/weir/internal/testenv/uiserver"
 	"github.com/weir-gitops/weir/internal/ui/server"
 )
 
@@ -27,36 +26,16 @@ var assets = fstest.MapFS{
 	"app.js":     {Data: []byte("export {}")},
 }
 
-// running is a server started for one test.
+// running is a server started for one test, with what it logs.
 type running struct {
-	*server.Server
-	base string
+	*uiserver.Running
 	logs *testenv.LogBuffer
-	port string
 }
 
 func start(t *testing.T, mode server.Mode, cfg *rest.Config) *running {
 	t.Helper()
 	logs := &testenv.LogBuffer{}
-	s, err := server.New(server.Options{Mode: mode, Config: cfg, Assets: assets, Logger: logs.Logger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := s.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	})
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	return &running{Server: s, base: "http://127.0.0.1:" + port, logs: logs, port: port}
+	return &running{Running: uiserver.Start(t, server.Options{Mode: mode, Config: cfg, Assets: assets, Logger: logs.Logger()}), logs: logs}
 }
 
 // browser is an HTTP client with a cookie jar, as a browser tab.
@@ -80,7 +59,7 @@ func newBrowser(t *testing.T, base string) *browser {
 // localLogin spends a login URL and fetches the CSRF token.
 func localLogin(t *testing.T, r *running) *browser {
 	t.Helper()
-	b := newBrowser(t, r.base)
+	b := newBrowser(t, r.Base)
 	resp, err := b.c.Get(r.LoginURL())
 	if err != nil {
 		t.Fatal(err)

@@ -34,11 +34,11 @@ func TestCSRF(t *testing.T) {
 		t.Errorf("POST from a foreign Origin: %d, want 403", code)
 	}
 	t.Logf("foreign origin: %v", body["error"])
-	b.origin = "http://localhost:" + r.port
+	b.origin = "http://localhost:" + r.Port
 	if code := b.post("/api/actions", reconcileApps(ns), &body); code != http.StatusForbidden {
 		t.Errorf("POST from another loopback origin than the page's: %d, want 403", code)
 	}
-	b.origin = r.base
+	b.origin = r.Base
 	if code := b.post("/api/actions", reconcileApps(ns), &body); code != http.StatusOK {
 		t.Errorf("POST with token and own Origin: %d %v, want 200", code, body)
 	}
@@ -49,15 +49,15 @@ func TestLocalHostAndLoginToken(t *testing.T) {
 	r := start(t, "local", env.Config)
 	b := localLogin(t, r)
 
-	for _, host := range []string{"rebind.example:" + r.port, "127.0.0.1:1", "127.0.0.2:" + r.port} {
-		req, _ := http.NewRequest(http.MethodGet, r.base+"/api/whoami", nil)
+	for _, host := range []string{"rebind.example:" + r.Port, "127.0.0.1:1", "127.0.0.2:" + r.Port} {
+		req, _ := http.NewRequest(http.MethodGet, r.Base+"/api/whoami", nil)
 		req.Host = host
 		if code, body := b.do(req); code != http.StatusForbidden {
 			t.Errorf("Host %s: %d %s, want 403", host, code, body)
 		}
 	}
-	for _, host := range []string{"localhost:" + r.port, "[::1]:" + r.port} {
-		req, _ := http.NewRequest(http.MethodGet, r.base+"/api/whoami", nil)
+	for _, host := range []string{"localhost:" + r.Port, "[::1]:" + r.Port} {
+		req, _ := http.NewRequest(http.MethodGet, r.Base+"/api/whoami", nil)
 		req.Host = host
 		// The cookie is 127.0.0.1's: another loopback name has no session.
 		if code, body := b.do(req); code != http.StatusUnauthorized {
@@ -66,7 +66,7 @@ func TestLocalHostAndLoginToken(t *testing.T) {
 	}
 
 	url := r.LoginURL()
-	first, second := newBrowser(t, r.base), newBrowser(t, r.base)
+	first, second := newBrowser(t, r.Base), newBrowser(t, r.Base)
 	if resp, err := first.c.Get(url); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("first use of the login URL: %v %v", resp, err)
 	}
@@ -86,10 +86,10 @@ func TestLocalHostAndLoginToken(t *testing.T) {
 func TestAssetsAndHeaders(t *testing.T) {
 	env := testenv.Get(t)
 	r := start(t, "local", env.Config)
-	b := newBrowser(t, r.base)
+	b := newBrowser(t, r.Base)
 	for path, want := range map[string]string{"/": "<!doctype html>", "/graph": "<!doctype html>",
 		"/objects/Kustomization/a/b": "<!doctype html>", "/app.js": "export {}"} {
-		req, _ := http.NewRequest(http.MethodGet, r.base+path, nil)
+		req, _ := http.NewRequest(http.MethodGet, r.Base+path, nil)
 		resp, err := b.c.Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -189,7 +189,7 @@ func (h *hubs) eventHandler(b *hub) cache.ResourceEventHandler {
 			return
 		}
 		ref := fleetview.Ref{Kind: ev.InvolvedObject.Kind, Namespace: ev.InvolvedObject.Namespace, Name: ev.InvolvedObject.Name}
-		h.send(b, "k8sevent", k8sEventMessage{Ref: ref, Event: eventOf(&ev)})
+		h.send(b, "k8sevent", k8sEventMessage{Ref: ref, Event: objectview.EventOf(&ev)})
 	}
 	return cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, initial bool) {
@@ -199,28 +199,6 @@ func (h *hubs) eventHandler(b *hub) cache.ResourceEventHandler {
 		},
 		UpdateFunc: func(_, obj any) { send(obj) },
 	}
-}
-
-// eventOf is ev in the object page's shape: times in RFC 3339, the source
-// its reporting controller or component.
-func eventOf(ev *corev1.Event) objectview.Event {
-	first, last := ev.FirstTimestamp.Time, ev.LastTimestamp.Time
-	if first.IsZero() {
-		first = ev.EventTime.Time
-	}
-	if last.IsZero() {
-		last = first
-	}
-	source := ev.ReportingController
-	if source == "" {
-		source = ev.Source.Component
-	}
-	count := ev.Count
-	if count == 0 {
-		count = 1
-	}
-	return objectview.Event{Type: ev.Type, Reason: ev.Reason, Message: ev.Message, Count: count,
-		FirstTime: first.UTC().Format(time.RFC3339), LastTime: last.UTC().Format(time.RFC3339), Source: source}
 }
 
 func (h *hubs) send(b *hub, event string, v any) {

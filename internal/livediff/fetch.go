@@ -1,4 +1,4 @@
-package objectview
+package livediff
 
 import (
 	"context"
@@ -17,28 +17,42 @@ import (
 )
 
 // directTimeout bounds connecting to the artifact's own URL, so that a
-// host that is not reachable from here (the UI runs outside the cluster)
-// falls back to the service proxy quickly.
+// host that is not reachable from here (the CLI and the UI run outside
+// the cluster) falls back to the service proxy quickly.
 const directTimeout = 5 * time.Second
 
-// dialDirect connects to an artifact's own host; tests replace it to make
-// a host unreachable without asking DNS.
-var dialDirect = (&net.Dialer{Timeout: directTimeout}).DialContext
+// DialDirect is ArtifactFetcher's default Dial: a 5 s connect timeout.
+var DialDirect = (&net.Dialer{Timeout: directTimeout}).DialContext
 
-// fetchArtifact downloads a, verifies its digest and extracts it into dir
-// (size-bounded, internal/artifact): from its URL when that answers, else,
-// for a URL naming a cluster Service (source-controller.flux-system.svc.…),
-// through the API server's service proxy with cfg, the caller's identity.
-func fetchArtifact(ctx context.Context, cfg *rest.Config, a *meta.Artifact, dir string) error {
+// ArtifactFetcher downloads a source's artifact as a caller outside the
+// cluster can: from its URL when that answers, else, for a URL naming a
+// cluster Service (source-controller.flux-system.svc.…), through the API
+// server's service proxy with Config, the caller's identity (RBAC's
+// services/proxy decides). The digest is verified and the extraction
+// size-bounded by internal/artifact either way.
+type ArtifactFetcher struct {
+	// Config reaches the API server as the caller; nil: direct only.
+	Config *rest.Config
+	// Dial connects to the artifact's own host; DialDirect when nil
+	// (tests make a host unreachable without asking DNS).
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+// Fetch downloads a, verifies its digest and extracts it into dir.
+func (f ArtifactFetcher) Fetch(ctx context.Context, a *meta.Artifact, dir string) error {
+	dial := f.Dial
+	if dial == nil {
+		dial = DialDirect
+	}
 	direct := &artifact.Fetcher{Client: &http.Client{
 		Timeout:   2 * time.Minute,
-		Transport: &http.Transport{DialContext: dialDirect, Proxy: http.ProxyFromEnvironment},
+		Transport: &http.Transport{DialContext: dial, Proxy: http.ProxyFromEnvironment},
 	}}
 	err := direct.Fetch(ctx, a.URL, a.Digest, dir)
-	if err == nil || !unreachable(err) || cfg == nil {
+	if err == nil || !unreachable(err) || f.Config == nil {
 		return err
 	}
-	server, _, serr := rest.DefaultServerUrlFor(cfg)
+	server, _, serr := rest.DefaultServerUrlFor(f.Config)
 	if serr != nil {
 		return err
 	}
@@ -46,7 +60,7 @@ func fetchArtifact(ctx context.Context, cfg *rest.Config, a *meta.Artifact, dir 
 	if !ok {
 		return err
 	}
-	hc, herr := rest.HTTPClientFor(cfg)
+	hc, herr := rest.HTTPClientFor(f.Config)
 	if herr != nil {
 		return fmt.Errorf("%w; and no client for the API server's service proxy: %w", err, herr)
 	}
