@@ -78,7 +78,7 @@ func converge(ctx context.Context, b *testing.B, env *testenv.Env, n int) {
 
 	rev0, requests0, reconciles0 := etcdRevision(b, env), benchenv.RequestCounts(), reconciles(b)
 	var perSecond []int64
-	m := benchenv.Measure(func() {
+	m := benchenv.MeasurePhase(b, "first-pass", func() {
 		start(ctx, b, env, "kustomize")
 		begin := time.Now()
 		sampled := make(chan []int64)
