@@ -3,11 +3,15 @@ package idle
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"runtime/pprof"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,6 +54,7 @@ func BenchmarkIdleFleet(b *testing.B) {
 func run(b *testing.B, n int) {
 	env := testenv.Get(b)
 	baseRSS, baseHeap := settledMemory()
+	baseClasses := memoryClasses()
 	ns := env.Namespace(b)
 	srv := gitserver.New(b, gitserver.Options{})
 	srv.InitRepo(b, "fleet.git")
@@ -79,6 +84,7 @@ func run(b *testing.B, n int) {
 
 	time.Sleep(30 * time.Second) // let the last status writes and events settle
 	rss, heap := settledMemory()
+	classes := memoryClasses()
 	writeHeapProfile(b, n)
 	req1, cpu1 := benchenv.Requests(), benchenv.CPUTime()
 	time.Sleep(idleWindow)
@@ -91,10 +97,12 @@ func run(b *testing.B, n int) {
 	b.ReportMetric(float64(total)/float64(n), "requests/ks-converge")
 	b.ReportMetric((rss-baseRSS)*1024/float64(n), "KiB-rss/ks")
 	b.ReportMetric((heap-baseHeap)*1024/float64(n), "KiB-heap/ks")
+	b.ReportMetric(float64(classes[liveClass]-baseClasses[liveClass])/1024/float64(n), "KiB-live/ks")
 	b.ReportMetric(100*idleCPU.Seconds()/idleWindow.Seconds(), "%cpu-idle")
 	b.ReportMetric(float64(idleReq)/idleWindow.Seconds(), "req/s-idle")
 	b.Logf("empty: %.1f MiB RSS, %.1f MiB heap; at rest: %.1f MiB RSS, %.1f MiB heap; load %s",
 		baseRSS, baseHeap, rss, heap, benchenv.LoadAverage())
+	b.Logf("memory classes, KiB per Kustomization above the empty controllers:%s", classesPerKs(baseClasses, classes, n))
 	b.Logf("API requests by method and resource since start:\n%s", benchenv.RequestBreakdown())
 }
 
@@ -105,6 +113,39 @@ func settledMemory() (rss, heap float64) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return benchenv.CurrentRSS(), float64(ms.HeapInuse) / (1 << 20)
+}
+
+// liveClass is the runtime's measure of the heap objects themselves;
+// the heap in use (settledMemory) adds the free slots of the spans that
+// hold them, which a fleet built among a reconcile's garbage leaves many of.
+const liveClass = "/memory/classes/heap/objects:bytes"
+
+// memoryClasses reads the runtime's /memory/classes metrics (bytes), right
+// after settledMemory's collection.
+func memoryClasses() map[string]uint64 {
+	var samples []metrics.Sample
+	for _, d := range metrics.All() {
+		if strings.HasPrefix(d.Name, "/memory/classes/") && d.Kind == metrics.KindUint64 {
+			samples = append(samples, metrics.Sample{Name: d.Name})
+		}
+	}
+	metrics.Read(samples)
+	out := make(map[string]uint64, len(samples))
+	for _, s := range samples {
+		out[s.Name] = s.Value.Uint64()
+	}
+	return out
+}
+
+// classesPerKs lists the classes that grew, in KiB per Kustomization.
+func classesPerKs(before, after map[string]uint64, n int) string {
+	var sb strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(after)) {
+		if d := float64(after[name]) - float64(before[name]); d != 0 {
+			fmt.Fprintf(&sb, "\n  %s %.2f", strings.TrimPrefix(name, "/memory/classes/"), d/1024/float64(n))
+		}
+	}
+	return sb.String()
 }
 
 func writeHeapProfile(b *testing.B, n int) {

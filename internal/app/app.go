@@ -10,8 +10,10 @@ import (
 	"github.com/go-logr/logr"
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -21,6 +23,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/controller/kustomization"
+	"github.com/weir-gitops/weir/internal/runtime/intern"
 	"github.com/weir-gitops/weir/internal/runtime/metrics"
 	"github.com/weir-gitops/weir/internal/scheme"
 )
@@ -74,10 +80,7 @@ func newManager(cfg *rest.Config, opts Options, selected []string) (manager.Mana
 	if err != nil {
 		return nil, err
 	}
-	// No controller reads managedFields from the cache (internal/ssa reads
-	// them uncached, where it needs them), and they are a large part of
-	// every cached Kustomization, source and release: they are dropped.
-	cacheOpts := cache.Options{DefaultTransform: cache.TransformStripManagedFields()}
+	cacheOpts := cache.Options{DefaultTransform: cacheTransform(cache.TransformStripManagedFields())}
 	if !opts.WatchAllNamespaces {
 		ns := os.Getenv("RUNTIME_NAMESPACE")
 		if ns == "" {
@@ -131,6 +134,38 @@ func newManager(cfg *rest.Config, opts Options, selected []string) (manager.Mana
 		return nil, fmt.Errorf("adding ready check: %w", err)
 	}
 	return mgr, nil
+}
+
+// cacheTransform is what the manager's cache does to every object before
+// storing it. No controller reads managedFields from the cache (internal/ssa
+// reads them uncached, where it needs them), and they are a large part of
+// every cached Kustomization, source and release: strip drops them. The
+// strings a fleet repeats (namespace, finalizers, conditions, and a
+// Kustomization's source, revisions and history) are then interned, so
+// that 10,000 objects share one copy of each (internal/runtime/intern).
+func cacheTransform(strip toolscache.TransformFunc) toolscache.TransformFunc {
+	return func(in any) (any, error) {
+		out, err := strip(in)
+		if err != nil {
+			return out, err
+		}
+		internStrings(intern.Default, out)
+		return out, nil
+	}
+}
+
+func internStrings(t *intern.Table, obj any) {
+	if a, ok := obj.(metav1.ObjectMetaAccessor); ok {
+		if m, ok := a.GetObjectMeta().(*metav1.ObjectMeta); ok {
+			t.ObjectMeta(m)
+		}
+	}
+	if c, ok := obj.(meta.ObjectWithConditions); ok {
+		t.Conditions(c.GetConditions())
+	}
+	if k, ok := obj.(*kustomizev1.Kustomization); ok {
+		kustomization.InternStrings(t, k)
+	}
 }
 
 // gracefulShutdown is how long the manager lets running reconciles finish

@@ -13,6 +13,7 @@ import (
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/internal/kustomize"
 	"github.com/weir-gitops/weir/internal/render"
+	"github.com/weir-gitops/weir/internal/runtime/intern"
 )
 
 // DefaultBuildCacheObjects bounds the objects the build cache holds, over
@@ -41,7 +42,7 @@ type buildCache struct {
 // an unstructured object (several times that), and get decodes copies as
 // it used to deep-copy them.
 type cachedBuild struct {
-	key      string
+	key      [sha256.Size]byte // of the key string: 32 bytes in place of 64 and an allocation
 	objects  [][]byte
 	checksum string
 	files    []string
@@ -71,7 +72,7 @@ func (c *buildCache) get(name types.NamespacedName, key string) (*kustomize.Resu
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[name]
-	if !ok || e.key != key {
+	if !ok || e.key != sha256.Sum256([]byte(key)) {
 		return nil, false
 	}
 	res := &kustomize.Result{Checksum: e.checksum, Files: e.files, Remote: e.remote,
@@ -91,8 +92,12 @@ func (c *buildCache) put(name types.NamespacedName, key string, res *kustomize.R
 	if c == nil || c.budget < 0 || res.Remote || len(res.Objects) > c.budget {
 		return
 	}
-	e := cachedBuild{key: key, objects: make([][]byte, len(res.Objects)), checksum: res.Checksum,
-		files: res.Files, remote: res.Remote}
+	// The files' paths are the same for every Kustomization of one path
+	// and artifact: one copy of each.
+	files := slices.Clone(res.Files)
+	intern.Default.Strings(files)
+	e := cachedBuild{key: sha256.Sum256([]byte(key)), objects: make([][]byte, len(res.Objects)), checksum: res.Checksum,
+		files: files, remote: res.Remote}
 	for i, o := range res.Objects {
 		data, err := o.MarshalJSON()
 		if err != nil {

@@ -26,8 +26,8 @@ import (
 // it (spec.postBuild.substituteFrom, spec.decryption.secretRef) are queued
 // at once, without the reconcile.fluxcd.io/watch label. The watch is
 // metadata-only and goes through a cache of its own that holds nothing but
-// labelled objects, reduced to their name and owner labels: no Secret data
-// and no unrelated ConfigMap or Secret is ever held.
+// labelled objects, reduced to their identity: no Secret data and no
+// unrelated ConfigMap or Secret is ever held.
 
 // producedSelector matches the objects some Kustomization applied.
 func producedSelector() labels.Selector {
@@ -78,27 +78,37 @@ func (r *Reconciler) followerWatches(mgr ctrl.Manager) ([]reconcile.Watch, error
 }
 
 // ownerMetadata is the cache's transform: it keeps what the watch reads
-// (name, namespace, uid, resourceVersion and the owner labels) and drops
-// the rest (managed fields, annotations, other labels) before the object
-// is stored, so that each cached object costs a few hundred bytes.
+// (name, namespace, uid, resourceVersion, deletion) and drops the rest
+// (labels, annotations, managed fields) before the object is stored, so
+// that each cached object costs a few small strings. The labels are not
+// needed once the object is in: the API server filters by them (an object
+// that loses one is deleted from the cache), and the watch maps an object
+// to its readers by name. The type strings are the package's constants,
+// not one copy per object.
 func ownerMetadata(in any) (any, error) {
 	m, ok := in.(*metav1.PartialObjectMetadata)
 	if !ok {
 		return in, nil
 	}
-	out := &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{
+	return &metav1.PartialObjectMetadata{TypeMeta: canonicalTypeMeta(m.TypeMeta), ObjectMeta: metav1.ObjectMeta{
 		Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
 		DeletionTimestamp: m.DeletionTimestamp,
-	}}
-	for _, key := range []string{kustomizev1.NameLabel, kustomizev1.NamespaceLabel} {
-		if v, ok := m.Labels[key]; ok {
-			if out.Labels == nil {
-				out.Labels = map[string]string{}
-			}
-			out.Labels[key] = v
+	}}, nil
+}
+
+// followedTypes are the type strings of the kinds the followers watch.
+var followedTypes = []metav1.TypeMeta{
+	{APIVersion: corev1.SchemeGroupVersion.String(), Kind: "ConfigMap"},
+	{APIVersion: corev1.SchemeGroupVersion.String(), Kind: "Secret"},
+}
+
+func canonicalTypeMeta(t metav1.TypeMeta) metav1.TypeMeta {
+	for _, c := range followedTypes {
+		if c == t {
+			return c
 		}
 	}
-	return out, nil
+	return t
 }
 
 // producedChanged passes creations, deletions and writes of produced
