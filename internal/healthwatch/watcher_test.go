@@ -94,7 +94,6 @@ func TestWatcherQueuesTheOwnersOfAChangedObject(t *testing.T) {
 	if paused, _, _ := unstructured.NestedBool(u.Object, "spec", "paused"); !paused {
 		t.Errorf("the cached Deployment lost the rest of its spec")
 	}
-
 }
 
 // TestSecretsAreWatchedByMetadataOnly: a Secret's creation queues its

@@ -32,10 +32,10 @@ type parkedWait struct {
 	revision   string
 	token      string
 
-	health   *ssa.Health
-	checks   *healthChecks
-	tracked  bool // the watches follow what it waits for
-	watched  bool // every kind it waits for is watched: no polling
+	health  *ssa.Health
+	checks  *healthChecks
+	tracked bool // the watches follow what it waits for
+	watched bool // every kind it waits for is watched: no polling
 	// cacheable: the controller's own watches may serve it (watchable);
 	// written are the objects its apply wrote, which the cache may not
 	// show yet: in the reconcile that applied them (fresh), and whenever
@@ -44,8 +44,8 @@ type parkedWait struct {
 	cacheable bool
 	fresh     bool
 	written   map[ssa.ObjMetadata]bool
-	start    time.Time
-	deadline time.Time
+	start     time.Time
+	deadline  time.Time
 	// checksum and changed carry what the apply saw to the end of the
 	// wait: status.history and the "Health check passed" event.
 	checksum string
