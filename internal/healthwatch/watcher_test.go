@@ -125,7 +125,7 @@ func TestSecretsAreWatchedByMetadataOnly(t *testing.T) {
 	if err := w.cache.List(ctx, list, client.InNamespace(ns)); err != nil || len(list.Items) != 1 {
 		t.Fatalf("listing the cached Secrets: %v (%d)", err, len(list.Items))
 	}
-	if fmt.Sprint(list.Items[0]) == "" || strings.Contains(fmt.Sprintf("%+v", list.Items[0]), "hunter2") {
+	if strings.Contains(fmt.Sprintf("%+v", list.Items[0]), "hunter2") {
 		t.Error("the cache holds the Secret's data")
 	}
 }
