@@ -300,7 +300,10 @@ func TestTLSAndProxy(t *testing.T) {
 	}
 }
 
-// connectTunnel splices a CONNECT request to its target.
+// connectTunnel splices a CONNECT request to its target. It hijacks the
+// connection before answering: a 200 written through the ResponseWriter is
+// flushed before the hijack, and the client's first TLS bytes could then be
+// read into the server's buffer, so the tunnel copies from that buffer too.
 func connectTunnel(w http.ResponseWriter, r *http.Request) {
 	dst, err := net.Dial("tcp", r.Host)
 	if err != nil {
@@ -312,13 +315,17 @@ func connectTunnel(w http.ResponseWriter, r *http.Request) {
 		dst.Close()
 		return
 	}
-	w.WriteHeader(http.StatusOK)
-	src, _, err := hj.Hijack()
+	src, buf, err := hj.Hijack()
 	if err != nil {
 		dst.Close()
 		return
 	}
-	go func() { _, _ = io.Copy(dst, src); dst.Close() }()
+	if _, err := io.WriteString(src, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+		src.Close()
+		dst.Close()
+		return
+	}
+	go func() { _, _ = io.Copy(dst, buf.Reader); dst.Close() }()
 	go func() { _, _ = io.Copy(src, dst); src.Close() }()
 }
 
