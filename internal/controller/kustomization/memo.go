@@ -66,6 +66,24 @@ func (a *applyMemos) forget(name types.NamespacedName) {
 	}
 }
 
+// keepOnly drops the memos of Kustomizations live does not hold (by name
+// and uid): one deleted while the controller was down, or whose finalizer
+// was removed by hand, is never finalized here and would be saved again
+// and again. It returns how many it dropped.
+func (a *applyMemos) keepOnly(live map[types.NamespacedName]types.UID) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	dropped := 0
+	for name, m := range a.memos {
+		if uid, ok := live[name]; !ok || uid != m.uid {
+			a.changes += m.memo.Version() + 1
+			delete(a.memos, name)
+			dropped++
+		}
+	}
+	return dropped
+}
+
 // savedMemo is one Kustomization's memo as a memoStore keeps it.
 type savedMemo struct {
 	Name     types.NamespacedName

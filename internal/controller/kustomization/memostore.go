@@ -19,9 +19,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 )
 
 // The apply memo's Secrets (docs/design/0020-large-and-idle-fleets.md,
@@ -71,11 +74,15 @@ type memoStore struct {
 	memos *applyMemos
 	// reader reads uncached (a cached Get would start a cluster-wide
 	// informer of Secrets); writer applies and deletes.
-	reader    client.Reader
-	writer    client.Writer
-	namespace string
-	name      string
-	log       logr.Logger
+	reader client.Reader
+	writer client.Writer
+	// kustomizations lists the Kustomizations that exist (the manager's
+	// cache) so that a save leaves out the memos of those gone; nil keeps
+	// every memo.
+	kustomizations client.Reader
+	namespace      string
+	name           string
+	log            logr.Logger
 	// shardBytes, every and waitFor are memoShardBytes, memoSaveEvery
 	// and memoWait unless a test sets them.
 	shardBytes int
@@ -107,6 +114,7 @@ func (r *Reconciler) addMemoStore(mgr ctrl.Manager) error {
 	}
 	r.store = newMemoStore(&r.memos, r.APIReader, r.Client, r.Options.MemoNamespace, r.Options.MemoName,
 		mgr.GetLogger().WithName("apply-memo"))
+	r.store.kustomizations = mgr.GetCache()
 	if err := mgr.Add(r.store); err != nil {
 		return fmt.Errorf("adding the apply memo store: %w", err)
 	}
@@ -228,6 +236,7 @@ func (s *memoStore) saveIfChanged(ctx context.Context) {
 // save writes the memo's shards, part 0 last, and deletes the shards of
 // an earlier, larger save.
 func (s *memoStore) save(ctx context.Context) error {
+	s.prune(ctx)
 	version := s.memos.version()
 	saved := s.memos.snapshot()
 	payload, err := encodeMemos(saved)
@@ -252,6 +261,28 @@ func (s *memoStore) save(ctx context.Context) error {
 	kustomizations, objects := memoCounts(saved)
 	s.log.V(1).Info("apply memo saved", "kustomizations", kustomizations, "objects", objects, "bytes", len(payload), "shards", len(parts))
 	return nil
+}
+
+// prune drops the memos of Kustomizations that no longer exist. A list
+// that fails (the cache not synced before a stop) prunes nothing: a memo
+// kept too long costs bytes, one dropped too soon a dry-run per object.
+func (s *memoStore) prune(ctx context.Context) {
+	if s.kustomizations == nil {
+		return
+	}
+	var list kustomizev1.KustomizationList
+	if err := s.kustomizations.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
+		s.log.V(1).Info("apply memo not pruned", "error", err.Error())
+		return
+	}
+	live := make(map[types.NamespacedName]types.UID, len(list.Items))
+	for i := range list.Items {
+		k := &list.Items[i]
+		live[types.NamespacedName{Namespace: k.Namespace, Name: k.Name}] = k.UID
+	}
+	if dropped := s.memos.keepOnly(live); dropped > 0 {
+		s.log.V(1).Info("apply memo pruned", "kustomizations", dropped)
+	}
 }
 
 func (s *memoStore) writeShard(ctx context.Context, i, n int, sum string, part []byte) error {

@@ -314,6 +314,48 @@ func TestMemoStoreSaveLoad(t *testing.T) {
 	}
 }
 
+// TestMemoStorePrunesTheGone: a save leaves out the memos of
+// Kustomizations that do not exist (deleted while the controller was down,
+// or their finalizer removed by hand) and of those recreated under the same
+// name (another uid); the memo of one that exists is saved.
+func TestMemoStorePrunesTheGone(t *testing.T) {
+	f := newStoreFixture(t)
+	ctx := context.Background()
+	live := &kustomizev1.Kustomization{
+		ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: f.ns},
+		Spec: kustomizev1.KustomizationSpec{
+			Interval:  metav1.Duration{Duration: time.Hour},
+			SourceRef: kustomizev1.CrossNamespaceSourceReference{Kind: "GitRepository", Name: "repo"},
+		},
+	}
+	if err := f.env.Client.Create(ctx, live); err != nil {
+		t.Fatal(err)
+	}
+	saved := fleetMemos(7, 3)
+	saved[0].Name, saved[0].UID = types.NamespacedName{Namespace: f.ns, Name: "app"}, live.UID
+	saved[1].Name = types.NamespacedName{Namespace: f.ns, Name: "gone"}
+	saved[2].Name = types.NamespacedName{Namespace: f.ns, Name: "app-recreated"}
+	recreated := live.DeepCopy()
+	recreated.ResourceVersion, recreated.UID, recreated.Name = "", "", "app-recreated"
+	if err := f.env.Client.Create(ctx, recreated); err != nil {
+		t.Fatal(err)
+	}
+
+	var memos applyMemos
+	memos.restore(saved)
+	s := f.store(&memos)
+	s.kustomizations = f.env.Client
+	if err := s.save(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(saved[:1], sortedSnapshot(f.loaded())); diff != "" {
+		t.Errorf("saved memos (-want +got):\n%s", diff)
+	}
+	if s.saved != memos.version() {
+		t.Errorf("the pruned memo was not counted as saved: saved %d, version %d", s.saved, memos.version())
+	}
+}
+
 // TestMemoStoreShards: a memo of more than memoShardBytes is cut over
 // several Secrets that the API server accepts and that load back whole; a
 // smaller save deletes the shards it no longer needs.
