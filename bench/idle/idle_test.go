@@ -133,7 +133,7 @@ func run(b *testing.B, n int) {
 		baseRSS, baseHeap, rss, heap, benchenv.LoadAverage())
 	b.Logf("memory classes, KiB per Kustomization above the empty controllers:%s", classesPerKs(baseClasses, classes, n))
 	b.Logf("API requests by method and resource since start:\n%s", benchenv.RequestBreakdown())
-	b.Logf("idle window %s (interval %s): %d reconciles, requests: %s", window, interval, idle.reconciles,
+	b.Logf("idle window %s (interval %s): %.0f reconciles, requests: %s", window, interval, idle.reconciles,
 		idle.requests.Breakdown())
 }
 

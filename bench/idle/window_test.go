@@ -8,9 +8,6 @@ import (
 	"testing"
 	"time"
 
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
-
-	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/bench/internal/benchenv"
 )
 
@@ -18,12 +15,12 @@ import (
 type idleFigures struct {
 	cpu        time.Duration
 	requests   benchenv.Phase // only its Requests
-	reconciles uint64
+	reconciles float64
 }
 
 // watchIdle sleeps through the idle window and measures it: the process's
 // CPU, the controllers' requests by method and resource, and the
-// Kustomization reconciles (gotk_reconcile_duration_seconds's count).
+// Kustomization reconciles (benchenv.Reconciles).
 // With WEIR_BENCH_PROFILE set it writes a CPU profile of the window
 // (idle-<n>.cpu.pprof).
 func watchIdle(b *testing.B, n int, window time.Duration) idleFigures {
@@ -39,9 +36,9 @@ func watchIdle(b *testing.B, n int, window time.Duration) idleFigures {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	req0, rec0, cpu0 := benchenv.RequestCounts(), reconciles(b), benchenv.CPUTime()
+	req0, rec0, cpu0 := benchenv.RequestCounts(), benchenv.Reconciles(b, "kustomization"), benchenv.CPUTime()
 	time.Sleep(window)
-	fig := idleFigures{cpu: benchenv.CPUTime() - cpu0, reconciles: reconciles(b) - rec0}
+	fig := idleFigures{cpu: benchenv.CPUTime() - cpu0, reconciles: benchenv.Reconciles(b, "kustomization") - rec0}
 	fig.requests.Requests = map[string]int64{}
 	for k, v := range benchenv.RequestCounts() {
 		if d := v - req0[k]; d > 0 {
@@ -55,33 +52,9 @@ func (f idleFigures) report(b *testing.B, window time.Duration) {
 	requests := f.requests.RequestTotal()
 	b.ReportMetric(100*f.cpu.Seconds()/window.Seconds(), "%cpu-idle")
 	b.ReportMetric(float64(requests)/window.Seconds(), "req/s-idle")
-	b.ReportMetric(float64(f.reconciles)/window.Seconds(), "reconciles/s-idle")
+	b.ReportMetric(f.reconciles/window.Seconds(), "reconciles/s-idle")
 	if f.reconciles > 0 {
-		b.ReportMetric(float64(f.cpu.Microseconds())/1000/float64(f.reconciles), "cpu-ms/reconcile-idle")
-		b.ReportMetric(float64(requests)/float64(f.reconciles), "requests/reconcile-idle")
+		b.ReportMetric(float64(f.cpu.Microseconds())/1000/f.reconciles, "cpu-ms/reconcile-idle")
+		b.ReportMetric(float64(requests)/f.reconciles, "requests/reconcile-idle")
 	}
-}
-
-// reconciles is how many Kustomization reconciles the controllers have
-// recorded in gotk_reconcile_duration_seconds.
-func reconciles(b *testing.B) uint64 {
-	b.Helper()
-	families, err := ctrlmetrics.Registry.Gather()
-	if err != nil {
-		b.Fatal(err)
-	}
-	var n uint64
-	for _, fam := range families {
-		if fam.GetName() != "gotk_reconcile_duration_seconds" {
-			continue
-		}
-		for _, m := range fam.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "kind" && l.GetValue() == kustomizev1.KustomizationKind {
-					n += m.GetHistogram().GetSampleCount()
-				}
-			}
-		}
-	}
-	return n
 }
