@@ -67,17 +67,16 @@ func (r *Reconciler) patch(ctx context.Context, obj *kustomizev1.Kustomization, 
 // held back never happened, so the conditions are back as they were
 // (Ready keeps its transition time); and a run that changed nothing
 // leaves the whole status as it found it, so that nothing is written. It
-// reports whether the run changed nothing. before is the caller's own
-// copy: obj keeps parts of it.
+// reports whether the run changed nothing.
 func quietEnd(obj *kustomizev1.Kustomization, before *kustomizev1.KustomizationStatus, out *outcome, err error) bool {
 	if out == nil || !out.quiet || out.wrote || err != nil {
 		return false
 	}
 	if out.noop(before) {
-		obj.Status = *before
+		obj.Status = *before.DeepCopy()
 		return true
 	}
-	obj.Status.Conditions = before.Conditions
+	obj.Status.Conditions = before.DeepCopy().Conditions
 	return false
 }
 

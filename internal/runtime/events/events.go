@@ -78,9 +78,6 @@ func (r *Recorder) Warning(ctx context.Context, obj client.Object, reason string
 // only, without a Kubernetes Event: what a reconcile that changed nothing
 // tells Alerts (a commit status, say) without writing to the cluster.
 func (r *Recorder) Forward(ctx context.Context, obj client.Object, reason string, metadata map[string]string, messageFormat string, args ...any) {
-	if r.webhook == "" {
-		return // nowhere to send it: every quiet reconcile comes here
-	}
 	r.emit(ctx, obj, SeverityInfo, reason, metadata, fmt.Sprintf(messageFormat, args...), false)
 }
 
