@@ -22,6 +22,7 @@ import (
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/bench/internal/benchenv"
+	"github.com/weir-gitops/weir/internal/app"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/testenv"
 	"github.com/weir-gitops/weir/internal/testenv/gitserver"
@@ -36,8 +37,37 @@ func TestMain(m *testing.M) {
 	benchenv.Main(m, []string{"source", "kustomize"}, concurrency)
 }
 
-// idleWindow is how long the fleet is watched at rest.
-const idleWindow = 2 * time.Minute
+// minIdleWindow is the shortest time the fleet is watched at rest; the
+// window lasts at least one whole interval (and its jitter), so that every
+// Kustomization's periodic reconcile falls in it.
+const minIdleWindow = 2 * time.Minute
+
+// intervalEnv names the variable that sets the Kustomizations' interval
+// (a Go duration, 10m by default): a shorter one puts the periodic
+// reconciles of a small fleet, at the rate a large one runs them, in a
+// short window.
+const intervalEnv = "WEIR_BENCH_INTERVAL"
+
+// fleetInterval is the Kustomizations' spec.interval.
+func fleetInterval(b *testing.B) time.Duration {
+	v := os.Getenv(intervalEnv)
+	if v == "" {
+		return 10 * time.Minute
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		b.Fatalf("%s=%q: want a positive duration", intervalEnv, v)
+	}
+	return d
+}
+
+// idleWindow is how long the fleet is watched at rest: one interval
+// stretched by the controllers' jitter (a reconcile is due within
+// interval·(1+jitter) of the last one), at least minIdleWindow.
+func idleWindow(interval time.Duration) time.Duration {
+	jitter := app.DefaultOptions().IntervalJitter
+	return max(minIdleWindow, time.Duration(float64(interval)*(1+jitter/100)))
+}
 
 // BenchmarkIdleFleet creates WEIR_BENCH_KUSTOMIZATIONS Kustomizations
 // (default 10,000), waits until all are Ready, and measures the fleet at
@@ -53,6 +83,7 @@ func BenchmarkIdleFleet(b *testing.B) {
 
 func run(b *testing.B, n int) {
 	env := testenv.Get(b)
+	interval := fleetInterval(b)
 	baseRSS, baseHeap := settledMemory()
 	baseClasses := memoryClasses()
 	ns := env.Namespace(b)
@@ -70,7 +101,7 @@ func run(b *testing.B, n int) {
 		time.Sleep(time.Minute)
 		firstMinute <- benchenv.Requests() - req0
 	}()
-	create(b, env, ns, n)
+	create(b, env, ns, n, interval)
 	created := time.Since(start)
 	waitReady(b, env, ns, n)
 	converged, convergeCPU := time.Since(start), benchenv.CPUTime()-cpu0
@@ -86,9 +117,8 @@ func run(b *testing.B, n int) {
 	rss, heap := settledMemory()
 	classes := memoryClasses()
 	writeHeapProfile(b, n)
-	req1, cpu1 := benchenv.Requests(), benchenv.CPUTime()
-	time.Sleep(idleWindow)
-	idleCPU, idleReq := benchenv.CPUTime()-cpu1, benchenv.Requests()-req1
+	window := idleWindow(interval)
+	idle := watchIdle(b, n, window)
 
 	b.ReportMetric(created.Seconds(), "s/created")
 	b.ReportMetric(converged.Seconds(), "s/all-ready")
@@ -98,12 +128,13 @@ func run(b *testing.B, n int) {
 	b.ReportMetric((rss-baseRSS)*1024/float64(n), "KiB-rss/ks")
 	b.ReportMetric((heap-baseHeap)*1024/float64(n), "KiB-heap/ks")
 	b.ReportMetric(float64(classes[liveClass]-baseClasses[liveClass])/1024/float64(n), "KiB-live/ks")
-	b.ReportMetric(100*idleCPU.Seconds()/idleWindow.Seconds(), "%cpu-idle")
-	b.ReportMetric(float64(idleReq)/idleWindow.Seconds(), "req/s-idle")
+	idle.report(b, window)
 	b.Logf("empty: %.1f MiB RSS, %.1f MiB heap; at rest: %.1f MiB RSS, %.1f MiB heap; load %s",
 		baseRSS, baseHeap, rss, heap, benchenv.LoadAverage())
 	b.Logf("memory classes, KiB per Kustomization above the empty controllers:%s", classesPerKs(baseClasses, classes, n))
 	b.Logf("API requests by method and resource since start:\n%s", benchenv.RequestBreakdown())
+	b.Logf("idle window %s (interval %s): %.0f reconciles, requests: %s", window, interval, idle.reconciles,
+		idle.requests.Breakdown())
 }
 
 // settledMemory returns the resident set and the heap in use, in MiB,
@@ -165,7 +196,7 @@ func writeHeapProfile(b *testing.B, n int) {
 
 // create creates n Kustomizations of ./app, each with a name prefix of
 // its own, 16 at a time.
-func create(b *testing.B, env *testenv.Env, ns string, n int) {
+func create(b *testing.B, env *testenv.Env, ns string, n int, interval time.Duration) {
 	b.Helper()
 	g, ctx := errgroup.WithContext(context.Background())
 	g.SetLimit(16)
@@ -177,7 +208,7 @@ func create(b *testing.B, env *testenv.Env, ns string, n int) {
 				Spec: kustomizev1.KustomizationSpec{
 					SourceRef: kustomizev1.CrossNamespaceSourceReference{Kind: sourcev1.GitRepositoryKind, Name: "fleet"},
 					Path:      "./app", Prune: true, TargetNamespace: ns, NamePrefix: name + "-",
-					Interval: metav1.Duration{Duration: 10 * time.Minute},
+					Interval: metav1.Duration{Duration: interval},
 				},
 			})
 		})

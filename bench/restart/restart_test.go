@@ -12,7 +12,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/weir-gitops/weir/bench/internal/benchenv"
 	"github.com/weir-gitops/weir/internal/app"
@@ -76,7 +75,7 @@ func converge(ctx context.Context, b *testing.B, env *testenv.Env, n int) {
 	stop()
 	<-stopped
 
-	rev0, requests0, reconciles0 := etcdRevision(b, env), benchenv.RequestCounts(), reconciles(b)
+	rev0, requests0, reconciles0 := etcdRevision(b, env), benchenv.RequestCounts(), benchenv.Reconciles(b, "kustomization")
 	var perSecond []int64
 	m := benchenv.MeasurePhase(b, "first-pass", func() {
 		start(ctx, b, env, "kustomize")
@@ -84,9 +83,9 @@ func converge(ctx context.Context, b *testing.B, env *testenv.Env, n int) {
 		sampled := make(chan []int64)
 		go func() { sampled <- firstMinute(begin) }()
 		// Reading the counter costs no request: look often.
-		for reconciles(b)-reconciles0 < float64(n) {
+		for benchenv.Reconciles(b, "kustomization")-reconciles0 < float64(n) {
 			if time.Since(begin) > 30*time.Minute {
-				b.Fatalf("%.0f of %d reconciled after 30m", reconciles(b)-reconciles0, n)
+				b.Fatalf("%.0f of %d reconciled after 30m", benchenv.Reconciles(b, "kustomization")-reconciles0, n)
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
@@ -119,30 +118,6 @@ func firstMinute(begin time.Time) []int64 {
 		last = now
 	}
 	return out
-}
-
-// reconciles is controller-runtime's count of finished reconciles of the
-// kustomization controller in this process.
-func reconciles(b *testing.B) float64 {
-	b.Helper()
-	families, err := ctrlmetrics.Registry.Gather()
-	if err != nil {
-		b.Fatal(err)
-	}
-	var n float64
-	for _, f := range families {
-		if f.GetName() != "controller_runtime_reconcile_total" {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "controller" && l.GetValue() == "kustomization" {
-					n += m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return n
 }
 
 // etcdRevision is the resourceVersion of a fresh List.

@@ -27,6 +27,7 @@ import (
 	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/controller/kustomization"
 	"github.com/weir-gitops/weir/internal/runtime/intern"
+	"github.com/weir-gitops/weir/internal/runtime/lazylog"
 	"github.com/weir-gitops/weir/internal/runtime/metrics"
 	"github.com/weir-gitops/weir/internal/scheme"
 )
@@ -50,7 +51,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 	if err != nil {
 		return err
 	}
-	ctrl.SetLogger(newLogger(opts))
+	ctrl.SetLogger(lazylog.Wrap(newLogger(opts)))
 	log := ctrl.Log.WithName("setup")
 
 	cfg = rest.CopyConfig(cfg)

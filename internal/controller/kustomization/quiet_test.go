@@ -105,8 +105,15 @@ func TestRestartOverConvergedKustomizationsWritesNothing(t *testing.T) {
 // manager (caches, health watch), nothing remembered.
 func restartedReconciler(t *testing.T) *Reconciler {
 	t.Helper()
+	return reconcilerOn(t, testenv.Get(t))
+}
+
+// reconcilerOn is restartedReconciler talking to the API server through
+// env's Config.
+func reconcilerOn(t *testing.T, env *testenv.Env) *Reconciler {
+	t.Helper()
 	var r *Reconciler
-	err := testenv.StartManager(t.Context(), testenv.Get(t), func(mgr ctrl.Manager) error {
+	err := testenv.StartManager(t.Context(), env, func(mgr ctrl.Manager) error {
 		r = newReconciler(mgr, Options{})
 		return r.WatchHealth(mgr)
 	})

@@ -1,0 +1,76 @@
+package patch
+
+import (
+	"context"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+)
+
+// patchCounter is a fake API server holding obj that counts the patches
+// of the object and of its status.
+func patchCounter(t *testing.T, obj *kustomizev1.Kustomization) (c client.Client, object, status *int) {
+	t.Helper()
+	s := runtime.NewScheme()
+	if err := kustomizev1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	object, status = new(int), new(int)
+	c = fake.NewClientBuilder().WithScheme(s).WithObjects(obj).WithStatusSubresource(obj).
+		WithInterceptorFuncs(interceptor.Funcs{
+			Patch: func(ctx context.Context, c client.WithWatch, o client.Object, p client.Patch, opts ...client.PatchOption) error {
+				*object++
+				return c.Patch(ctx, o, p, opts...)
+			},
+			SubResourcePatch: func(ctx context.Context, c client.Client, sub string, o client.Object, p client.Patch,
+				opts ...client.SubResourcePatchOption) error {
+				*status++
+				return c.SubResource(sub).Patch(ctx, o, p, opts...)
+			},
+		}).Build()
+	return c, object, status
+}
+
+func TestHelperPatchesOnlyWhatChanged(t *testing.T) {
+	tests := []struct {
+		name           string
+		change         func(*kustomizev1.Kustomization)
+		object, status int
+	}{
+		{"unchanged", func(*kustomizev1.Kustomization) {}, 0, 0},
+		// Equal under equality.Semantic, yet it encodes "entries":null
+		// where the stored object has "entries":[]: a patch is due.
+		{"nil for empty", func(k *kustomizev1.Kustomization) { k.Status.Inventory.Entries = nil }, 0, 1},
+		{"status", func(k *kustomizev1.Kustomization) { k.Status.LastAppliedRevision = "main@sha1:2" }, 0, 1},
+		{"finalizer", func(k *kustomizev1.Kustomization) { k.Finalizers = []string{"finalizers.fluxcd.io"} }, 1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stored := &kustomizev1.Kustomization{
+				ObjectMeta: metav1.ObjectMeta{Name: "apps", Namespace: "ns"},
+				Status: kustomizev1.KustomizationStatus{LastAppliedRevision: "main@sha1:1",
+					Inventory: &kustomizev1.ResourceInventory{Entries: []kustomizev1.ResourceRef{}}},
+			}
+			c, object, status := patchCounter(t, stored.DeepCopy())
+			ctx := context.Background()
+			var obj kustomizev1.Kustomization
+			if err := c.Get(ctx, client.ObjectKeyFromObject(stored), &obj); err != nil {
+				t.Fatal(err)
+			}
+			h := NewHelper(&obj, c)
+			tt.change(&obj)
+			if err := h.Patch(ctx, &obj); err != nil {
+				t.Fatal(err)
+			}
+			if *object != tt.object || *status != tt.status {
+				t.Errorf("patches of the object, of the status = %d, %d; want %d, %d", *object, *status, tt.object, tt.status)
+			}
+		})
+	}
+}
