@@ -22,7 +22,10 @@ func TestMain(m *testing.M) { benchenv.Main(m, []string{"source", "kustomize"}, 
 // BenchmarkHealthFanOut creates N Kustomizations with wait: true and
 // reports the time until all are Ready, the floor, their ratio, the CPU
 // seconds, the peak RSS and heap of the benchmark process (both
-// controllers).
+// controllers). With WEIR_BENCH_PROFILE set to a directory it writes the
+// CPU profile of the fleet phase there (fleet.cpu.pprof): `go tool pprof
+// -tagfocus weir=controllers` is the controllers' share, -tagignore the
+// harness's.
 func BenchmarkHealthFanOut(b *testing.B) {
 	for _, n := range benchenv.Counts(b, "WEIR_BENCH_KUSTOMIZATIONS", []int{200, 1000}) {
 		b.Run(fmt.Sprintf("kustomizations=%d", n), func(b *testing.B) {
@@ -34,8 +37,7 @@ func BenchmarkHealthFanOut(b *testing.B) {
 				srv.InitRepo(b, "fleet.git")
 				srv.Commit(b, "fleet.git", gitserver.Commit{Files: benchenv.FleetApp})
 				benchenv.CreateRepository(b, env, ns, srv.HTTPURL("fleet.git"))
-				before := benchenv.Requests()
-				m := benchenv.Measure(func() {
+				m := benchenv.MeasurePhase(b, "fleet", func() {
 					for i := range n {
 						benchenv.CreateFleetKustomization(b, env, ns, benchenv.FleetName(i))
 					}
@@ -48,8 +50,8 @@ func BenchmarkHealthFanOut(b *testing.B) {
 				b.ReportMetric(m.RSSBefore, "MiB-rss-before")
 				b.ReportMetric(m.PeakRSS, "MiB-peak-rss")
 				b.ReportMetric(m.PeakHeap, "MiB-peak-heap")
-				b.ReportMetric(float64(benchenv.Requests()-before)/float64(n), "api-requests/ks")
-				b.Logf("API requests by method and resource:\n%s", benchenv.RequestBreakdown())
+				b.ReportMetric(float64(m.RequestTotal())/float64(n), "api-requests/ks")
+				b.Logf("load average %s; API requests by method and resource: %s", benchenv.LoadAverage(), m.Breakdown())
 			}
 		})
 	}

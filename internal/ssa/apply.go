@@ -70,6 +70,12 @@ type ApplyOptions struct {
 	// answer for, or answers for with another version, is read and
 	// dry-run as usual.
 	Live LiveReader
+
+	// KeepWritten keeps in the ChangeSet the API server's answer to each
+	// apply that created or changed an object (ChangeSet.Written): the
+	// freshest state there is of it, which a health check's first look
+	// reads instead of the object.
+	KeepWritten bool
 }
 
 // LiveReader answers what an object is now, as a watch cache holds it.
@@ -135,11 +141,10 @@ func (m *Manager) Apply(ctx context.Context, objects []*unstructured.Unstructure
 		if len(objs) == 0 {
 			continue
 		}
-		entries, err := m.applyStage(ctx, objs, opts)
+		entries, err := m.applyStage(ctx, objs, opts, cs)
 		if err != nil {
 			return cs, err
 		}
-		cs.Entries = append(cs.Entries, entries...)
 		if stage(s) > stageClasses {
 			continue
 		}
@@ -220,8 +225,9 @@ func (p *plan) entry() ChangeSetEntry {
 }
 
 // applyStage plans every object of the stage concurrently, and only if all
-// plans succeed writes the ones that change something.
-func (m *Manager) applyStage(ctx context.Context, objs []*unstructured.Unstructured, opts ApplyOptions) ([]ChangeSetEntry, error) {
+// plans succeed writes the ones that change something; it adds the
+// stage's entries to cs and returns them.
+func (m *Manager) applyStage(ctx context.Context, objs []*unstructured.Unstructured, opts ApplyOptions, cs *ChangeSet) ([]ChangeSetEntry, error) {
 	plans, rest, err := remembered(ctx, objs, opts)
 	if err != nil {
 		return nil, err
@@ -254,7 +260,11 @@ func (m *Manager) applyStage(ctx context.Context, objs []*unstructured.Unstructu
 		default:
 			opts.Memo.forget(entries[i].ObjMetadata)
 		}
+		if opts.KeepWritten && p.inPlace != nil && (p.action == Created || p.action == Configured) {
+			cs.keepWritten(entries[i].ObjMetadata, p.inPlace)
+		}
 	}
+	cs.Entries = append(cs.Entries, entries...)
 	return entries, nil
 }
 
@@ -347,36 +357,47 @@ func (m *Manager) plan(ctx context.Context, obj *unstructured.Unstructured, list
 // dryRun reads obj and dry-runs its apply. It returns a plan with its
 // action set when the answer is already known (skipped, created,
 // recreated), and otherwise the plan and the dry-run's result to compare.
+//
+// An object neither a list read nor the Memo knows of is dry-run before it
+// is read (probe): a fan-out's objects and most of a first apply's do not
+// exist yet, and the dry-run of an absent object says so itself, so the
+// read of an object that is not there (a 404 per object) is never sent.
 func (m *Manager) dryRun(ctx context.Context, obj *unstructured.Unstructured, listed lookup, opts ApplyOptions) (*plan, *unstructured.Unstructured, error) {
 	id := ObjMetadataOf(obj)
+	var probed *dryRunResult
+	if !listed.known && !opts.Memo.knows(id) {
+		if skip(obj, nil) {
+			return &plan{desired: obj, action: Skipped}, nil, nil
+		}
+		probed = m.dryRunApply(ctx, obj, opts)
+		if probed.absent() {
+			p := &plan{desired: obj, action: Created}
+			return p, probed.obj, p.setDigest(opts)
+		}
+	}
 	p := &plan{desired: obj, existing: listed.obj}
 	if !listed.known {
-		existing := &unstructured.Unstructured{}
-		existing.SetGroupVersionKind(obj.GroupVersionKind())
-		switch err := m.client.Get(ctx, client.ObjectKeyFromObject(obj), existing); {
-		case err == nil:
-			p.existing = existing
-		case !apierrors.IsNotFound(err):
-			return nil, nil, fmt.Errorf("%s: reading the object: %w", id, err)
+		existing, err := m.read(ctx, obj)
+		if err != nil {
+			return nil, nil, err
 		}
+		p.existing = existing
 	}
 	if skip(obj, p.existing) {
 		p.action = Skipped
 		return p, nil, nil
 	}
-	if opts.Memo != nil {
-		digest, err := manifestDigest(obj, opts)
-		if err != nil {
-			return nil, nil, err
-		}
-		p.digest = digest
-		if p.existing != nil && opts.Memo.inPlace(id, digest, viewOf(p.existing, opts)) {
-			p.action, p.inPlace = Unchanged, p.existing
-			return p, nil, nil
-		}
+	if err := p.setDigest(opts); err != nil {
+		return nil, nil, err
 	}
-	dryRun := obj.DeepCopy()
-	if err := m.apply(ctx, dryRun, opts.FieldManager, true); err != nil {
+	if opts.Memo != nil && p.existing != nil && opts.Memo.inPlace(id, p.digest, viewOf(p.existing, opts)) {
+		p.action, p.inPlace = Unchanged, p.existing
+		return p, nil, nil
+	}
+	if probed == nil {
+		probed = m.dryRunApply(ctx, obj, opts)
+	}
+	if err := probed.err; err != nil {
 		if !isImmutable(err) || p.existing == nil {
 			return nil, nil, fmt.Errorf("%s dry-run failed: %w", id, err)
 		}
@@ -389,7 +410,55 @@ func (m *Manager) dryRun(ctx context.Context, obj *unstructured.Unstructured, li
 	if p.existing == nil {
 		p.action = Created
 	}
-	return p, dryRun, nil
+	return p, probed.obj, nil
+}
+
+// dryRunResult is the answer of one dry-run apply: the object the server
+// computed, or the error.
+type dryRunResult struct {
+	obj *unstructured.Unstructured
+	err error
+}
+
+// absent reports whether the dry-run computed a creation: the server
+// answers the dry-run of an absent object with an object it never stored,
+// which has no resourceVersion (TestDryRunOfAbsentObject).
+func (d *dryRunResult) absent() bool {
+	return d.err == nil && d.obj.GetResourceVersion() == ""
+}
+
+func (m *Manager) dryRunApply(ctx context.Context, obj *unstructured.Unstructured, opts ApplyOptions) *dryRunResult {
+	dry := obj.DeepCopy()
+	if err := m.apply(ctx, dry, opts.FieldManager, true); err != nil {
+		return &dryRunResult{err: err}
+	}
+	return &dryRunResult{obj: dry}
+}
+
+// read returns obj as it is in the cluster, nil when it is absent.
+func (m *Manager) read(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	existing := &unstructured.Unstructured{}
+	existing.SetGroupVersionKind(obj.GroupVersionKind())
+	switch err := m.client.Get(ctx, client.ObjectKeyFromObject(obj), existing); {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("%s: reading the object: %w", ObjMetadataOf(obj), err)
+	}
+	return existing, nil
+}
+
+// setDigest records the manifest's digest when Apply keeps a Memo.
+func (p *plan) setDigest(opts ApplyOptions) error {
+	if opts.Memo == nil {
+		return nil
+	}
+	digest, err := manifestDigest(p.desired, opts)
+	if err != nil {
+		return err
+	}
+	p.digest = digest
+	return nil
 }
 
 // write performs the writes of a stage in apply order: one run of objects

@@ -2,6 +2,8 @@ package ssa
 
 import (
 	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // Action is what Apply or Prune did to one object. The values are Flux's:
@@ -44,6 +46,28 @@ func (e ChangeSetEntry) String() string {
 // which is also the order of the inventory Flux records.
 type ChangeSet struct {
 	Entries []ChangeSetEntry
+
+	// written are the API server's answers to the applies Apply made, by
+	// object, when ApplyOptions.KeepWritten asked for them.
+	written map[ObjMetadata]*unstructured.Unstructured
+}
+
+// Written returns the object id as the API server answered the apply that
+// created or changed it, when ApplyOptions.KeepWritten asked Apply to keep
+// it; nil otherwise (not written, or not kept). The object is shared:
+// callers copy it before they change it.
+func (c *ChangeSet) Written(id ObjMetadata) *unstructured.Unstructured {
+	if c == nil {
+		return nil
+	}
+	return c.written[id]
+}
+
+func (c *ChangeSet) keepWritten(id ObjMetadata, obj *unstructured.Unstructured) {
+	if c.written == nil {
+		c.written = map[ObjMetadata]*unstructured.Unstructured{}
+	}
+	c.written[id] = obj
 }
 
 // String returns one line per entry.

@@ -53,7 +53,14 @@
 // with one list request per kind and namespace instead of one read each,
 // and when two or more of a kind are not among them, one more list of the
 // kind's metadata tells which are absent, so that a first apply reads
-// nothing before its dry-runs.
+// nothing before its dry-runs. An object that neither a list nor the Memo
+// answers for (the one object of its kind in a Kustomization, as in a
+// fan-out) is dry-run first and read only when the dry-run shows it
+// exists: the server answers the dry-run of an absent object with an
+// object it never stored, without a resourceVersion, which is "created"
+// already. With ApplyOptions.KeepWritten the ChangeSet keeps the server's
+// answer to each write (ChangeSet.Written), which the Kustomization
+// controller's health check reads instead of the object.
 //
 // With ApplyOptions.Memo, an object whose manifest is the one Apply last
 // found in place (or wrote), and which is still at the resourceVersion

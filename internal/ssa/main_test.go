@@ -29,10 +29,13 @@ func TestMain(m *testing.M) {
 }
 
 // writeCounter counts a client's requests, and among them the ones that
-// change the cluster: every request but reads and dry-runs.
+// change the cluster (every request but reads and dry-runs), the reads of
+// objects and lists (GET, discovery left out) and the dry-runs.
 type writeCounter struct {
 	writes   atomic.Int64
 	requests atomic.Int64
+	reads    atomic.Int64
+	dryRuns  atomic.Int64
 }
 
 type countingTransport struct {
@@ -42,7 +45,16 @@ type countingTransport struct {
 
 func (t countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	t.counter.requests.Add(1)
-	if req.Method != http.MethodGet && !strings.Contains(req.URL.RawQuery, "dryRun=All") {
+	dryRun := strings.Contains(req.URL.RawQuery, "dryRun=All")
+	switch {
+	case req.Method == http.MethodGet:
+		// /api/v1, /apis/<group>/<version>: the RESTMapper's discovery.
+		if strings.Count(req.URL.Path, "/") >= 4 {
+			t.counter.reads.Add(1)
+		}
+	case dryRun:
+		t.counter.dryRuns.Add(1)
+	default:
 		t.counter.writes.Add(1)
 	}
 	return t.next.RoundTrip(req)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,13 +38,15 @@ func Measure(step func()) Measurement {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		// runtime/metrics rather than ReadMemStats, which stops the world
+		// (0.15 CPU-s of a fan-out of 200 at 10 a second).
+		heap := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}} // HeapAlloc
 		for !stop.Load() {
 			rss := CurrentRSS()
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
+			metrics.Read(heap)
 			mu.Lock()
 			m.PeakRSS = max(m.PeakRSS, rss)
-			m.PeakHeap = max(m.PeakHeap, float64(ms.HeapAlloc)/(1<<20))
+			m.PeakHeap = max(m.PeakHeap, float64(heap[0].Value.Uint64())/(1<<20))
 			mu.Unlock()
 			time.Sleep(100 * time.Millisecond)
 		}

@@ -6,7 +6,9 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -37,13 +39,16 @@ type parkedWait struct {
 	tracked bool // the watches follow what it waits for
 	watched bool // every kind it waits for is watched: no polling
 	// cacheable: the controller's own watches may serve it (watchable);
-	// written are the objects its apply wrote, which the cache may not
-	// show yet: in the reconcile that applied them (fresh), and whenever
-	// the watches do not follow the wait, those are read from the API
-	// server and the others through the cache.
+	// written are the objects its apply wrote (created or configured),
+	// which the cache may not show yet: in the reconcile that applied them
+	// (fresh) they are judged by the apply's answers (applied) or read
+	// from the API server (writtenReader), and whenever the watches do not
+	// follow the wait they are read from the API server and the others
+	// through the cache.
 	cacheable bool
 	fresh     bool
-	written   map[ssa.ObjMetadata]bool
+	written   map[ssa.ObjMetadata]ssa.Action
+	applied   *ssa.ChangeSet // while fresh
 	start     time.Time
 	deadline  time.Time
 	// checksum and changed carry what the apply saw to the end of the
@@ -110,21 +115,21 @@ func (r *Reconciler) park(obj *kustomizev1.Kustomization, objects []ssa.ObjMetad
 		generation: obj.Generation, revision: out.revision, token: requestToken(obj),
 		health: ssa.NewHealth(objects), checks: checks, start: now, deadline: now.Add(timeout),
 		checksum: out.checksum, changed: out.changed(),
-		cacheable: r.Health != nil && watchable(obj), fresh: true, written: writtenBy(out.applied),
+		cacheable: r.Health != nil && watchable(obj), fresh: true, written: writtenBy(out.applied), applied: out.applied,
 	}
 	r.waits.put(keyOf(obj), w)
 	return w
 }
 
-// writtenBy returns the objects cs created or changed.
-func writtenBy(cs *ssa.ChangeSet) map[ssa.ObjMetadata]bool {
-	out := map[ssa.ObjMetadata]bool{}
+// writtenBy returns the objects cs created or changed, and which.
+func writtenBy(cs *ssa.ChangeSet) map[ssa.ObjMetadata]ssa.Action {
+	out := map[ssa.ObjMetadata]ssa.Action{}
 	if cs == nil {
 		return out
 	}
 	for _, e := range cs.Entries {
 		if e.Action == ssa.Created || e.Action == ssa.Configured {
-			out[e.ObjMetadata] = true
+			out[e.ObjMetadata] = e.Action
 		}
 	}
 	return out
@@ -192,7 +197,7 @@ func (r *Reconciler) judgeHealth(ctx context.Context, obj *kustomizev1.Kustomiza
 	}
 	// Any later look follows a watch event or a deadline: the cache has
 	// seen this run's writes by then.
-	w.fresh = false
+	w.fresh, w.applied = false, nil
 	now := r.now()
 	switch {
 	case w.health.Done():
@@ -214,35 +219,87 @@ func (r *Reconciler) judgeHealth(ctx context.Context, obj *kustomizev1.Kustomiza
 }
 
 // look checks the objects still pending once, through the watch cache
-// when every kind is watched, else through kube.
+// when every kind is watched, else through kube; what this reconcile
+// wrote, and what the watches do not follow, as writtenReader says.
 func (r *Reconciler) look(ctx context.Context, mgr *ssa.Manager, kube client.Reader, w *parkedWait) {
+	// A CEL expression may read any field: its kinds are read whole.
+	uncached := func(gk schema.GroupKind) bool { return w.checks.For(gk) != nil }
 	reader := kube
 	if w.cacheable {
-		// A CEL expression may read any field: its kinds are read whole.
-		reader = r.Health.Reader(kube, func(gk schema.GroupKind) bool { return w.checks.For(gk) != nil })
-		if w.fresh || !w.watched {
-			reader = &unwrittenReader{Reader: reader, kube: kube, written: w.written}
-		}
+		reader = r.Health.Reader(kube, uncached)
+	}
+	if w.fresh || w.cacheable && !w.watched {
+		reader = &writtenReader{Reader: reader, kube: kube, written: w.written, uncached: uncached,
+			answers: w.applied.Written, settled: w.fresh && w.tracked}
 	}
 	mgr.Check(ctx, w.health, reader, w.checks.Status)
 }
 
-// unwrittenReader reads through its Reader (the watch cache, for the
-// kinds watched) the objects a wait's apply did not write, and from the
-// API server those it wrote: a cache an instant behind the write would
-// show the object before the change, healthy in its old generation.
-type unwrittenReader struct {
+// writtenReader reads through its Reader (the watch cache, for the kinds
+// watched) the objects a wait's apply did not write. A cache an instant
+// behind the write would show an object before the change, healthy in its
+// old generation, so the objects it wrote are judged by the API server's
+// answer to the apply (answers, in the reconcile that applied them) or
+// read from the API server (kube):
+//   - the first look, before the watches follow the wait, reads the
+//     answers: nothing fresher exists, and a read would cost a request
+//     per object;
+//   - the look once the watches follow it (settled) reads the cache, and
+//     takes its copy when it is the write or later (same uid, and the same
+//     resourceVersion or a later generation; for an object the apply
+//     created, any copy of that uid). When the cache has not seen a
+//     created object yet, the answer stands: the event of the creation is
+//     still to come and queues the wait. Anything else is read;
+//   - later looks (after a watch event, or polling the kinds not watched)
+//     read them from the API server.
+type writtenReader struct {
 	client.Reader
-	kube    client.Reader
-	written map[ssa.ObjMetadata]bool
+	kube     client.Reader
+	written  map[ssa.ObjMetadata]ssa.Action
+	uncached func(schema.GroupKind) bool
+	answers  func(ssa.ObjMetadata) *unstructured.Unstructured // ChangeSet.Written
+	settled  bool
 }
 
-func (u *unwrittenReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	id := ssa.ObjMetadata{GroupKind: obj.GetObjectKind().GroupVersionKind().GroupKind(), Namespace: key.Namespace, Name: key.Name}
-	if u.written[id] {
+func (u *writtenReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	id := ssa.ObjMetadata{GroupKind: gvk.GroupKind(), Namespace: key.Namespace, Name: key.Name}
+	action, written := u.written[id]
+	if !written {
+		return u.Reader.Get(ctx, key, obj, opts...)
+	}
+	answer := u.answers(id)
+	out, isUnstructured := obj.(*unstructured.Unstructured)
+	if answer == nil || !isUnstructured || answer.GroupVersionKind() != gvk {
 		return u.kube.Get(ctx, key, obj, opts...)
 	}
-	return u.Reader.Get(ctx, key, obj, opts...)
+	if !u.settled {
+		out.Object = answer.DeepCopy().Object
+		return nil
+	}
+	if u.uncached(gvk.GroupKind()) {
+		return u.kube.Get(ctx, key, obj, opts...)
+	}
+	switch err := u.Reader.Get(ctx, key, obj, opts...); {
+	case err == nil && atOrAfter(out, answer, action):
+		return nil
+	case action == ssa.Created && (apierrors.IsNotFound(err) || err == nil && out.GetUID() != answer.GetUID()):
+		out.Object = answer.DeepCopy().Object
+		return nil
+	}
+	out.Object = nil
+	out.SetGroupVersionKind(gvk)
+	return u.kube.Get(ctx, key, obj, opts...)
+}
+
+// atOrAfter reports whether cached is the object an apply answered with
+// answer, or a later state of it.
+func atOrAfter(cached, answer *unstructured.Unstructured, action ssa.Action) bool {
+	if cached.GetUID() != answer.GetUID() {
+		return false
+	}
+	return action == ssa.Created || cached.GetResourceVersion() == answer.GetResourceVersion() ||
+		cached.GetGeneration() > answer.GetGeneration()
 }
 
 func (r *Reconciler) pollInterval() time.Duration {

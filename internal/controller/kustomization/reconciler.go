@@ -60,6 +60,7 @@ type Reconciler struct {
 	waits     parkedWaits
 	memos     applyMemos
 	store     *memoStore
+	trees     artifactTrees
 }
 
 // Options are the controller's flags and feature gates.
@@ -264,14 +265,11 @@ func (r *Reconciler) fetchAndBuild(ctx context.Context, obj *kustomizev1.Kustomi
 		}
 	}
 
-	dir, err := os.MkdirTemp("", "kustomization-")
+	dir, release, err := r.fetch(ctx, obj, a)
 	if err != nil {
-		return nil, r.retry(obj, meta.ReconciliationFailedReason, fmt.Errorf("tmp dir error: %w", err))
-	}
-	defer os.RemoveAll(dir)
-	if err := r.fetch(ctx, obj, a, dir); err != nil {
 		return nil, err
 	}
+	defer release()
 	out.attempted = true
 	obj.Status.LastAttemptedRevision = out.revision
 	if err := r.progress(ctx, obj, out, "Building manifests"); err != nil {
@@ -294,30 +292,38 @@ func (r *Reconciler) renderOptions() render.Options {
 	}
 }
 
-// fetch downloads and extracts the artifact into dir and checks spec.path.
-func (r *Reconciler) fetch(ctx context.Context, obj *kustomizev1.Kustomization, a *meta.Artifact, dir string) error {
+// fetch returns the directory the artifact is extracted in (shared with
+// the other builds of it, see artifactTrees) and the function that gives
+// it back, and checks spec.path.
+func (r *Reconciler) fetch(ctx context.Context, obj *kustomizev1.Kustomization, a *meta.Artifact) (string, func(), error) {
 	fetcher := r.Fetcher
 	if fetcher == nil {
 		fetcher = &artifact.Fetcher{}
 	}
-	if err := fetcher.Fetch(ctx, a.URL, a.Digest, dir); err != nil {
-		if errors.Is(err, artifact.ErrArtifactNotFound) {
-			return &errs.Waiting{
-				Err:          fmt.Errorf("Source is not ready, artifact not found, retrying in %s", r.Options.RequeueDependency), //nolint:staticcheck // Flux's message
-				Reason:       meta.ArtifactFailedReason,
-				RequeueAfter: r.Options.RequeueDependency,
-			}
+	dir, release, err := r.trees.acquire(ctx, a.Digest, func(dir string) error {
+		return fetcher.Fetch(ctx, a.URL, a.Digest, dir)
+	})
+	switch {
+	case errors.Is(err, errTmpDir):
+		return "", nil, r.retry(obj, meta.ReconciliationFailedReason, err)
+	case errors.Is(err, artifact.ErrArtifactNotFound):
+		return "", nil, &errs.Waiting{
+			Err:          fmt.Errorf("Source is not ready, artifact not found, retrying in %s", r.Options.RequeueDependency), //nolint:staticcheck // Flux's message
+			Reason:       meta.ArtifactFailedReason,
+			RequeueAfter: r.Options.RequeueDependency,
 		}
-		return r.retry(obj, meta.ArtifactFailedReason, err)
+	case err != nil:
+		return "", nil, r.retry(obj, meta.ArtifactFailedReason, err)
 	}
 	// An unsafe path (absolute, climbing out) is left to the build, which
 	// refuses it without touching the disk.
 	if rel := filepath.FromSlash(trimDotSlash(obj.Spec.Path)); filepath.IsLocal(rel) {
 		if _, err := os.Stat(filepath.Join(dir, rel)); err != nil {
-			return r.retry(obj, meta.ArtifactFailedReason, fmt.Errorf("kustomization path not found: %w", relativeTo(err, dir)))
+			release()
+			return "", nil, r.retry(obj, meta.ArtifactFailedReason, fmt.Errorf("kustomization path not found: %w", relativeTo(err, dir)))
 		}
 	}
-	return nil
+	return dir, release, nil
 }
 
 // build renders the objects to apply with render.Kustomization, reading ConfigMaps and
@@ -379,6 +385,8 @@ func (r *Reconciler) apply(ctx context.Context, obj *kustomizev1.Kustomization, 
 		BeforeWrite:      r.recordWrites(obj, out),
 		Memo:             r.memos.of(obj),
 		Live:             r.live(obj),
+		// The health check's first look reads the answers (parked.go).
+		KeepWritten: obj.Spec.Wait || len(obj.Spec.HealthChecks) > 0,
 	})
 	out.applied = cs
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	crreconcile "sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -78,6 +79,15 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	}
 	if err := r.addMemoStore(mgr); err != nil {
 		return err
+	}
+	// The extracted artifacts kept for the next builds go with the
+	// controller.
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		<-ctx.Done()
+		r.trees.close()
+		return nil
+	})); err != nil {
+		return fmt.Errorf("adding the artifact trees' cleanup: %w", err)
 	}
 	return reconcile.Setup(mgr, &kustomizev1.Kustomization{}, r, opts, watches...)
 }

@@ -66,6 +66,12 @@ func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 			return ignoreNotFound(fmt.Errorf("patching status of %s: %w", obj.GetName(), err))
 		}
 	}
+	// Each reply carries the object's managedFields, which nothing reads
+	// (the manager's caches strip them too): dropped, so that the next
+	// patch of this reconcile (a progress message) does not marshal and
+	// diff them twice — most of a Kustomization's bytes after a status
+	// write. A merge patch of two objects without them never mentions them.
+	obj.SetManagedFields(nil)
 	h.before = obj.DeepCopyObject().(client.Object)
 	return nil
 }
