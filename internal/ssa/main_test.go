@@ -33,6 +33,7 @@ func TestMain(m *testing.M) {
 type writeCounter struct {
 	writes   atomic.Int64
 	requests atomic.Int64
+	dryRuns  atomic.Int64
 }
 
 type countingTransport struct {
@@ -42,7 +43,11 @@ type countingTransport struct {
 
 func (t countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	t.counter.requests.Add(1)
-	if req.Method != http.MethodGet && !strings.Contains(req.URL.RawQuery, "dryRun=All") {
+	dryRun := strings.Contains(req.URL.RawQuery, "dryRun=All")
+	if dryRun {
+		t.counter.dryRuns.Add(1)
+	}
+	if req.Method != http.MethodGet && !dryRun {
 		t.counter.writes.Add(1)
 	}
 	return t.next.RoundTrip(req)
