@@ -55,6 +55,13 @@
 // kind's metadata tells which are absent, so that a first apply reads
 // nothing before its dry-runs.
 //
+// EarlyPlans reads and dry-runs objects before Apply is called, while the
+// rest of their build is still rendered; it writes nothing. Apply
+// (ApplyOptions.Early) takes the plans that succeeded for objects it is
+// given unchanged, until a stage writes, and plans everything else itself,
+// so a stage is still validated whole before any of it is written and a
+// failure reads as it would have.
+//
 // With ApplyOptions.Memo, an object whose manifest is the one Apply last
 // found in place (or wrote), and which is still at the resourceVersion
 // Apply saw then, is unchanged without a dry-run: no one has written it

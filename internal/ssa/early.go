@@ -88,10 +88,22 @@ func (m *Manager) EarlyPlans(ctx context.Context, opts ApplyOptions) *EarlyPlans
 
 // Add plans objects, which the caller will not change, in the
 // background. Objects Apply could not take (no apiVersion, kind or name,
-// twice the same) are left to Apply.
+// twice the same) are left to Apply, and so are those the memo knows:
+// Apply counts most of them unchanged without a request (a new revision
+// that changes one object of many), and planning them twice would only
+// cost the controller's CPU.
 func (e *EarlyPlans) Add(objects []*unstructured.Unstructured) {
-	desired, err := prepare(objects, e.opts.Owner)
+	prepared, err := prepare(objects, e.opts.Owner)
 	if err != nil {
+		return
+	}
+	desired := prepared[:0]
+	for _, obj := range prepared {
+		if !e.opts.Memo.knows(ObjMetadataOf(obj)) {
+			desired = append(desired, obj)
+		}
+	}
+	if len(desired) == 0 {
 		return
 	}
 	e.mu.Lock()
@@ -137,17 +149,12 @@ func (e *EarlyPlans) run() {
 	}
 }
 
-// planBatch plans one batch as applyStage plans a stage.
+// planBatch plans one batch as applyStage plans a stage (its objects are
+// unknown to the memo, so none is remembered).
 func (e *EarlyPlans) planBatch(objs []*unstructured.Unstructured) {
-	plans, rest, err := remembered(e.ctx, objs, e.opts)
-	if err != nil {
-		return
-	}
-	listed := e.list(rest)
+	plans := make([]*plan, len(objs))
+	listed := e.list(objs)
 	_ = forEach(e.ctx, len(objs), e.m.concurrency, func(ctx context.Context, i int) error {
-		if plans[i] != nil {
-			return nil
-		}
 		p, err := e.m.plan(ctx, objs[i], listed.get(ObjMetadataOf(objs[i])), e.opts)
 		if err == nil {
 			plans[i] = p

@@ -169,3 +169,20 @@ func TestOneStage(t *testing.T) {
 		}
 	}
 }
+
+// TestEarlyPlansLeaveKnownObjectsToApply: objects the memo knows are not
+// planned early: Apply counts them unchanged, most often without a request.
+func TestEarlyPlansLeaveKnownObjectsToApply(t *testing.T) {
+	m, count := newManager(t)
+	ns := testenv.Get(t).Namespace(t)
+	opts := ssa.ApplyOptions{Owner: &ssa.Owner{Name: "apps", Namespace: "flux-system"}, Memo: ssa.NewMemo()}
+	objs := numberedConfigMaps(t, ns, 10, func(int) string { return `"1"` })
+	if _, err := m.Apply(context.Background(), objs, opts); err != nil {
+		t.Fatal(err)
+	}
+	requests := count.requests.Load()
+	early(m, opts, objs, 5).Stop()
+	if n := count.requests.Load() - requests; n != 0 {
+		t.Errorf("%d early requests for objects the memo knows, want none", n)
+	}
+}
