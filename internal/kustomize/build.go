@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resmap"
@@ -77,6 +78,18 @@ type BuildOptions struct {
 	// instead of failing: for rendering offline (`weir build --dry-run`),
 	// never for applying.
 	AllowEncrypted bool
+
+	// Runs, when set, hears of a build split into runs (chunk.go) as it
+	// goes, so that the caller can start on the first objects while the
+	// last are built: before the first run it is called with the kinds of
+	// all the objects the runs are to produce, and the function it
+	// returns, when not nil, with each run's objects once built and
+	// checked. Only builds whose objects nothing changes after kustomize
+	// (no PostBuild, Decryptor or CommonMetadata) are reported, so those
+	// objects are the ones Result will hold, in another order; they must
+	// not be changed. The build may still fail, or fall back to one run
+	// whose objects differ: Result is what counts.
+	Runs func(kinds []schema.GroupKind) func([]*unstructured.Unstructured) `json:"-"`
 }
 
 // PostBuild carries the variables of spec.postBuild, already merged by the

@@ -82,6 +82,7 @@ func buildChunked(cfs *confinedFS, dir string, rk *rootKustomization, opts *Buil
 	defer cfs.setOverlay(rk.file, rk.data)
 	byFile := make(map[string][]*unstructured.Unstructured, len(rk.resources))
 	seen := map[objectKey]bool{}
+	built := runsSink(rk, opts)
 	for _, run := range planRuns(rk) {
 		objs, err := kustomizeFiles(cfs, dir, rk.file, run, opts.TargetNamespace)
 		if err != nil {
@@ -97,11 +98,33 @@ func buildChunked(cfs *confinedFS, dir string, rk *rootKustomization, opts *Buil
 			}
 			seen[k] = true
 		}
+		if built != nil {
+			built(objs)
+		}
 	}
 	for _, r := range rk.resources {
 		objects = append(objects, byFile[r]...)
 	}
 	return objects, true, nil
+}
+
+// runsSink returns what opts.Runs asks to be given each run's objects,
+// nil when it asks for none or when post-processing will change them.
+func runsSink(rk *rootKustomization, opts *BuildOptions) func([]*unstructured.Unstructured) {
+	if opts.Runs == nil || opts.PostBuild != nil || opts.Decryptor != nil || opts.CommonMetadata != nil {
+		return nil
+	}
+	var kinds []schema.GroupKind
+	seen := map[schema.GroupKind]bool{}
+	for _, r := range rk.resources {
+		for _, o := range rk.fileObjects[r] {
+			if !o.local && !seen[o.groupKind] {
+				seen[o.groupKind] = true
+				kinds = append(kinds, o.groupKind)
+			}
+		}
+	}
+	return opts.Runs(kinds)
 }
 
 // planRuns splits rk's files into the runs of buildChunked, each in the

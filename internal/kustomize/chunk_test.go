@@ -2,10 +2,12 @@ package kustomize
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
@@ -205,5 +207,62 @@ func TestBuildChunkedRuns(t *testing.T) {
 				t.Errorf("split build differs from one run (-one +split):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestBuildRunsReported: a split build tells Runs every kind before the
+// first run, then each run's objects, which together are the result's; a
+// build whose objects post-processing changes, or that is not split,
+// tells nothing.
+func TestBuildRunsReported(t *testing.T) {
+	root := newRoot(t, manyFiles(250))
+	var kinds []string
+	var runs [][]*unstructured.Unstructured
+	opts := BuildOptions{Root: root, Path: "./big", TargetNamespace: "apps",
+		Runs: func(gks []schema.GroupKind) func([]*unstructured.Unstructured) {
+			for _, gk := range gks {
+				kinds = append(kinds, gk.String())
+			}
+			return func(objs []*unstructured.Unstructured) { runs = append(runs, objs) }
+		}}
+	res := mustBuild(t, opts)
+	slices.Sort(kinds)
+	if want := []string{"ClusterRole.rbac.authorization.k8s.io", "ConfigMap", "Deployment.apps", "Secret", "ServiceAccount"}; !slices.Equal(kinds, want) {
+		t.Errorf("kinds = %v, want %v", kinds, want)
+	}
+	if len(runs) < 2 {
+		t.Fatalf("%d runs reported, want the split build's", len(runs))
+	}
+	reported := map[objectKey]*unstructured.Unstructured{}
+	for _, run := range runs {
+		for _, o := range run {
+			reported[keyOf(o)] = o
+		}
+	}
+	if len(reported) != len(res.Objects) {
+		t.Errorf("%d objects reported, result has %d", len(reported), len(res.Objects))
+	}
+	for _, o := range res.Objects {
+		if r := reported[keyOf(o)]; r == nil || !cmp.Equal(r.Object, o.Object) {
+			t.Errorf("%v: reported %v, result %v", keyOf(o), r, o.Object)
+		}
+	}
+
+	small := newRoot(t, manyFiles(10))
+	for name, change := range map[string]func(*BuildOptions){
+		"postBuild": func(o *BuildOptions) { o.PostBuild = &PostBuild{Vars: map[string]string{"a": "b"}} },
+		"commonMetadata": func(o *BuildOptions) {
+			o.CommonMetadata = &kustomizev1.CommonMetadata{Labels: map[string]string{"a": "b"}}
+		},
+		"one run": func(o *BuildOptions) { o.Root = small },
+	} {
+		told := false
+		o := BuildOptions{Root: root, Path: "./big",
+			Runs: func([]schema.GroupKind) func([]*unstructured.Unstructured) { told = true; return nil }}
+		change(&o)
+		mustBuild(t, o)
+		if told {
+			t.Errorf("%s: Runs was called", name)
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"maps"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
@@ -27,6 +29,9 @@ type Options struct {
 	KeepEncrypted bool
 	// SkipChecksum is kustomize.BuildOptions.SkipChecksum.
 	SkipChecksum bool
+	// Runs is kustomize.BuildOptions.Runs: the controller plans the first
+	// objects of a large build while the rest is built.
+	Runs func(kinds []schema.GroupKind) func([]*unstructured.Unstructured) `json:"-"`
 }
 
 // Kustomization builds obj's manifests from the source tree at root exactly
@@ -37,6 +42,7 @@ func Kustomization(ctx context.Context, reader client.Reader, obj *kustomizev1.K
 	build := kustomize.FromSpec(root, &obj.Spec)
 	build.NoRemoteBases = opts.NoRemoteBases
 	build.SkipChecksum = opts.SkipChecksum
+	build.Runs = opts.Runs
 	if build.PostBuild != nil {
 		vars := map[string]string{}
 		if opts.Offline {

@@ -76,6 +76,12 @@ type ApplyOptions struct {
 	// freshest state there is of it, which a health check's first look
 	// reads instead of the object.
 	KeepWritten bool
+
+	// Early, when set, holds the plans EarlyPlans made while the objects
+	// were being built, with these same options. Apply waits for it to
+	// finish and takes its plans of objects it is given unchanged, until
+	// a stage writes something.
+	Early *EarlyPlans
 }
 
 // LiveReader answers what an object is now, as a watch cache holds it.
@@ -136,14 +142,21 @@ func (m *Manager) Apply(ctx context.Context, objects []*unstructured.Unstructure
 		stages[s] = append(stages[s], obj)
 	}
 
+	var early map[ObjMetadata]*plan
+	if opts.Early != nil {
+		early = opts.Early.finish()
+	}
 	cs := &ChangeSet{}
 	for s, objs := range stages {
 		if len(objs) == 0 {
 			continue
 		}
-		entries, err := m.applyStage(ctx, objs, opts, cs)
+		entries, err := m.applyStage(ctx, objs, opts, cs, early)
 		if err != nil {
 			return cs, err
+		}
+		if wrote(entries) {
+			early = nil // what the stages after answer may have changed
 		}
 		if stage(s) > stageClasses {
 			continue
@@ -224,14 +237,16 @@ func (p *plan) entry() ChangeSetEntry {
 	}
 }
 
-// applyStage plans every object of the stage concurrently, and only if all
-// plans succeed writes the ones that change something; it adds the
-// stage's entries to cs and returns them.
-func (m *Manager) applyStage(ctx context.Context, objs []*unstructured.Unstructured, opts ApplyOptions, cs *ChangeSet) ([]ChangeSetEntry, error) {
+// applyStage plans every object of the stage concurrently (but those
+// early has a plan of), and only if all plans succeed writes the ones that
+// change something; it adds the stage's entries to cs and returns them.
+func (m *Manager) applyStage(ctx context.Context, objs []*unstructured.Unstructured, opts ApplyOptions,
+	cs *ChangeSet, early map[ObjMetadata]*plan) ([]ChangeSetEntry, error) {
 	plans, rest, err := remembered(ctx, objs, opts)
 	if err != nil {
 		return nil, err
 	}
+	rest = takeEarly(early, rest, objs, plans)
 	listed := m.list(ctx, rest, opts.Owner)
 	err = forEach(ctx, len(objs), m.concurrency, func(ctx context.Context, i int) error {
 		if plans[i] != nil {
@@ -295,6 +310,16 @@ func remembered(ctx context.Context, objs []*unstructured.Unstructured, opts App
 		plans[i] = &plan{desired: obj, action: Unchanged, digest: digest, remembered: true}
 	}
 	return plans, rest, nil
+}
+
+// wrote reports whether a stage created or changed objects.
+func wrote(entries []ChangeSetEntry) bool {
+	for _, e := range entries {
+		if e.Action == Created || e.Action == Configured {
+			return true
+		}
+	}
+	return false
 }
 
 // beforeWrite calls opts.BeforeWrite with the plans that write.

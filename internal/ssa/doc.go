@@ -62,6 +62,13 @@
 // answer to each write (ChangeSet.Written), which the Kustomization
 // controller's health check reads instead of the object.
 //
+// EarlyPlans reads and dry-runs objects before Apply is called, while the
+// rest of their build is still rendered; it writes nothing. Apply
+// (ApplyOptions.Early) takes the plans that succeeded for objects it is
+// given unchanged, until a stage writes, and plans everything else itself,
+// so a stage is still validated whole before any of it is written and a
+// failure reads as it would have.
+//
 // With ApplyOptions.Memo, an object whose manifest is the one Apply last
 // found in place (or wrote), and which is still at the resourceVersion
 // Apply saw then, is unchanged without a dry-run: no one has written it

@@ -83,40 +83,60 @@ func (m *Manager) list(ctx context.Context, objs []*unstructured.Unstructured, o
 // ids are not among them, the metadata of all objects of g to learn which
 // of those are absent.
 func (m *Manager) listGroup(ctx context.Context, g listGroup, ids []ObjMetadata, owner *Owner, out *listing) {
-	list := &unstructured.UnstructuredList{}
-	list.SetGroupVersionKind(g.gvk.GroupVersion().WithKind(g.gvk.Kind + "List"))
-	if err := m.client.List(ctx, list, client.InNamespace(g.namespace), client.MatchingLabels(owner.Labels())); err != nil {
+	labelled, err := m.listLabelled(ctx, g, owner)
+	if err != nil {
 		return
 	}
-	found := make(map[ObjMetadata]bool, len(list.Items))
-	for i := range list.Items {
-		item := &list.Items[i]
-		item.SetGroupVersionKind(g.gvk)
-		id := ObjMetadataOf(item)
-		found[id] = true
-		out.set(id, lookup{obj: item, known: true})
+	for id, obj := range labelled {
+		out.set(id, lookup{obj: obj, known: true})
 	}
 	var missing []ObjMetadata
 	for _, id := range ids {
-		if !found[id] {
+		if _, ok := labelled[id]; !ok {
 			missing = append(missing, id)
 		}
 	}
 	if len(missing) < 2 {
 		return
 	}
-	meta := &metav1.PartialObjectMetadataList{}
-	meta.SetGroupVersionKind(list.GroupVersionKind())
-	if err := m.client.List(ctx, meta, client.InNamespace(g.namespace)); err != nil {
+	present, err := m.listNames(ctx, g)
+	if err != nil {
 		return
-	}
-	present := make(map[string]bool, len(meta.Items))
-	for i := range meta.Items {
-		present[meta.Items[i].Name] = true
 	}
 	for _, id := range missing {
 		if !present[id.Name] {
 			out.set(id, lookup{known: true})
 		}
 	}
+}
+
+// listLabelled lists the objects of g that carry owner's labels.
+func (m *Manager) listLabelled(ctx context.Context, g listGroup, owner *Owner) (map[ObjMetadata]*unstructured.Unstructured, error) {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(g.gvk.GroupVersion().WithKind(g.gvk.Kind + "List"))
+	if err := m.client.List(ctx, list, client.InNamespace(g.namespace), client.MatchingLabels(owner.Labels())); err != nil {
+		return nil, err
+	}
+	out := make(map[ObjMetadata]*unstructured.Unstructured, len(list.Items))
+	for i := range list.Items {
+		item := &list.Items[i]
+		item.SetGroupVersionKind(g.gvk)
+		out[ObjMetadataOf(item)] = item
+	}
+	return out, nil
+}
+
+// listNames lists the metadata of all objects of g and returns their
+// names.
+func (m *Manager) listNames(ctx context.Context, g listGroup) (map[string]bool, error) {
+	meta := &metav1.PartialObjectMetadataList{}
+	meta.SetGroupVersionKind(g.gvk.GroupVersion().WithKind(g.gvk.Kind + "List"))
+	if err := m.client.List(ctx, meta, client.InNamespace(g.namespace)); err != nil {
+		return nil, err
+	}
+	present := make(map[string]bool, len(meta.Items))
+	for i := range meta.Items {
+		present[meta.Items[i].Name] = true
+	}
+	return present, nil
 }

@@ -131,7 +131,7 @@ func TestDeleteDuringFirstBuild(t *testing.T) {
 	built := make(chan error, 1)
 	go func() {
 		a := &meta.Artifact{URL: srv.URL + "/fleet.tar.gz", Digest: "sha256:" + strings.Repeat("0", 64)}
-		_, err := r.fetchAndBuild(context.Background(), building, a, &outcome{})
+		_, err := r.fetchAndBuild(context.Background(), building, a, &outcome{}, nil)
 		built <- err
 	}()
 	if err := r.finalize(context.Background(), deleted); err != nil {

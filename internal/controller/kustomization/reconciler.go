@@ -231,17 +231,23 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomizati
 	if err != nil {
 		return out, r.retry(obj, meta.ReconciliationFailedReason, err)
 	}
-	objects, err := r.fetchAndBuild(ctx, obj, a, out)
+	early := &earlyApply{ctx: ctx, mgr: r.newManager(kube), options: func() ssa.ApplyOptions { return r.applyOptions(obj, out) }}
+	defer early.stop()
+	objects, err := r.fetchAndBuild(ctx, obj, a, out, early.runs)
 	if err != nil {
 		return out, err
 	}
-	return out, r.apply(ctx, obj, kube, objects, checks, out)
+	return out, r.apply(ctx, obj, early.mgr, early.applyOptions(), objects, checks, out)
 }
 
 // fetchAndBuild returns the objects to apply: from the build cache when
 // nothing the build reads has changed, else by downloading the artifact
 // and building it.
-func (r *Reconciler) fetchAndBuild(ctx context.Context, obj *kustomizev1.Kustomization, a *meta.Artifact, out *outcome) ([]*unstructured.Unstructured, error) {
+//
+// runs, when not nil, hears of the runs of a split build as they are
+// built (kustomize.BuildOptions.Runs).
+func (r *Reconciler) fetchAndBuild(ctx context.Context, obj *kustomizev1.Kustomization, a *meta.Artifact, out *outcome,
+	runs func([]schema.GroupKind) func([]*unstructured.Unstructured)) ([]*unstructured.Unstructured, error) {
 	cache := r.builds()
 	name := types.NamespacedName{Namespace: obj.Namespace, Name: obj.Name}
 	opts := r.renderOptions()
@@ -275,7 +281,7 @@ func (r *Reconciler) fetchAndBuild(ctx context.Context, obj *kustomizev1.Kustomi
 	if err := r.progress(ctx, obj, out, "Building manifests"); err != nil {
 		return nil, err
 	}
-	res, err := r.build(ctx, obj, dir, out)
+	res, err := r.build(ctx, obj, dir, out, runs)
 	if err != nil {
 		return nil, err
 	}
@@ -328,8 +334,11 @@ func (r *Reconciler) fetch(ctx context.Context, obj *kustomizev1.Kustomization, 
 
 // build renders the objects to apply with render.Kustomization, reading ConfigMaps and
 // Secrets uncached.
-func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, dir string, out *outcome) (*kustomize.Result, error) {
-	res, err := render.Kustomization(ctx, r.APIReader, obj, dir, r.renderOptions())
+func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, dir string, out *outcome,
+	runs func([]schema.GroupKind) func([]*unstructured.Unstructured)) (*kustomize.Result, error) {
+	opts := r.renderOptions()
+	opts.Runs = runs
+	res, err := render.Kustomization(ctx, r.APIReader, obj, dir, opts)
 	if err != nil {
 		reason := meta.BuildFailedReason
 		if errors.Is(err, kustomize.ErrDecryptionRequired) {
@@ -364,22 +373,12 @@ func (r *Reconciler) recordWrites(obj *kustomizev1.Kustomization, out *outcome) 
 	}
 }
 
-// apply applies, records the inventory, prunes and checks health.
-func (r *Reconciler) apply(ctx context.Context, obj *kustomizev1.Kustomization, kube client.Client,
-	objects []*unstructured.Unstructured, checks *healthChecks, out *outcome) error {
-	mgr := r.newManager(kube)
-	owner := &ssa.Owner{Name: obj.Name, Namespace: obj.Namespace}
-	old := kustomizev1.ResourceInventory{}
-	if obj.Status.Inventory != nil {
-		old = *obj.Status.Inventory.DeepCopy()
-	}
-	if err := r.progress(ctx, obj, out, "Detecting drift"); err != nil {
-		return err
-	}
-	cs, err := mgr.Apply(ctx, objects, ssa.ApplyOptions{
+// applyOptions are the options obj's objects are applied with.
+func (r *Reconciler) applyOptions(obj *kustomizev1.Kustomization, out *outcome) ssa.ApplyOptions {
+	return ssa.ApplyOptions{
 		FieldManager:     ControllerName,
 		Force:            obj.Spec.Force,
-		Owner:            owner,
+		Owner:            &ssa.Owner{Name: obj.Name, Namespace: obj.Namespace},
 		CustomStageKinds: r.Options.CustomStageKinds,
 		OverrideManagers: r.Options.OverrideManagers,
 		BeforeWrite:      r.recordWrites(obj, out),
@@ -387,7 +386,21 @@ func (r *Reconciler) apply(ctx context.Context, obj *kustomizev1.Kustomization, 
 		Live:             r.live(obj),
 		// The health check's first look reads the answers (parked.go).
 		KeepWritten: obj.Spec.Wait || len(obj.Spec.HealthChecks) > 0,
-	})
+	}
+}
+
+// apply applies, records the inventory, prunes and checks health.
+func (r *Reconciler) apply(ctx context.Context, obj *kustomizev1.Kustomization, mgr *ssa.Manager, opts ssa.ApplyOptions,
+	objects []*unstructured.Unstructured, checks *healthChecks, out *outcome) error {
+	owner := opts.Owner
+	old := kustomizev1.ResourceInventory{}
+	if obj.Status.Inventory != nil {
+		old = *obj.Status.Inventory.DeepCopy()
+	}
+	if err := r.progress(ctx, obj, out, "Detecting drift"); err != nil {
+		return err
+	}
+	cs, err := mgr.Apply(ctx, objects, opts)
 	out.applied = cs
 	if err != nil {
 		if cs != nil {
