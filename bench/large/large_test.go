@@ -2,7 +2,6 @@ package large
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -236,39 +236,19 @@ func wait(b *testing.B, env *testenv.Env, k *kustomizev1.Kustomization, done fun
 		if conditions.IsReady(k) && done() {
 			return
 		}
-		if err := follow(ctx, wc, k, done); err == nil {
-			return
-		} else if ctx.Err() != nil {
-			b.Fatalf("timed out waiting for %s: %s", k.Name, conditions.Get(k, meta.ReadyCondition).Message)
-		}
-	}
-}
-
-// errWatchEnded says the watch closed before k was done: read it again.
-var errWatchEnded = errors.New("watch ended")
-
-// follow watches k from its resourceVersion until it is Ready and done.
-func follow(ctx context.Context, wc client.WithWatch, k *kustomizev1.Kustomization, done func() bool) error {
-	w, err := wc.Watch(ctx, &kustomizev1.KustomizationList{}, client.InNamespace(k.Namespace),
-		client.MatchingFields{"metadata.name": k.Name},
-		&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: k.ResourceVersion}})
-	if err != nil {
-		return err
-	}
-	defer w.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case ev, ok := <-w.ResultChan():
-			got, isKs := ev.Object.(*kustomizev1.Kustomization)
-			if !ok || !isKs {
-				return errWatchEnded
-			}
+		finished := false
+		err := benchenv.FollowKustomizations(ctx, wc, k.ResourceVersion, func(_ watch.EventType, got *kustomizev1.Kustomization) bool {
 			got.DeepCopyInto(k)
-			if conditions.IsReady(k) && done() {
-				return nil
-			}
+			finished = conditions.IsReady(k) && done()
+			return finished
+		}, client.InNamespace(k.Namespace), client.MatchingFields{"metadata.name": k.Name})
+		switch {
+		case finished:
+			return
+		case ctx.Err() != nil:
+			b.Fatalf("timed out waiting for %s: %s", k.Name, conditions.Get(k, meta.ReadyCondition).Message)
+		case err != nil:
+			b.Fatal(err)
 		}
 	}
 }

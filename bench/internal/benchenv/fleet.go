@@ -119,8 +119,24 @@ func (f *fleetWatch) follow(ctx context.Context, want int) error {
 	if f.count() >= want {
 		return nil
 	}
-	w, err := f.c.Watch(ctx, &kustomizev1.KustomizationList{}, client.InNamespace(f.ns),
-		&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})
+	return FollowKustomizations(ctx, f.c, list.ResourceVersion, func(t watch.EventType, k *kustomizev1.Kustomization) bool {
+		if t == watch.Deleted {
+			delete(f.ready, k.Name)
+		} else {
+			f.see(k)
+		}
+		return f.count() >= want
+	}, client.InNamespace(f.ns))
+}
+
+// FollowKustomizations watches the Kustomizations opts select from
+// resourceVersion and hands each event to see until see says done (nil),
+// the watch ends or fails (nil too: the caller reads again and follows
+// from there), or ctx ends (its error).
+func FollowKustomizations(ctx context.Context, c client.WithWatch, resourceVersion string,
+	see func(watch.EventType, *kustomizev1.Kustomization) (done bool), opts ...client.ListOption) error {
+	opts = append(opts, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: resourceVersion}})
+	w, err := c.Watch(ctx, &kustomizev1.KustomizationList{}, opts...)
 	if err != nil {
 		return fmt.Errorf("watching: %w", err)
 	}
@@ -130,19 +146,11 @@ func (f *fleetWatch) follow(ctx context.Context, want int) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case ev, ok := <-w.ResultChan():
-			if !ok {
-				return nil
-			}
 			k, isKs := ev.Object.(*kustomizev1.Kustomization)
-			switch {
-			case !isKs: // a watch error (410 Gone...): list again
+			if !ok || !isKs { // closed, or a watch error (410 Gone…)
 				return nil
-			case ev.Type == watch.Deleted:
-				delete(f.ready, k.Name)
-			default:
-				f.see(k)
 			}
-			if f.count() >= want {
+			if see(ev.Type, k) {
 				return nil
 			}
 		}
