@@ -335,6 +335,10 @@ func toObjects(rm resmap.ResMap) ([]*unstructured.Unstructured, error) {
 			return nil, fmt.Errorf("failed to decode Kubernetes apiVersion, kind and name from: apiVersion=%q kind=%q name=%q",
 				res.GetApiVersion(), res.GetKind(), res.GetName())
 		}
+		if obj, ok := objectOf(res); ok {
+			objects = append(objects, obj)
+			continue
+		}
 		data, err := res.MarshalJSON()
 		if err != nil {
 			return nil, err
@@ -396,6 +400,10 @@ func ToYAML(objects []*unstructured.Unstructured) ([]byte, error) {
 	for i, o := range objects {
 		if i > 0 {
 			buf.WriteString("---\n")
+		}
+		if y, ok := yamlOf(o.Object); ok {
+			buf.Write(y)
+			continue
 		}
 		j, err := json.Marshal(o.Object)
 		if err != nil {
