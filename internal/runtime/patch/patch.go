@@ -39,12 +39,14 @@ func NewHelper(obj client.Object, c client.Client) *Helper {
 // both objects to diff them was a quarter of such a reconcile's CPU.
 // reflect.DeepEqual (not equality.Semantic, which holds a nil slice equal
 // to an empty one that encodes differently) is equal only when the
-// encodings are.
+// encodings are. It compares field by field (differing), and only the
+// fields that differ are encoded to compute the patch.
 func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
-	if reflect.DeepEqual(h.before, obj) {
+	before, after, changed := differing(h.before, obj)
+	if !changed {
 		return nil
 	}
-	data, err := client.MergeFrom(h.before).Data(obj)
+	data, err := client.MergeFrom(before).Data(after)
 	if err != nil {
 		return fmt.Errorf("computing patch of %s: %w", obj.GetName(), err)
 	}
@@ -74,6 +76,41 @@ func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 	obj.SetManagedFields(nil)
 	h.before = obj.DeepCopyObject().(client.Object)
 	return nil
+}
+
+// differing returns copies of before and after that keep only the
+// top-level fields (metadata, spec, status...) that differ, each as it is,
+// the others zero in both, and whether any differs. Their merge patch is
+// the merge patch of the whole objects byte for byte: a field equal in
+// both encodes the same in both (a zero one too), so it contributes no key
+// either way. Only what changed is marshalled and diffed then: a progress
+// patch encodes the status of both objects, not metadata and spec too.
+// The copies are shallow: they share what they keep with the objects.
+// Objects that are not pointers to structs of one type with exported
+// fields only are returned as they are (an unstructured object is one
+// field, its map: it is compared and patched whole).
+func differing(before, after client.Object) (b, a client.Object, changed bool) {
+	bv, av := reflect.ValueOf(before), reflect.ValueOf(after)
+	if bv.Type() != av.Type() || bv.Kind() != reflect.Pointer || bv.Elem().Kind() != reflect.Struct || bv.IsNil() || av.IsNil() {
+		return before, after, !reflect.DeepEqual(before, after)
+	}
+	t := bv.Elem().Type()
+	for i := range t.NumField() {
+		if !t.Field(i).IsExported() {
+			return before, after, !reflect.DeepEqual(before, after)
+		}
+	}
+	nb, na := reflect.New(t), reflect.New(t)
+	for i := range t.NumField() {
+		bf, af := bv.Elem().Field(i), av.Elem().Field(i)
+		if reflect.DeepEqual(bf.Interface(), af.Interface()) {
+			continue
+		}
+		changed = true
+		nb.Elem().Field(i).Set(bf)
+		na.Elem().Field(i).Set(af)
+	}
+	return nb.Interface().(client.Object), na.Interface().(client.Object), changed
 }
 
 func ignoreNotFound(err error) error {

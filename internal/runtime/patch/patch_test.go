@@ -2,14 +2,18 @@ package patch
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 )
 
 func TestChanges(t *testing.T) {
@@ -75,5 +79,87 @@ func TestPatchDropsManagedFields(t *testing.T) {
 	}
 	if len(sent) != 2 || strings.Contains(sent[1], "managedFields") {
 		t.Errorf("status patches sent: %q, want two without managedFields", sent)
+	}
+}
+
+// TestDifferingPatchIsTheWholePatch: the merge patch of the copies
+// differing returns is, byte for byte, the merge patch of the whole
+// objects, for each kind of change a reconcile makes.
+func TestDifferingPatchIsTheWholePatch(t *testing.T) {
+	base := func() *kustomizev1.Kustomization {
+		return &kustomizev1.Kustomization{
+			TypeMeta: metav1.TypeMeta{APIVersion: kustomizev1.GroupVersion.String(), Kind: "Kustomization"},
+			ObjectMeta: metav1.ObjectMeta{Name: "apps", Namespace: "ns", ResourceVersion: "7", Generation: 2,
+				Annotations: map[string]string{"a": "1"}, Finalizers: []string{"x"}},
+			Spec: kustomizev1.KustomizationSpec{Path: "./apps", Prune: true},
+			Status: kustomizev1.KustomizationStatus{LastAppliedRevision: "main@sha1:1",
+				Conditions: []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Succeeded",
+					LastTransitionTime: metav1.Unix(1700000000, 0)}},
+				Inventory: &kustomizev1.ResourceInventory{Entries: []kustomizev1.ResourceRef{}}},
+		}
+	}
+	tests := []struct {
+		name    string
+		change  func(*kustomizev1.Kustomization)
+		changed bool
+	}{
+		{"unchanged", func(*kustomizev1.Kustomization) {}, false},
+		{"status", func(k *kustomizev1.Kustomization) { k.Status.LastAppliedRevision = "main@sha1:2" }, true},
+		{"condition", func(k *kustomizev1.Kustomization) {
+			k.Status.Conditions[0].Message = "Building manifests <for> & such"
+		}, true},
+		{"nil for empty", func(k *kustomizev1.Kustomization) { k.Status.Inventory.Entries = nil }, true},
+		{"finalizer", func(k *kustomizev1.Kustomization) { k.Finalizers = append(k.Finalizers, "finalizers.fluxcd.io") }, true},
+		{"finalizer and status", func(k *kustomizev1.Kustomization) {
+			k.Finalizers = nil
+			k.Status.ObservedGeneration = 2
+		}, true},
+		{"annotation removed", func(k *kustomizev1.Kustomization) { k.Annotations = nil }, true},
+		{"resourceVersion", func(k *kustomizev1.Kustomization) { k.ResourceVersion = "8" }, true},
+		{"type meta", func(k *kustomizev1.Kustomization) { k.TypeMeta = metav1.TypeMeta{} }, true},
+		{"spec", func(k *kustomizev1.Kustomization) { k.Spec.Suspend = true }, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before, after := base(), base()
+			tt.change(after)
+			want, err := client.MergeFrom(before).Data(after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, a, changed := differing(before, after)
+			if changed != tt.changed {
+				t.Errorf("changed = %v, want %v", changed, tt.changed)
+			}
+			got, err := client.MergeFrom(b).Data(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("patch = %s\nwant  %s", got, want)
+			}
+			if !reflect.DeepEqual(after, func() *kustomizev1.Kustomization { k := base(); tt.change(k); return k }()) {
+				t.Error("differing changed the object")
+			}
+		})
+	}
+}
+
+// TestDifferingOfUnstructured: an unstructured object is one field (its
+// map): it is compared and patched whole.
+func TestDifferingOfUnstructured(t *testing.T) {
+	before := &unstructured.Unstructured{Object: map[string]any{"status": map[string]any{"x": int64(1)}}}
+	after := before.DeepCopy()
+	if _, _, changed := differing(before, after); changed {
+		t.Error("equal unstructured objects differ")
+	}
+	after.Object["status"] = map[string]any{"x": int64(2)}
+	b, a, changed := differing(before, after)
+	if !changed {
+		t.Fatal("a changed unstructured object is unchanged")
+	}
+	got, err := client.MergeFrom(b).Data(a)
+	if err != nil || string(got) != `{"status":{"x":2}}` {
+		t.Errorf("patch = %s, %v", got, err)
 	}
 }
