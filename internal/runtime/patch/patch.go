@@ -7,9 +7,11 @@ package patch
 
 import (
 	"context"
+	"encoding"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -78,39 +80,75 @@ func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 	return nil
 }
 
-// differing returns copies of before and after that keep only the
-// top-level fields (metadata, spec, status...) that differ, each as it is,
-// the others zero in both, and whether any differs. Their merge patch is
-// the merge patch of the whole objects byte for byte: a field equal in
-// both encodes the same in both (a zero one too), so it contributes no key
-// either way. Only what changed is marshalled and diffed then: a progress
-// patch encodes the status of both objects, not metadata and spec too.
-// The copies are shallow: they share what they keep with the objects.
-// Objects that are not pointers to structs of one type with exported
-// fields only are returned as they are (an unstructured object is one
-// field, its map: it is compared and patched whole).
+// differing returns copies of before and after that keep only the fields
+// that differ, the others zero in both, and whether any differs. Their
+// merge patch is the merge patch of the whole objects byte for byte: a
+// field equal in both encodes the same in both (a zero one too), so it
+// contributes no key either way; a struct field that differs is split the
+// same way, one level down, since a merge patch diffs nested objects key
+// by key. Only what changed is marshalled and diffed then: a progress
+// patch encodes the conditions of both objects, not metadata, spec,
+// inventory and history too. The copies are shallow: they share what they
+// keep with the objects. Objects that cannot be split (splittable) are
+// returned as they are.
 func differing(before, after client.Object) (b, a client.Object, changed bool) {
 	bv, av := reflect.ValueOf(before), reflect.ValueOf(after)
-	if bv.Type() != av.Type() || bv.Kind() != reflect.Pointer || bv.Elem().Kind() != reflect.Struct || bv.IsNil() || av.IsNil() {
+	if bv.Type() != av.Type() || bv.Kind() != reflect.Pointer || bv.IsNil() || av.IsNil() || !splittable(bv.Elem().Type()) {
 		return before, after, !reflect.DeepEqual(before, after)
 	}
-	t := bv.Elem().Type()
+	nb, na := reflect.New(bv.Elem().Type()), reflect.New(bv.Elem().Type())
+	changed = keepDiffering(nb.Elem(), na.Elem(), bv.Elem(), av.Elem())
+	return nb.Interface().(client.Object), na.Interface().(client.Object), changed
+}
+
+// keepDiffering sets in nb and na, zero structs of b's type, the fields of
+// b and a that differ, splitting those it can, and reports whether any
+// does.
+func keepDiffering(nb, na, b, a reflect.Value) bool {
+	changed := false
+	t := b.Type()
 	for i := range t.NumField() {
-		if !t.Field(i).IsExported() {
-			return before, after, !reflect.DeepEqual(before, after)
-		}
-	}
-	nb, na := reflect.New(t), reflect.New(t)
-	for i := range t.NumField() {
-		bf, af := bv.Elem().Field(i), av.Elem().Field(i)
+		bf, af := b.Field(i), a.Field(i)
 		if reflect.DeepEqual(bf.Interface(), af.Interface()) {
 			continue
 		}
 		changed = true
-		nb.Elem().Field(i).Set(bf)
-		na.Elem().Field(i).Set(af)
+		if splittable(bf.Type()) && !strings.Contains(t.Field(i).Tag.Get("json"), "omitzero") {
+			keepDiffering(nb.Field(i), na.Field(i), bf, af)
+			continue
+		}
+		nb.Field(i).Set(bf)
+		na.Field(i).Set(af)
 	}
-	return nb.Interface().(client.Object), na.Interface().(client.Object), changed
+	return changed
+}
+
+var (
+	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
+	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// splittable reports whether t is a struct that encoding/json encodes
+// field by field, as an object with a key per field: a struct of exported
+// fields only, without a marshaller of its own (metav1.Time,
+// intstr.IntOrString and unstructured.Unstructured have one). A field
+// tagged omitzero is not split (keepDiffering): zeroing its equal fields
+// could drop the whole field from one side only.
+func splittable(t reflect.Type) bool {
+	if t.Kind() != reflect.Struct {
+		return false
+	}
+	for _, m := range []reflect.Type{jsonMarshaler, textMarshaler} {
+		if t.Implements(m) || reflect.PointerTo(t).Implements(m) {
+			return false
+		}
+	}
+	for i := range t.NumField() {
+		if !t.Field(i).IsExported() {
+			return false
+		}
+	}
+	return true
 }
 
 func ignoreNotFound(err error) error {

@@ -5,10 +5,13 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -118,31 +121,55 @@ func TestDifferingPatchIsTheWholePatch(t *testing.T) {
 		{"resourceVersion", func(k *kustomizev1.Kustomization) { k.ResourceVersion = "8" }, true},
 		{"type meta", func(k *kustomizev1.Kustomization) { k.TypeMeta = metav1.TypeMeta{} }, true},
 		{"spec", func(k *kustomizev1.Kustomization) { k.Spec.Suspend = true }, true},
+		{"spec field emptied", func(k *kustomizev1.Kustomization) { k.Spec.Path = "" }, true},
+		{"resourceVersion and status", func(k *kustomizev1.Kustomization) {
+			k.ResourceVersion = "9"
+			k.Status.Conditions = append(k.Status.Conditions, metav1.Condition{Type: "Reconciling", Status: metav1.ConditionTrue})
+		}, true},
+		{"inventory", func(k *kustomizev1.Kustomization) {
+			k.Status.Inventory.Entries = append(k.Status.Inventory.Entries, kustomizev1.ResourceRef{ID: "ns_a__ConfigMap", Version: "v1"})
+		}, true},
+		{"inventory removed", func(k *kustomizev1.Kustomization) { k.Status.Inventory = nil }, true},
+		{"inline status field", func(k *kustomizev1.Kustomization) { k.Status.LastHandledReconcileAt = "now" }, true},
+		{"transition time", func(k *kustomizev1.Kustomization) {
+			k.Status.Conditions[0].LastTransitionTime = metav1.Unix(1700000001, 0)
+		}, true},
+		{"equal encodings", func(k *kustomizev1.Kustomization) {
+			k.Status.Conditions[0].LastTransitionTime = metav1.NewTime(time.Unix(1700000000, 5))
+		}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before, after := base(), base()
 			tt.change(after)
-			want, err := client.MergeFrom(before).Data(after)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, a, changed := differing(before, after)
-			if changed != tt.changed {
+			if changed := assertSamePatch(t, before, after); changed != tt.changed {
 				t.Errorf("changed = %v, want %v", changed, tt.changed)
-			}
-			got, err := client.MergeFrom(b).Data(a)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("patch = %s\nwant  %s", got, want)
 			}
 			if !reflect.DeepEqual(after, func() *kustomizev1.Kustomization { k := base(); tt.change(k); return k }()) {
 				t.Error("differing changed the object")
 			}
 		})
 	}
+}
+
+// assertSamePatch fails t unless the merge patch of the copies differing
+// returns is the merge patch of before and after; it returns differing's
+// changed.
+func assertSamePatch(t *testing.T, before, after client.Object) bool {
+	t.Helper()
+	want, err := client.MergeFrom(before).Data(after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, a, changed := differing(before, after)
+	got, err := client.MergeFrom(b).Data(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("patch = %s\nwant  %s", got, want)
+	}
+	return changed
 }
 
 // TestDifferingOfUnstructured: an unstructured object is one field (its
@@ -161,5 +188,60 @@ func TestDifferingOfUnstructured(t *testing.T) {
 	got, err := client.MergeFrom(b).Data(a)
 	if err != nil || string(got) != `{"status":{"x":2}}` {
 		t.Errorf("patch = %s, %v", got, err)
+	}
+}
+
+// splitSpec has fields differing must not split: one with a marshaller of
+// its own, one tagged omitzero.
+type splitSpec struct {
+	Port   intstr.IntOrString `json:"port"`
+	Limits struct {
+		CPU    string `json:"cpu,omitempty"`
+		Memory string `json:"memory,omitempty"`
+	} `json:"limits,omitzero"`
+	Nested struct {
+		A string `json:"a,omitempty"`
+		B int    `json:"b"`
+	} `json:"nested"`
+}
+
+type splitObject struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              splitSpec `json:"spec"`
+}
+
+func (o *splitObject) DeepCopyObject() runtime.Object { c := *o; return &c }
+
+// TestDifferingDoesNotSplitWhatEncodesAsAWhole: a field with a marshaller
+// of its own and an omitzero field are kept whole when they differ; the
+// patch is still the whole objects' patch.
+func TestDifferingDoesNotSplitWhatEncodesAsAWhole(t *testing.T) {
+	base := func() *splitObject {
+		o := &splitObject{ObjectMeta: metav1.ObjectMeta{Name: "a"}}
+		o.Spec.Port = intstr.FromString("http")
+		o.Spec.Limits.CPU, o.Spec.Limits.Memory = "1", "1Gi"
+		o.Spec.Nested.A, o.Spec.Nested.B = "x", 1
+		return o
+	}
+	tests := []struct {
+		name   string
+		change func(*splitObject)
+	}{
+		{"port kind", func(o *splitObject) { o.Spec.Port = intstr.FromInt32(8080) }},
+		{"port name", func(o *splitObject) { o.Spec.Port = intstr.FromString("https") }},
+		{"omitzero emptied", func(o *splitObject) { o.Spec.Limits.CPU, o.Spec.Limits.Memory = "", "" }},
+		{"omitzero one field", func(o *splitObject) { o.Spec.Limits.Memory = "" }},
+		{"nested one field", func(o *splitObject) { o.Spec.Nested.A = "" }},
+		{"nested other field", func(o *splitObject) { o.Spec.Nested.B = 0 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before, after := base(), base()
+			tt.change(after)
+			if !assertSamePatch(t, before, after) {
+				t.Error("changed = false, want true")
+			}
+		})
 	}
 }
