@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -103,20 +104,22 @@ func differing(before, after client.Object) (b, a client.Object, changed bool) {
 
 // keepDiffering sets in nb and na, zero structs of b's type, the fields of
 // b and a that differ, splitting those it can, and reports whether any
-// does.
+// does. b and a are addressable: fields are compared through pointers to
+// them, not copied to be compared, and each is compared once (a split
+// field by its own fields).
 func keepDiffering(nb, na, b, a reflect.Value) bool {
 	changed := false
 	t := b.Type()
 	for i := range t.NumField() {
 		bf, af := b.Field(i), a.Field(i)
-		if reflect.DeepEqual(bf.Interface(), af.Interface()) {
+		if splittable(bf.Type()) && !strings.Contains(t.Field(i).Tag.Get("json"), "omitzero") {
+			changed = keepDiffering(nb.Field(i), na.Field(i), bf, af) || changed
+			continue
+		}
+		if reflect.DeepEqual(bf.Addr().Interface(), af.Addr().Interface()) {
 			continue
 		}
 		changed = true
-		if splittable(bf.Type()) && !strings.Contains(t.Field(i).Tag.Get("json"), "omitzero") {
-			keepDiffering(nb.Field(i), na.Field(i), bf, af)
-			continue
-		}
 		nb.Field(i).Set(bf)
 		na.Field(i).Set(af)
 	}
@@ -138,6 +141,19 @@ func splittable(t reflect.Type) bool {
 	if t.Kind() != reflect.Struct {
 		return false
 	}
+	if v, ok := splittableTypes.Load(t); ok {
+		return v.(bool)
+	}
+	ok := encodesByField(t)
+	splittableTypes.Store(t, ok)
+	return ok
+}
+
+// splittableTypes remembers splittable's answer by type.
+var splittableTypes sync.Map
+
+// encodesByField is splittable's answer for the struct type t.
+func encodesByField(t reflect.Type) bool {
 	for _, m := range []reflect.Type{jsonMarshaler, textMarshaler} {
 		if t.Implements(m) || reflect.PointerTo(t).Implements(m) {
 			return false
