@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/yaml"
@@ -123,4 +124,27 @@ func parse(t *testing.T, doc string) *unstructured.Unstructured {
 		t.Fatal(err)
 	}
 	return u
+}
+
+func TestHasManagedFields(t *testing.T) {
+	entry := metav1.ManagedFieldsEntry{Manager: "kustomize-controller", Operation: metav1.ManagedFieldsOperationApply}
+	withFields := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "a"}}}
+	withFields.SetManagedFields([]metav1.ManagedFieldsEntry{entry})
+	tests := []struct {
+		name string
+		obj  metav1.Object
+		want bool
+	}{
+		{"unstructured with", withFields, true},
+		{"unstructured without", &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "a"}}}, false},
+		{"unstructured empty list", &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"managedFields": []any{}}}}, false},
+		{"unstructured no metadata", &unstructured.Unstructured{Object: map[string]any{}}, false},
+		{"typed with", &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{ManagedFields: []metav1.ManagedFieldsEntry{entry}}}, true},
+		{"typed without", &metav1.PartialObjectMetadata{}, false},
+	}
+	for _, tt := range tests {
+		if got := hasManagedFields(tt.obj); got != tt.want {
+			t.Errorf("%s: hasManagedFields = %v, want %v", tt.name, got, tt.want)
+		}
+	}
 }

@@ -59,7 +59,7 @@ func stripper(applied func(metav1.Object) string) toolscache.TransformFunc {
 	// An informer may transform an object it holds again (client-go's
 	// relists): a view keeps the digest it already carries.
 	digest := func(o metav1.Object) string {
-		if len(o.GetManagedFields()) == 0 || applied == nil {
+		if !hasManagedFields(o) || applied == nil {
 			return o.GetAnnotations()[appliedAnnotation]
 		}
 		return applied(o)
@@ -77,6 +77,18 @@ func stripper(applied func(metav1.Object) string) toolscache.TransformFunc {
 		}
 		return strip(in)
 	}
+}
+
+// hasManagedFields reports whether o has managed fields. An unstructured
+// object's are looked up, not converted: GetManagedFields converts the
+// whole list through reflection, and applied converts it once more.
+func hasManagedFields(o metav1.Object) bool {
+	if u, ok := o.(*unstructured.Unstructured); ok {
+		mf, _, _ := unstructured.NestedFieldNoCopy(u.Object, "metadata", "managedFields")
+		list, _ := mf.([]any)
+		return len(list) > 0
+	}
+	return len(o.GetManagedFields()) > 0
 }
 
 // metadataView is what the cache keeps of an object watched by its

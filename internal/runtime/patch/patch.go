@@ -7,9 +7,12 @@ package patch
 
 import (
 	"context"
+	"encoding"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -39,12 +42,14 @@ func NewHelper(obj client.Object, c client.Client) *Helper {
 // both objects to diff them was a quarter of such a reconcile's CPU.
 // reflect.DeepEqual (not equality.Semantic, which holds a nil slice equal
 // to an empty one that encodes differently) is equal only when the
-// encodings are.
+// encodings are. It compares field by field (differing), and only the
+// fields that differ are encoded to compute the patch.
 func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
-	if reflect.DeepEqual(h.before, obj) {
+	before, after, changed := differing(h.before, obj)
+	if !changed {
 		return nil
 	}
-	data, err := client.MergeFrom(h.before).Data(obj)
+	data, err := client.MergeFrom(before).Data(after)
 	if err != nil {
 		return fmt.Errorf("computing patch of %s: %w", obj.GetName(), err)
 	}
@@ -74,6 +79,92 @@ func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 	obj.SetManagedFields(nil)
 	h.before = obj.DeepCopyObject().(client.Object)
 	return nil
+}
+
+// differing returns copies of before and after that keep only the fields
+// that differ, the others zero in both, and whether any differs. Their
+// merge patch is the merge patch of the whole objects byte for byte: a
+// field equal in both encodes the same in both (a zero one too), so it
+// contributes no key either way; a struct field that differs is split the
+// same way, one level down, since a merge patch diffs nested objects key
+// by key. Only what changed is marshalled and diffed then: a progress
+// patch encodes the conditions of both objects, not metadata, spec,
+// inventory and history too. The copies are shallow: they share what they
+// keep with the objects. Objects that cannot be split (splittable) are
+// returned as they are.
+func differing(before, after client.Object) (b, a client.Object, changed bool) {
+	bv, av := reflect.ValueOf(before), reflect.ValueOf(after)
+	if bv.Type() != av.Type() || bv.Kind() != reflect.Pointer || bv.IsNil() || av.IsNil() || !splittable(bv.Elem().Type()) {
+		return before, after, !reflect.DeepEqual(before, after)
+	}
+	nb, na := reflect.New(bv.Elem().Type()), reflect.New(bv.Elem().Type())
+	changed = keepDiffering(nb.Elem(), na.Elem(), bv.Elem(), av.Elem())
+	return nb.Interface().(client.Object), na.Interface().(client.Object), changed
+}
+
+// keepDiffering sets in nb and na, zero structs of b's type, the fields of
+// b and a that differ, splitting those it can, and reports whether any
+// does. b and a are addressable: fields are compared through pointers to
+// them, not copied to be compared, and each is compared once (a split
+// field by its own fields).
+func keepDiffering(nb, na, b, a reflect.Value) bool {
+	changed := false
+	t := b.Type()
+	for i := range t.NumField() {
+		bf, af := b.Field(i), a.Field(i)
+		if splittable(bf.Type()) && !strings.Contains(t.Field(i).Tag.Get("json"), "omitzero") {
+			changed = keepDiffering(nb.Field(i), na.Field(i), bf, af) || changed
+			continue
+		}
+		if reflect.DeepEqual(bf.Addr().Interface(), af.Addr().Interface()) {
+			continue
+		}
+		changed = true
+		nb.Field(i).Set(bf)
+		na.Field(i).Set(af)
+	}
+	return changed
+}
+
+var (
+	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
+	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// splittable reports whether t is a struct that encoding/json encodes
+// field by field, as an object with a key per field: a struct of exported
+// fields only, without a marshaller of its own (metav1.Time,
+// intstr.IntOrString and unstructured.Unstructured have one). A field
+// tagged omitzero is not split (keepDiffering): zeroing its equal fields
+// could drop the whole field from one side only.
+func splittable(t reflect.Type) bool {
+	if t.Kind() != reflect.Struct {
+		return false
+	}
+	if v, ok := splittableTypes.Load(t); ok {
+		return v.(bool)
+	}
+	ok := encodesByField(t)
+	splittableTypes.Store(t, ok)
+	return ok
+}
+
+// splittableTypes remembers splittable's answer by type.
+var splittableTypes sync.Map
+
+// encodesByField is splittable's answer for the struct type t.
+func encodesByField(t reflect.Type) bool {
+	for _, m := range []reflect.Type{jsonMarshaler, textMarshaler} {
+		if t.Implements(m) || reflect.PointerTo(t).Implements(m) {
+			return false
+		}
+	}
+	for i := range t.NumField() {
+		if !t.Field(i).IsExported() {
+			return false
+		}
+	}
+	return true
 }
 
 func ignoreNotFound(err error) error {
