@@ -74,3 +74,4 @@ func TestHelperPatchesOnlyWhatChanged(t *testing.T) {
 		})
 	}
 }
+

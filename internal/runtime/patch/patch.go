@@ -61,6 +61,13 @@ func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 		return nil
 	}
 	raw := client.RawPatch(types.MergePatchType, data)
+	// Each reply overwrites obj with the stored object, whose generation
+	// is a spec edit's that landed during the reconcile, if one did. The
+	// reconcile worked from the spec of the generation it began with, and
+	// status.observedGeneration and the conditions' must say that one: the
+	// edit's own reconcile, already queued, reports its generation.
+	generation := obj.GetGeneration()
+	defer obj.SetGeneration(generation)
 	if objectChanged {
 		if err := h.client.Patch(ctx, obj, raw); err != nil {
 			return ignoreNotFound(fmt.Errorf("patching %s: %w", obj.GetName(), err))
