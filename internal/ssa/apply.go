@@ -53,6 +53,20 @@ type ApplyOptions struct {
 	// halfway through a stage.
 	BeforeWrite func(ctx context.Context, writes []ChangeSetEntry) error
 
+	// IntendWrites, when set, is called once per stage as the stage's
+	// validation starts, and runs concurrently with its reads and
+	// dry-runs, with every object of the stage that may be written: all
+	// but those an ssa.skip annotation of the manifest already skips
+	// (Action empty: not known yet). The stage writes nothing before it
+	// returned and the whole stage was validated; its error stops the
+	// stage before it writes, as BeforeWrite's does, and a stage whose
+	// validation fails waits for it before Apply returns. BeforeWrite is
+	// still called afterwards with what the stage does write, a subset.
+	// The Kustomization controller records the stage in its inventory
+	// there, so that the inventory's patch no longer waits for the
+	// dry-runs and the writes no longer wait for the patch.
+	IntendWrites func(ctx context.Context, objects []ChangeSetEntry) error
+
 	// WaitTimeout bounds the wait for the definitions and classes applied
 	// in the first stages to become ready, and for an object deleted to be
 	// recreated to go away. Default DefaultWaitTimeout.
@@ -143,15 +157,21 @@ func (m *Manager) Apply(ctx context.Context, objects []*unstructured.Unstructure
 	}
 
 	var early map[ObjMetadata]*plan
-	if opts.Early != nil {
-		early = opts.Early.finish()
+	if opts.Early != nil && len(desired) == 0 {
+		opts.Early.finish()
 	}
 	cs := &ChangeSet{}
 	for s, objs := range stages {
 		if len(objs) == 0 {
 			continue
 		}
-		entries, err := m.applyStage(ctx, objs, opts, cs, early)
+		// The intent of the first stage overlaps the early plans still
+		// in flight as well as the stage's own dry-runs.
+		intent := intend(ctx, objs, opts)
+		if opts.Early != nil {
+			early, opts.Early = opts.Early.finish(), nil
+		}
+		entries, err := m.applyStage(ctx, objs, opts, cs, early, intent)
 		if err != nil {
 			return cs, err
 		}
@@ -241,21 +261,11 @@ func (p *plan) entry() ChangeSetEntry {
 // early has a plan of), and only if all plans succeed writes the ones that
 // change something; it adds the stage's entries to cs and returns them.
 func (m *Manager) applyStage(ctx context.Context, objs []*unstructured.Unstructured, opts ApplyOptions,
-	cs *ChangeSet, early map[ObjMetadata]*plan) ([]ChangeSetEntry, error) {
-	plans, rest, err := remembered(ctx, objs, opts)
-	if err != nil {
-		return nil, err
+	cs *ChangeSet, early map[ObjMetadata]*plan, intent func() error) ([]ChangeSetEntry, error) {
+	plans, err := m.validate(ctx, objs, opts, early)
+	if ierr := intent(); err == nil {
+		err = ierr
 	}
-	rest = takeEarly(early, rest, objs, plans)
-	listed := m.list(ctx, rest, opts.Owner)
-	err = forEach(ctx, len(objs), m.concurrency, func(ctx context.Context, i int) error {
-		if plans[i] != nil {
-			return nil
-		}
-		p, err := m.plan(ctx, objs[i], listed.get(ObjMetadataOf(objs[i])), opts)
-		plans[i] = p
-		return err
-	})
 	if err != nil {
 		return nil, err
 	}
@@ -281,6 +291,48 @@ func (m *Manager) applyStage(ctx context.Context, objs []*unstructured.Unstructu
 	}
 	cs.Entries = append(cs.Entries, entries...)
 	return entries, nil
+}
+
+// validate plans every object of the stage concurrently, but those early
+// has a plan of or the Memo remembers.
+func (m *Manager) validate(ctx context.Context, objs []*unstructured.Unstructured, opts ApplyOptions,
+	early map[ObjMetadata]*plan) ([]*plan, error) {
+	plans, rest, err := remembered(ctx, objs, opts)
+	if err != nil {
+		return nil, err
+	}
+	rest = takeEarly(early, rest, objs, plans)
+	listed := m.list(ctx, rest, opts.Owner)
+	err = forEach(ctx, len(objs), m.concurrency, func(ctx context.Context, i int) error {
+		if plans[i] != nil {
+			return nil
+		}
+		p, err := m.plan(ctx, objs[i], listed.get(ObjMetadataOf(objs[i])), opts)
+		plans[i] = p
+		return err
+	})
+	return plans, err
+}
+
+// intend starts opts.IntendWrites with the objects of a stage that may be
+// written and returns the function that waits for it (nil error when
+// there is none).
+func intend(ctx context.Context, objs []*unstructured.Unstructured, opts ApplyOptions) func() error {
+	if opts.IntendWrites == nil {
+		return func() error { return nil }
+	}
+	entries := make([]ChangeSetEntry, 0, len(objs))
+	for _, obj := range objs {
+		if !skip(obj, nil) {
+			entries = append(entries, ChangeSetEntry{ObjMetadata: ObjMetadataOf(obj), Version: obj.GroupVersionKind().Version})
+		}
+	}
+	if len(entries) == 0 {
+		return func() error { return nil }
+	}
+	done := make(chan error, 1)
+	go func() { done <- opts.IntendWrites(ctx, entries) }()
+	return func() error { return <-done }
 }
 
 // remembered returns a plan for each object of objs that ApplyOptions.Live

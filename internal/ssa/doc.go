@@ -45,7 +45,10 @@
 // stage passed its dry-run are the changed ones applied for real, in
 // order; objects of one kind are written concurrently. Just before, Apply
 // hands them to ApplyOptions.BeforeWrite, where the Kustomization
-// controller records them in its inventory. When a controller
+// controller records them in its inventory; ApplyOptions.IntendWrites
+// hears of every object of the stage as its validation starts, so that
+// such a record runs alongside the dry-runs instead of between them and
+// the writes. When a controller
 // updated the object between the read and the dry-run (the dry-run answers
 // with the resourceVersion it was computed on), the object is read and
 // dry-run again, so a Deployment rolling out is not reported configured.

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Phase is what one measured step cost: its Measurement, the allocations
@@ -73,12 +74,14 @@ func MeasurePhase(b *testing.B, name string, step func()) Phase {
 			b.Fatal(err)
 		}
 	}
+	t0 := time.Now()
 	m := Measure(step)
 	if dir != "" {
 		pprof.StopCPUProfile()
 		writeProfile(b, "allocs", filepath.Join(dir, name+".allocs.pprof"))
 	}
 	runtime.ReadMemStats(&ms1)
+	writeTrace(b, name, t0)
 	p := Phase{Measurement: m, Mallocs: ms1.Mallocs - ms0.Mallocs, AllocBytes: ms1.TotalAlloc - ms0.TotalAlloc,
 		Requests: map[string]int64{}}
 	for k, v := range requestCounts() {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"k8s.io/client-go/rest"
 )
@@ -74,7 +75,17 @@ func counting(cfg *rest.Config) *rest.Config {
 			}
 			requests.byKind[key]++
 			requests.mu.Unlock()
-			return rt.RoundTrip(r)
+			start := time.Now()
+			resp, err := rt.RoundTrip(r)
+			if trace.on {
+				t := traced{start: start, duration: time.Since(start), method: r.Method, resource: resourceOf(r.URL.Path),
+					dryRun: r.URL.Query().Has("dryRun"), sent: r.ContentLength}
+				if resp != nil {
+					t.code = resp.StatusCode
+				}
+				record(t)
+			}
+			return resp, err
 		})
 	})
 	return c

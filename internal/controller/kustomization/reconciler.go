@@ -183,6 +183,11 @@ type outcome struct {
 	quiet bool
 	begun time.Time
 	wrote bool
+	// written is what the apply's stages wrote or were about to write
+	// (recordWrites); intended is true once recordIntent added objects to
+	// the inventory that may not be among them (forgetIntent).
+	written  []ssa.ChangeSetEntry
+	intended bool
 }
 
 // changed reports whether the apply that this run ends changed objects.
@@ -357,20 +362,65 @@ func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, 
 // middle of the stage, deleting the Kustomization still prunes all it
 // created. Objects planned but never created are NotFound to that prune,
 // which counts them deleted; prune deletes only objects labelled as this
-// Kustomization's.
+// Kustomization's. It is ssa.ApplyOptions.BeforeWrite, and remembers the
+// writes in out for forgetIntent.
 func (r *Reconciler) recordWrites(obj *kustomizev1.Kustomization, out *outcome) func(context.Context, []ssa.ChangeSetEntry) error {
 	return func(ctx context.Context, writes []ssa.ChangeSetEntry) error {
-		current := kustomizev1.ResourceInventory{Entries: []kustomizev1.ResourceRef{}}
-		if obj.Status.Inventory != nil {
-			current = *obj.Status.Inventory
-		}
-		merged, grew := inventory.Merge(current, writes)
-		if !grew {
-			return nil
-		}
-		obj.Status.Inventory = &merged
-		return r.patch(ctx, obj, out)
+		out.written = append(out.written, writes...)
+		_, err := r.record(ctx, obj, out, writes)
+		return err
 	}
+}
+
+// recordIntent is ssa.ApplyOptions.IntendWrites: it records every object
+// a stage may write, as recordWrites does, while the stage is still
+// dry-run, so that the patch of a large inventory (a 1,500-object stage
+// makes it 130 KB) no longer sits between the dry-runs and the writes.
+// recordWrites then finds nothing to add. A stage that fails, or writes
+// fewer objects, leaves objects in the inventory that were never written:
+// forgetIntent takes them out again in the run's final status
+// (docs/design/0020-large-and-idle-fleets.md, decision 7).
+func (r *Reconciler) recordIntent(obj *kustomizev1.Kustomization, out *outcome) func(context.Context, []ssa.ChangeSetEntry) error {
+	return func(ctx context.Context, objects []ssa.ChangeSetEntry) error {
+		grew, err := r.record(ctx, obj, out, objects)
+		out.intended = out.intended || grew
+		return err
+	}
+}
+
+// record merges entries into status.inventory and patches it when that
+// added any; it reports whether it did.
+func (r *Reconciler) record(ctx context.Context, obj *kustomizev1.Kustomization, out *outcome, entries []ssa.ChangeSetEntry) (bool, error) {
+	current := kustomizev1.ResourceInventory{Entries: []kustomizev1.ResourceRef{}}
+	if obj.Status.Inventory != nil {
+		current = *obj.Status.Inventory
+	}
+	merged, grew := inventory.Merge(current, entries)
+	if !grew {
+		return false, nil
+	}
+	obj.Status.Inventory = &merged
+	return true, r.patch(ctx, obj, out)
+}
+
+// forgetIntent, after a failed apply, sets status.inventory back to what
+// it was (old, nil when there was none) with what the apply did write, as
+// recordWrites alone would have left it: the objects recordIntent added
+// but no stage wrote leave it with the run's final status patch.
+func forgetIntent(obj *kustomizev1.Kustomization, old *kustomizev1.ResourceInventory, out *outcome) {
+	if !out.intended {
+		return
+	}
+	if old == nil && len(out.written) == 0 {
+		obj.Status.Inventory = nil
+		return
+	}
+	base := kustomizev1.ResourceInventory{Entries: []kustomizev1.ResourceRef{}}
+	if old != nil {
+		base = *old
+	}
+	inv, _ := inventory.Merge(base, out.written)
+	obj.Status.Inventory = &inv
 }
 
 // applyOptions are the options obj's objects are applied with.
@@ -382,6 +432,7 @@ func (r *Reconciler) applyOptions(obj *kustomizev1.Kustomization, out *outcome) 
 		CustomStageKinds: r.Options.CustomStageKinds,
 		OverrideManagers: r.Options.OverrideManagers,
 		BeforeWrite:      r.recordWrites(obj, out),
+		IntendWrites:     r.recordIntent(obj, out),
 		Memo:             r.memos.of(obj),
 		Live:             r.live(obj),
 		// The health check's first look reads the answers (parked.go).
@@ -393,9 +444,10 @@ func (r *Reconciler) applyOptions(obj *kustomizev1.Kustomization, out *outcome) 
 func (r *Reconciler) apply(ctx context.Context, obj *kustomizev1.Kustomization, mgr *ssa.Manager, opts ssa.ApplyOptions,
 	objects []*unstructured.Unstructured, checks *healthChecks, out *outcome) error {
 	owner := opts.Owner
+	oldInventory := obj.Status.Inventory.DeepCopy()
 	old := kustomizev1.ResourceInventory{}
-	if obj.Status.Inventory != nil {
-		old = *obj.Status.Inventory.DeepCopy()
+	if oldInventory != nil {
+		old = *oldInventory.DeepCopy()
 	}
 	if err := r.progress(ctx, obj, out, "Detecting drift"); err != nil {
 		return err
@@ -403,6 +455,7 @@ func (r *Reconciler) apply(ctx context.Context, obj *kustomizev1.Kustomization, 
 	cs, err := mgr.Apply(ctx, objects, opts)
 	out.applied = cs
 	if err != nil {
+		forgetIntent(obj, oldInventory, out)
 		if cs != nil {
 			if changes := cs.Changes(); changes != "" {
 				err = fmt.Errorf("%w\n%s", err, changes)
