@@ -74,4 +74,3 @@ func TestHelperPatchesOnlyWhatChanged(t *testing.T) {
 		})
 	}
 }
-
