@@ -57,7 +57,8 @@ type ApplyOptions struct {
 	// validation starts, and runs concurrently with its reads and
 	// dry-runs, with every object of the stage that may be written: all
 	// but those an ssa.skip annotation of the manifest already skips
-	// (Action empty: not known yet). The stage writes nothing before it
+	// (Action empty: not known yet), none when it skips them all: every
+	// stage with objects calls it. The stage writes nothing before it
 	// returned and the whole stage was validated; its error stops the
 	// stage before it writes, as BeforeWrite's does, and a stage whose
 	// validation fails waits for it before Apply returns. BeforeWrite is
@@ -326,9 +327,6 @@ func intend(ctx context.Context, objs []*unstructured.Unstructured, opts ApplyOp
 		if !skip(obj, nil) {
 			entries = append(entries, ChangeSetEntry{ObjMetadata: ObjMetadataOf(obj), Version: obj.GroupVersionKind().Version})
 		}
-	}
-	if len(entries) == 0 {
-		return func() error { return nil }
 	}
 	done := make(chan error, 1)
 	go func() { done <- opts.IntendWrites(ctx, entries) }()

@@ -43,8 +43,12 @@ func steady(obj *kustomizev1.Kustomization, out *outcome) bool {
 // runs (see docs/design/0005-finalizer-inventory-progress.md). A quiet
 // run holds the patch back for its first quietProgressAfter.
 func (r *Reconciler) progress(ctx context.Context, obj *kustomizev1.Kustomization, out *outcome, phase string) error {
-	return r.progressMessage(ctx, obj, out,
-		fmt.Sprintf("%s for revision %s with a timeout of %s", phase, out.revision, obj.GetTimeout()))
+	return r.progressMessage(ctx, obj, out, progressText(obj, out, phase))
+}
+
+// progressText is kustomize-controller's message for phase.
+func progressText(obj *kustomizev1.Kustomization, out *outcome, phase string) string {
+	return fmt.Sprintf("%s for revision %s with a timeout of %s", phase, out.revision, obj.GetTimeout())
 }
 
 func (r *Reconciler) progressMessage(ctx context.Context, obj *kustomizev1.Kustomization, out *outcome, msg string) error {

@@ -24,6 +24,7 @@ import (
 	"github.com/weir-gitops/weir/internal/inventory"
 	"github.com/weir-gitops/weir/internal/kustomize"
 	"github.com/weir-gitops/weir/internal/render"
+	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 	"github.com/weir-gitops/weir/internal/runtime/metrics"
@@ -188,6 +189,9 @@ type outcome struct {
 	// the inventory that may not be among them (forgetIntent).
 	written  []ssa.ChangeSetEntry
 	intended bool
+	// detecting is the "Detecting drift" progress message the first
+	// stage's intent reports (recordIntent), set while it is due.
+	detecting string
 }
 
 // changed reports whether the apply that this run ends changed objects.
@@ -380,27 +384,52 @@ func (r *Reconciler) recordWrites(obj *kustomizev1.Kustomization, out *outcome) 
 // fewer objects, leaves objects in the inventory that were never written:
 // forgetIntent takes them out again in the run's final status
 // (docs/design/0020-large-and-idle-fleets.md, decision 7).
+//
+// The first stage's call also reports the "Detecting drift" phase that
+// apply left to it (out.detecting), in the same status patch: a first
+// apply sends one patch for both where it sent two. A quiet run holds that
+// progress back as any other, but never the inventory: when the intent
+// grew it, the patch goes out.
 func (r *Reconciler) recordIntent(obj *kustomizev1.Kustomization, out *outcome) func(context.Context, []ssa.ChangeSetEntry) error {
 	return func(ctx context.Context, objects []ssa.ChangeSetEntry) error {
-		grew, err := r.record(ctx, obj, out, objects)
+		msg := out.detecting
+		out.detecting = ""
+		grew := mergeInventory(obj, objects)
 		out.intended = out.intended || grew
-		return err
+		switch {
+		case msg != "" && !grew:
+			return r.progressMessage(ctx, obj, out, msg)
+		case msg != "":
+			conditions.MarkReconciling(obj, meta.ProgressingReason, "%s", msg)
+			return r.patch(ctx, obj, out)
+		case grew:
+			return r.patch(ctx, obj, out)
+		}
+		return nil
 	}
 }
 
 // record merges entries into status.inventory and patches it when that
 // added any; it reports whether it did.
 func (r *Reconciler) record(ctx context.Context, obj *kustomizev1.Kustomization, out *outcome, entries []ssa.ChangeSetEntry) (bool, error) {
+	if !mergeInventory(obj, entries) {
+		return false, nil
+	}
+	return true, r.patch(ctx, obj, out)
+}
+
+// mergeInventory adds entries to status.inventory and reports whether any
+// was new.
+func mergeInventory(obj *kustomizev1.Kustomization, entries []ssa.ChangeSetEntry) bool {
 	current := kustomizev1.ResourceInventory{Entries: []kustomizev1.ResourceRef{}}
 	if obj.Status.Inventory != nil {
 		current = *obj.Status.Inventory
 	}
 	merged, grew := inventory.Merge(current, entries)
-	if !grew {
-		return false, nil
+	if grew {
+		obj.Status.Inventory = &merged
 	}
-	obj.Status.Inventory = &merged
-	return true, r.patch(ctx, obj, out)
+	return grew
 }
 
 // forgetIntent, after a failed apply, sets status.inventory back to what
@@ -449,8 +478,15 @@ func (r *Reconciler) apply(ctx context.Context, obj *kustomizev1.Kustomization, 
 	if oldInventory != nil {
 		old = *oldInventory.DeepCopy()
 	}
-	if err := r.progress(ctx, obj, out, "Detecting drift"); err != nil {
-		return err
+	// With objects to apply, the first stage's intent reports the phase
+	// (recordIntent); Apply calls it for every stage it validates.
+	detecting := progressText(obj, out, "Detecting drift")
+	if len(objects) == 0 || opts.IntendWrites == nil {
+		if err := r.progressMessage(ctx, obj, out, detecting); err != nil {
+			return err
+		}
+	} else {
+		out.detecting = detecting
 	}
 	cs, err := mgr.Apply(ctx, objects, opts)
 	out.applied = cs
