@@ -6,6 +6,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
@@ -33,16 +34,25 @@ func TestPatchKeepsTheReconciledGeneration(t *testing.T) {
 	if err := env.Client.Create(ctx, k); err != nil {
 		t.Fatal(err)
 	}
+	// The controller still adds its finalizer to a suspended object.
 	var obj kustomizev1.Kustomization
-	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(k), &obj); err != nil {
-		t.Fatal(err)
-	}
+	testenv.Eventually(t, 30*time.Second, func(ctx context.Context) (bool, string) {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(k), &obj); err != nil {
+			return false, err.Error()
+		}
+		return len(obj.Finalizers) > 0, "no finalizer yet"
+	})
 	began := obj.Generation
 	h := patch.NewHelper(&obj, env.Client)
 
 	edited := obj.DeepCopy()
-	edited.Spec.Path = "./v2"
-	if err := env.Client.Update(ctx, edited); err != nil {
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(k), edited); err != nil {
+			return err
+		}
+		edited.Spec.Path = "./v2"
+		return env.Client.Update(ctx, edited)
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if edited.Generation != began+1 {
