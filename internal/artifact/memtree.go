@@ -9,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -32,8 +33,10 @@ var ErrNeedsDisk = errors.New("artifact must be extracted to disk")
 // Tree is an extracted tarball held in memory: its directories and regular
 // files, read-only. It implements io/fs.FS (with ReadFile, ReadDir and Stat)
 // over slash-separated names relative to the top, "." being the top. It
-// holds no links, so every name is resolved lexically. Safe for concurrent
-// use.
+// holds no links, so every name is resolved lexically. Its errors are the
+// os package's for the same tree on disk (operation and errno: "stat a/b:
+// not a directory" where a is a file), with the name given in place of a
+// path on disk. Safe for concurrent use.
 type Tree struct {
 	nodes map[string]*memNode // "." is the top
 	size  int64
@@ -82,9 +85,23 @@ func (t *Tree) lookup(op, name string) (*memNode, error) {
 	}
 	n, ok := t.nodes[name]
 	if !ok {
-		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+		return nil, &fs.PathError{Op: op, Path: name, Err: t.missing(name)}
 	}
 	return n, nil
+}
+
+// missing is the errno of a lookup of name, which is not in the tree:
+// ENOTDIR when its nearest ancestor in the tree is a file.
+func (t *Tree) missing(name string) error {
+	for dir := path.Dir(name); dir != "."; dir = path.Dir(dir) {
+		if n, ok := t.nodes[dir]; ok {
+			if !n.IsDir() {
+				return syscall.ENOTDIR
+			}
+			break
+		}
+	}
+	return syscall.ENOENT
 }
 
 // Open implements fs.FS.
@@ -103,7 +120,7 @@ func (t *Tree) ReadFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	if n.IsDir() {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: errIsDir}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR}
 	}
 	return slices.Clone(n.data), nil
 }
@@ -115,7 +132,7 @@ func (t *Tree) ReadDir(name string) ([]fs.DirEntry, error) {
 		return nil, err
 	}
 	if !n.IsDir() {
-		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errNotDir}
+		return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.ENOTDIR}
 	}
 	return slices.Clone(n.children), nil
 }
@@ -128,11 +145,6 @@ func (t *Tree) Stat(name string) (fs.FileInfo, error) {
 	}
 	return n, nil
 }
-
-var (
-	errIsDir  = errors.New("is a directory")
-	errNotDir = errors.New("not a directory")
-)
 
 // memNode is a file or directory of a Tree; it is its own fs.FileInfo
 // and fs.DirEntry.
@@ -168,7 +180,7 @@ func (o *openNode) Close() error               { return nil }
 
 func (o *openNode) Read(p []byte) (int, error) {
 	if o.node.IsDir() {
-		return 0, &fs.PathError{Op: "read", Path: o.node.name, Err: errIsDir}
+		return 0, &fs.PathError{Op: "read", Path: o.node.name, Err: syscall.EISDIR}
 	}
 	return o.Reader.Read(p)
 }
@@ -176,7 +188,7 @@ func (o *openNode) Read(p []byte) (int, error) {
 // ReadDir implements fs.ReadDirFile.
 func (o *openNode) ReadDir(count int) ([]fs.DirEntry, error) {
 	if !o.node.IsDir() {
-		return nil, &fs.PathError{Op: "readdir", Path: o.node.name, Err: errNotDir}
+		return nil, &fs.PathError{Op: "readdirent", Path: o.node.name, Err: syscall.ENOTDIR}
 	}
 	rest := o.node.children[o.listed:]
 	if count > 0 && len(rest) == 0 {

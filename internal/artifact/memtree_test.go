@@ -181,3 +181,43 @@ func TestFetchTree(t *testing.T) {
 		})
 	}
 }
+
+// TestTreeErrorsAsOS: the tree fails as the os package does on the same
+// tree on disk, operation and errno alike.
+func TestTreeErrorsAsOS(t *testing.T) {
+	data := makeTar(t, false, reg("d/f", "x"), dirm("e/"))
+	tree, err := ReadTree(bytes.NewReader(data), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := t.TempDir()
+	if err := Untar(bytes.NewReader(data), dest, 0); err != nil {
+		t.Fatal(err)
+	}
+	ops := map[string]struct {
+		disk func(string) error
+		mem  func(string) error
+	}{
+		"stat":     {func(p string) error { _, err := os.Stat(p); return err }, func(n string) error { _, err := tree.Stat(n); return err }},
+		"readfile": {func(p string) error { _, err := os.ReadFile(p); return err }, func(n string) error { _, err := tree.ReadFile(n); return err }},
+		"readdir":  {func(p string) error { _, err := os.ReadDir(p); return err }, func(n string) error { _, err := tree.ReadDir(n); return err }},
+	}
+	for _, name := range []string{"d", "d/f", "d/f/g", "nope", "d/nope", "e", "e/nope/deeper"} {
+		for op, f := range ops {
+			t.Run(op+" "+name, func(t *testing.T) {
+				diskErr, memErr := f.disk(filepath.Join(dest, name)), f.mem(name)
+				want := ""
+				if diskErr != nil {
+					want = strings.ReplaceAll(diskErr.Error(), dest+"/", "")
+				}
+				got := ""
+				if memErr != nil {
+					got = memErr.Error()
+				}
+				if got != want {
+					t.Errorf("memory %q, disk %q", got, want)
+				}
+			})
+		}
+	}
+}

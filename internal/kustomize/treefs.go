@@ -4,10 +4,8 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // memoryRoot is where a build from an in-memory tree (BuildOptions.Tree)
@@ -37,19 +35,18 @@ func (c *confinedFS) treeName(abs string) (string, bool) {
 	return "", false
 }
 
-// treeError is the error os gives for op on abs, which is not in the
-// tree: "not a directory" when a file stands in the way.
-func (c *confinedFS) treeError(op, abs, name string) error {
-	err := error(syscall.ENOENT)
-	for dir := path.Dir(name); dir != "."; dir = path.Dir(dir) {
-		if info, serr := fs.Stat(c.tree, dir); serr == nil {
-			if !info.IsDir() {
-				err = syscall.ENOTDIR
-			}
-			break
+// onDisk names abs in place of name in an error of the tree, whose
+// operations and errnos are those of the os package (artifact.Tree), so
+// that it reads as the same operation on disk would.
+func onDisk(err error, op, abs string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		if op == "" {
+			op = pe.Op
 		}
+		return &fs.PathError{Op: op, Path: abs, Err: pe.Err}
 	}
-	return &fs.PathError{Op: op, Path: abs, Err: err}
+	return err
 }
 
 func (c *confinedFS) stat(abs string) (fs.FileInfo, error) {
@@ -60,16 +57,13 @@ func (c *confinedFS) lstat(abs string) (fs.FileInfo, error) {
 	return c.statOp("lstat", abs, os.Lstat)
 }
 
-func (c *confinedFS) statOp(op, abs string, onDisk func(string) (fs.FileInfo, error)) (fs.FileInfo, error) {
+func (c *confinedFS) statOp(op, abs string, disk func(string) (fs.FileInfo, error)) (fs.FileInfo, error) {
 	name, ok := c.treeName(abs)
 	if !ok {
-		return onDisk(abs)
+		return disk(abs)
 	}
 	info, err := fs.Stat(c.tree, name)
-	if err != nil {
-		return nil, c.treeError(op, abs, name)
-	}
-	return info, nil
+	return info, onDisk(err, op, abs)
 }
 
 func (c *confinedFS) readFile(abs string) ([]byte, error) {
@@ -77,14 +71,8 @@ func (c *confinedFS) readFile(abs string) ([]byte, error) {
 	if !ok {
 		return os.ReadFile(abs)
 	}
-	info, err := fs.Stat(c.tree, name)
-	switch {
-	case err != nil:
-		return nil, c.treeError("open", abs, name)
-	case info.IsDir():
-		return nil, &fs.PathError{Op: "read", Path: abs, Err: syscall.EISDIR}
-	}
-	return fs.ReadFile(c.tree, name)
+	data, err := fs.ReadFile(c.tree, name)
+	return data, onDisk(err, "", abs)
 }
 
 func (c *confinedFS) readDir(abs string) ([]fs.DirEntry, error) {
@@ -92,14 +80,8 @@ func (c *confinedFS) readDir(abs string) ([]fs.DirEntry, error) {
 	if !ok {
 		return os.ReadDir(abs)
 	}
-	info, err := fs.Stat(c.tree, name)
-	switch {
-	case err != nil:
-		return nil, c.treeError("open", abs, name)
-	case !info.IsDir():
-		return nil, &fs.PathError{Op: "open", Path: abs, Err: syscall.ENOTDIR}
-	}
-	return fs.ReadDir(c.tree, name)
+	entries, err := fs.ReadDir(c.tree, name)
+	return entries, onDisk(err, "", abs)
 }
 
 // glob is filepath.Glob, over the tree for patterns inside it.
