@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
@@ -83,12 +85,20 @@ func servedArtifact(t *testing.T, env *testenv.Env, ns string, tgz []byte) *sour
 	repo.Spec.Suspend = true
 	env.Create(t, repo)
 	size := int64(len(tgz))
-	repo.Status.Artifact = &meta.Artifact{
+	a := &meta.Artifact{
 		Path: "gitrepository/" + ns + "/fleet/artifact.tar.gz", URL: srv.URL + "/artifact.tar.gz",
 		Revision: "main@sha1:" + strings.Repeat("ab", 20), Digest: digest, Size: &size, LastUpdateTime: metav1.Now(),
 	}
-	conditions.Set(repo, meta.ReadyCondition, metav1.ConditionTrue, meta.SucceededReason, "stored artifact")
-	if err := env.Client.Status().Update(context.Background(), repo); err != nil {
+	// The source controller may still be adding its finalizer.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(repo), repo); err != nil {
+			return err
+		}
+		repo.Status.Artifact = a
+		conditions.Set(repo, meta.ReadyCondition, metav1.ConditionTrue, meta.SucceededReason, "stored artifact")
+		return env.Client.Status().Update(context.Background(), repo)
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	return repo
