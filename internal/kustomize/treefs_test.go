@@ -3,6 +3,9 @@ package kustomize
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -173,5 +176,53 @@ func TestBuildCacheAcrossTrees(t *testing.T) {
 				t.Errorf("hits = %d, want %d", hits, tt.wantHits)
 			}
 		})
+	}
+}
+
+// TestConfinedFSTreeAsDisk calls every read of the filesystem kustomize
+// gets on the same tree on disk and in memory: same answers, same errors,
+// once the roots are taken out.
+func TestConfinedFSTreeAsDisk(t *testing.T) {
+	root := newRoot(t, map[string]string{"a/b.yaml": cmYAML, "a/c/d.yml": cmYAML, "a/.hidden.yaml": cmYAML, "e.txt": "e"})
+	disk, err := newConfinedFS(root, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, err := newConfinedFS("", memoryTree(t, root), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := map[string]func(c *confinedFS, p string) string{
+		"Exists":   func(c *confinedFS, p string) string { return fmt.Sprint(c.Exists(p)) },
+		"IsDir":    func(c *confinedFS, p string) string { return fmt.Sprint(c.IsDir(p)) },
+		"ReadFile": func(c *confinedFS, p string) string { b, err := c.ReadFile(p); return fmt.Sprint(len(b), err) },
+		"ReadDir":  func(c *confinedFS, p string) string { names, err := c.ReadDir(p); return fmt.Sprint(names, err) },
+		"Glob":     func(c *confinedFS, p string) string { m, err := c.Glob(p + "/*"); return fmt.Sprint(m, err) },
+		"CleanedAbs": func(c *confinedFS, p string) string {
+			d, f, err := c.CleanedAbs(p)
+			return fmt.Sprint(d, " ", f, " ", err)
+		},
+		"Walk": func(c *confinedFS, p string) string {
+			var seen []string
+			err := c.Walk(p, func(path string, info os.FileInfo, err error) error {
+				seen = append(seen, fmt.Sprint(path, info != nil && info.IsDir(), err))
+				if info != nil && info.Name() == "c" {
+					return filepath.SkipDir
+				}
+				return nil
+			})
+			return fmt.Sprint(seen, err)
+		},
+	}
+	for _, p := range []string{".", "a", "a/b.yaml", "a/c", "a/c/d.yml", "e.txt", "e.txt/x", "nope", "a/nope/x", "../x"} {
+		for name, call := range calls {
+			t.Run(name+" "+p, func(t *testing.T) {
+				got := strings.ReplaceAll(call(mem, filepath.Join(mem.root, p)), memoryRoot, "<root>")
+				want := strings.ReplaceAll(call(disk, filepath.Join(disk.root, p)), disk.root, "<root>")
+				if got != want {
+					t.Errorf("memory %s\ndisk   %s", got, want)
+				}
+			})
+		}
 	}
 }
