@@ -102,5 +102,10 @@
 // Server answers GET and HEAD for stored regular files only: directories,
 // unclean or dot-segment paths in any encoding, temporary files and links
 // are 404. Untar extracts for downstream controllers and treats the archive
-// as hostile: see its documentation for what it refuses.
+// as hostile: see its documentation for what it refuses. ReadTree reads a
+// small archive of regular files and directories into memory instead
+// (Tree, an io/fs.FS), through the same reader and the same entry checks,
+// so it refuses what Untar refuses in the same words; an archive with a
+// link or over its budget is left to Untar (ErrNeedsDisk), which
+// Fetcher.FetchTree does by itself.
 package artifact

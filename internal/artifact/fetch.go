@@ -33,6 +33,10 @@ type Fetcher struct {
 	MaxDownloadSize int64
 	// MaxUntarSize bounds the extracted size; see Untar.
 	MaxUntarSize int64
+	// MaxMemoryTree bounds what FetchTree holds in memory (ReadTree's
+	// budget); 0 means DefaultMaxMemoryTree, negative always extracts to
+	// disk.
+	MaxMemoryTree int64
 	// TempDir holds the downloaded file until it is extracted; os.TempDir
 	// when empty.
 	TempDir string
@@ -42,19 +46,73 @@ type Fetcher struct {
 // it into dir. Nothing is extracted unless the whole file arrived within the
 // size bound and matched the digest.
 func (f *Fetcher) Fetch(ctx context.Context, url, digest, dir string) error {
+	tmp, done, err := f.verified(ctx, url, digest)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := Untar(tmp, dir, f.MaxUntarSize); err != nil {
+		return fmt.Errorf("failed to extract artifact %s: %w", url, err)
+	}
+	return nil
+}
+
+// FetchTree is Fetch into memory: it downloads and verifies url as Fetch
+// does, then reads it with ReadTree within MaxMemoryTree. An artifact
+// that does not fit (ErrNeedsDisk: a link, or too large) is extracted
+// into the directory mkdir makes, as Fetch does. On success exactly one
+// of the tree and the directory is set.
+func (f *Fetcher) FetchTree(ctx context.Context, url, digest string, mkdir func() (string, error)) (*Tree, string, error) {
+	tmp, done, err := f.verified(ctx, url, digest)
+	if err != nil {
+		return nil, "", err
+	}
+	defer done()
+	if f.MaxMemoryTree >= 0 {
+		tree, err := ReadTree(tmp, f.MaxUntarSize, f.MaxMemoryTree)
+		if err == nil {
+			return tree, "", nil
+		}
+		if !errors.Is(err, ErrNeedsDisk) {
+			return nil, "", fmt.Errorf("failed to extract artifact %s: %w", url, err)
+		}
+		if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+			return nil, "", err
+		}
+	}
+	dir, err := mkdir()
+	if err != nil {
+		return nil, "", err
+	}
+	if err := Untar(tmp, dir, f.MaxUntarSize); err != nil {
+		return nil, dir, fmt.Errorf("failed to extract artifact %s: %w", url, err)
+	}
+	return nil, dir, nil
+}
+
+// verified downloads url into a temporary file and checks its digest; it
+// returns the file, read from the start, and the function removing it.
+func (f *Fetcher) verified(ctx context.Context, url, digest string) (*os.File, func(), error) {
 	alg, _, err := ParseDigest(digest)
 	if err != nil {
-		return fmt.Errorf("artifact %s: %w", url, err)
+		return nil, nil, fmt.Errorf("artifact %s: %w", url, err)
 	}
 	tmp, err := os.CreateTemp(f.TempDir, "artifact-*.tar.gz")
 	if err != nil {
-		return fmt.Errorf("creating download file: %w", err)
+		return nil, nil, fmt.Errorf("creating download file: %w", err)
 	}
-	defer func() {
+	done := func() {
 		_ = tmp.Close()
 		_ = os.Remove(tmp.Name())
-	}()
+	}
+	if err := f.downloadVerified(ctx, url, digest, alg, tmp); err != nil {
+		done()
+		return nil, nil, err
+	}
+	return tmp, done, nil
+}
 
+func (f *Fetcher) downloadVerified(ctx context.Context, url, digest string, alg Algorithm, tmp *os.File) error {
 	var lastErr error
 	for attempt := 0; attempt <= max(f.Retries, 0); attempt++ {
 		if attempt > 0 {
@@ -72,7 +130,6 @@ func (f *Fetcher) Fetch(ctx context.Context, url, digest, dir string) error {
 	if lastErr != nil {
 		return lastErr
 	}
-
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
@@ -83,13 +140,8 @@ func (f *Fetcher) Fetch(ctx context.Context, url, digest, dir string) error {
 	if got != digest {
 		return fmt.Errorf("failed to verify artifact %s: %w: computed '%s', expected '%s'", url, ErrDigestMismatch, got, digest)
 	}
-	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	if err := Untar(tmp, dir, f.MaxUntarSize); err != nil {
-		return fmt.Errorf("failed to extract artifact %s: %w", url, err)
-	}
-	return nil
+	_, err = tmp.Seek(0, io.SeekStart)
+	return err
 }
 
 func (f *Fetcher) download(ctx context.Context, url string, dst *os.File) error {

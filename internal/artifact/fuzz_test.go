@@ -3,7 +3,9 @@ package artifact
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -15,6 +17,8 @@ import (
 // FuzzUntar feeds arbitrary bytes to Untar and checks its promises hold
 // whether it succeeds or not: nothing beside the destination changes, no
 // link left behind resolves outside it, and files stay within the bound.
+// ReadTree, unless it leaves the input to disk, must fail as Untar does, in
+// the same words, or hold the files Untar wrote.
 func FuzzUntar(f *testing.F) {
 	for _, tc := range untarCases {
 		f.Add(makeTar(f, false, tc.members...))
@@ -38,8 +42,18 @@ func FuzzUntar(f *testing.F) {
 		if err := os.Mkdir(dest, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		_ = Untar(bytes.NewReader(data), dest, untarTestMax)
+		diskErr := Untar(bytes.NewReader(data), dest, untarTestMax)
 		checkContained(t, base, dest, untarTestMax)
+		tree, err := ReadTree(bytes.NewReader(data), untarTestMax, 0)
+		switch {
+		case errors.Is(err, ErrNeedsDisk):
+		case err != nil || diskErr != nil:
+			if err == nil || diskErr == nil || err.Error() != diskErr.Error() {
+				t.Fatalf("ReadTree: %v\nUntar:    %v", err, diskErr)
+			}
+		case !maps.Equal(readTree(t, dest), memContents(t, tree)):
+			t.Fatalf("ReadTree holds %v, Untar wrote %v", memContents(t, tree), readTree(t, dest))
+		}
 	})
 }
 

@@ -44,6 +44,23 @@ const (
 // resolves outside it; callers extract into a fresh directory and remove it
 // on error.
 func Untar(r io.Reader, dir string, maxSize int64) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("untar: %w", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("untar: %w", err)
+	}
+	defer root.Close()
+	d := &diskSink{root: root}
+	defer d.closeHandles()
+	return extract(r, maxSize, d)
+}
+
+// extract reads the tarball r into out, with the validation Untar
+// documents; the one reader and the one set of checks behind Untar and
+// ReadTree.
+func extract(r io.Reader, maxSize int64, out sink) error {
 	if maxSize == 0 {
 		maxSize = DefaultMaxUntarSize
 	}
@@ -57,18 +74,8 @@ func Untar(r io.Reader, dir string, maxSize int64) error {
 		defer gz.Close()
 		src = gz
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("untar: %w", err)
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return fmt.Errorf("untar: %w", err)
-	}
-	defer root.Close()
-
-	x := &extractor{root: root, max: maxSize, kinds: map[string]entryKind{}}
-	err = x.run(tar.NewReader(&boundedReader{r: src, max: maxSize}))
-	if err != nil {
+	x := &extractor{out: out, max: maxSize, kinds: map[string]entryKind{}}
+	if err := x.run(tar.NewReader(&boundedReader{r: src, max: maxSize})); err != nil {
 		x.removeLinks()
 		return fmt.Errorf("untar: %w", err)
 	}
@@ -82,18 +89,35 @@ const maxEntryName = 4096
 // maxDirHandles bounds the directory handles an extraction keeps open.
 const maxDirHandles = 128
 
+// sink is where an extraction puts the entries the extractor has checked:
+// a directory (diskSink) or memory (memSink). Names are cleaned and
+// relative; the extractor has made sure every parent is a directory it
+// created and that nothing it knows of is in the way.
+type sink interface {
+	// mkdir makes name a directory unless one is there.
+	mkdir(name string) error
+	// clear removes what is at name (never a directory the extractor made).
+	clear(name string) error
+	// create writes a regular file of size bytes from r; it returns the
+	// bytes written.
+	create(name string, exec bool, r io.Reader, size int64) (int64, error)
+	symlink(name, target string) error
+	link(target, name string) error
+	// checkLink verifies, once all entries are in, that a symbolic link
+	// resolves inside the tree.
+	checkLink(name string) error
+	removeLink(name string)
+}
+
 type extractor struct {
-	root    *os.Root
+	out     sink
 	max     int64
 	written int64
 	kinds   map[string]entryKind // what this extraction put or found at each path
 	links   []string             // symbolic links created, in order
-	handles map[string]*os.Root  // open directories, so that creating an entry costs one step, not one per level
-	buf     []byte
 }
 
 func (x *extractor) run(tr *tar.Reader) error {
-	defer x.closeHandles()
 	for {
 		hdr, err := tr.Next()
 		if errors.Is(err, io.EOF) {
@@ -186,98 +210,28 @@ func (x *extractor) ensureDir(p string) error {
 	case kindFile:
 		return fmt.Errorf("%w: %q is a file, not a directory", ErrUnsafeEntry, p)
 	}
-	parent, base, err := x.at(p)
-	if err != nil {
+	if err := x.out.mkdir(p); err != nil {
 		return err
-	}
-	fi, err := parent.Lstat(base)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		if err := parent.Mkdir(base, 0o755); err != nil {
-			return fmt.Errorf("creating %s: %w", p, withoutPath(err))
-		}
-	case err != nil:
-		return fmt.Errorf("checking %s: %w", p, withoutPath(err))
-	case !fi.IsDir():
-		return fmt.Errorf("%w: %q exists and is not a directory", ErrUnsafeEntry, p)
 	}
 	x.kinds[p] = kindDir
 	return nil
 }
 
-// at returns a handle on the parent directory of name, which parents has
-// checked, and name's last element.
-func (x *extractor) at(name string) (*os.Root, string, error) {
-	dir, base := splitName(name)
-	h, err := x.dirHandle(dir)
-	return h, base, err
-}
-
-func (x *extractor) dirHandle(dir string) (*os.Root, error) {
-	if dir == "" {
-		return x.root, nil
+// prepare readies the place of a new non-directory entry: real parent
+// directories, nothing left at the name itself; directories stay and
+// conflict.
+func (x *extractor) prepare(name string) error {
+	if err := x.parents(name); err != nil {
+		return err
 	}
-	if h := x.handles[dir]; h != nil {
-		return h, nil
-	}
-	parent, base, err := x.at(dir)
-	if err != nil {
-		return nil, err
-	}
-	h, err := parent.OpenRoot(base)
-	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", dir, withoutPath(err))
-	}
-	if len(x.handles) >= maxDirHandles {
-		x.closeHandles()
-	}
-	if x.handles == nil {
-		x.handles = map[string]*os.Root{}
-	}
-	x.handles[dir] = h
-	return h, nil
-}
-
-func (x *extractor) closeHandles() {
-	for _, h := range x.handles {
-		h.Close()
-	}
-	x.handles = nil
-}
-
-// clear removes what an earlier entry or the directory holds at name, so a
-// new entry never writes through it; directories stay and conflict.
-func (x *extractor) clear(parent *os.Root, base, name string) error {
 	if x.kinds[name] == kindDir {
 		return fmt.Errorf("%w: %q would replace a directory", ErrUnsafeEntry, name)
 	}
-	fi, err := parent.Lstat(base)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	} else if err != nil {
-		return fmt.Errorf("checking %s: %w", name, withoutPath(err))
-	}
-	if fi.IsDir() {
-		return fmt.Errorf("%w: %q would replace a directory", ErrUnsafeEntry, name)
-	}
-	if err := parent.Remove(base); err != nil {
-		return fmt.Errorf("replacing %s: %w", name, withoutPath(err))
+	if err := x.out.clear(name); err != nil {
+		return err
 	}
 	delete(x.kinds, name)
 	return nil
-}
-
-// prepare readies the place of a new non-directory entry: real parent
-// directories, nothing left at the name itself.
-func (x *extractor) prepare(name string) (*os.Root, string, error) {
-	if err := x.parents(name); err != nil {
-		return nil, "", err
-	}
-	parent, base, err := x.at(name)
-	if err != nil {
-		return nil, "", err
-	}
-	return parent, base, x.clear(parent, base, name)
 }
 
 func (x *extractor) file(name string, hdr *tar.Header, r io.Reader) error {
@@ -287,28 +241,13 @@ func (x *extractor) file(name string, hdr *tar.Header, r io.Reader) error {
 	if x.max >= 0 && hdr.Size > x.max-x.written {
 		return fmt.Errorf("%w: files exceed %d bytes", ErrArchiveTooLarge, x.max)
 	}
-	parent, base, err := x.prepare(name)
-	if err != nil {
+	if err := x.prepare(name); err != nil {
 		return err
 	}
-	mode := fs.FileMode(0o644)
-	if hdr.Mode&0o111 != 0 {
-		mode = 0o755
-	}
-	f, err := parent.OpenFile(base, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		return fmt.Errorf("creating %s: %w", name, withoutPath(err))
-	}
-	if x.buf == nil {
-		x.buf = make([]byte, 32<<10)
-	}
-	n, err := io.CopyBuffer(struct{ io.Writer }{f}, io.LimitReader(r, hdr.Size), x.buf)
+	n, err := x.out.create(name, hdr.Mode&0o111 != 0, io.LimitReader(r, hdr.Size), hdr.Size)
 	x.written += n
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", name, err)
+		return err
 	}
 	x.kinds[name] = kindFile
 	return nil
@@ -324,12 +263,11 @@ func (x *extractor) symlink(name, target string) error {
 	if c := path.Join(path.Dir(name), target); c == ".." || strings.HasPrefix(c, "../") {
 		return fmt.Errorf("%w: symbolic link %q -> %q leaves the directory", ErrUnsafeEntry, name, target)
 	}
-	parent, base, err := x.prepare(name)
-	if err != nil {
+	if err := x.prepare(name); err != nil {
 		return err
 	}
-	if err := parent.Symlink(target, base); err != nil {
-		return fmt.Errorf("creating %s: %w", name, withoutPath(err))
+	if err := x.out.symlink(name, target); err != nil {
+		return err
 	}
 	x.kinds[name] = kindLink
 	x.links = append(x.links, name)
@@ -350,11 +288,11 @@ func (x *extractor) hardlink(name, target string) error {
 	if t == name {
 		return nil
 	}
-	if _, _, err := x.prepare(name); err != nil {
+	if err := x.prepare(name); err != nil {
 		return err
 	}
-	if err := x.root.Link(t, name); err != nil {
-		return fmt.Errorf("creating %s: %w", name, withoutPath(err))
+	if err := x.out.link(t, name); err != nil {
+		return err
 	}
 	x.kinds[name] = kindFile
 	return nil
@@ -362,17 +300,15 @@ func (x *extractor) hardlink(name, target string) error {
 
 // verifyLinks resolves every symbolic link left in place. The lexical check
 // at creation cannot see links that later entries put on the way (a link
-// through "s/.." where s -> "."), so the final word is Root.Stat's, which
+// through "s/.." where s -> "."), so the final word is the sink's, which
 // walks the real tree and refuses any step outside.
 func (x *extractor) verifyLinks() error {
 	for _, l := range x.links {
 		if x.kinds[l] != kindLink {
 			continue // replaced by a later entry
 		}
-		if _, err := x.root.Stat(l); err != nil {
-			target, _ := x.root.Readlink(l)
-			return fmt.Errorf("%w: symbolic link %q -> %q does not resolve inside the directory: %s",
-				ErrUnsafeEntry, l, target, linkReason(err, target))
+		if err := x.out.checkLink(l); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -383,10 +319,154 @@ func (x *extractor) verifyLinks() error {
 func (x *extractor) removeLinks() {
 	for _, l := range x.links {
 		if x.kinds[l] == kindLink {
-			_ = x.root.Remove(l)
+			x.out.removeLink(l)
 		}
 	}
 }
+
+// diskSink writes into a directory through an os.Root.
+type diskSink struct {
+	root    *os.Root
+	handles map[string]*os.Root // open directories, so that creating an entry costs one step, not one per level
+	buf     []byte
+}
+
+func (d *diskSink) mkdir(p string) error {
+	parent, base, err := d.at(p)
+	if err != nil {
+		return err
+	}
+	fi, err := parent.Lstat(base)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := parent.Mkdir(base, 0o755); err != nil {
+			return fmt.Errorf("creating %s: %w", p, withoutPath(err))
+		}
+	case err != nil:
+		return fmt.Errorf("checking %s: %w", p, withoutPath(err))
+	case !fi.IsDir():
+		return fmt.Errorf("%w: %q exists and is not a directory", ErrUnsafeEntry, p)
+	}
+	return nil
+}
+
+// at returns a handle on the parent directory of name, which the
+// extractor has checked, and name's last element.
+func (d *diskSink) at(name string) (*os.Root, string, error) {
+	dir, base := splitName(name)
+	h, err := d.dirHandle(dir)
+	return h, base, err
+}
+
+func (d *diskSink) dirHandle(dir string) (*os.Root, error) {
+	if dir == "" {
+		return d.root, nil
+	}
+	if h := d.handles[dir]; h != nil {
+		return h, nil
+	}
+	parent, base, err := d.at(dir)
+	if err != nil {
+		return nil, err
+	}
+	h, err := parent.OpenRoot(base)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", dir, withoutPath(err))
+	}
+	if len(d.handles) >= maxDirHandles {
+		d.closeHandles()
+	}
+	if d.handles == nil {
+		d.handles = map[string]*os.Root{}
+	}
+	d.handles[dir] = h
+	return h, nil
+}
+
+func (d *diskSink) closeHandles() {
+	for _, h := range d.handles {
+		h.Close()
+	}
+	d.handles = nil
+}
+
+// clear removes what an earlier entry or the directory holds at name, so a
+// new entry never writes through it.
+func (d *diskSink) clear(name string) error {
+	parent, base, err := d.at(name)
+	if err != nil {
+		return err
+	}
+	fi, err := parent.Lstat(base)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("checking %s: %w", name, withoutPath(err))
+	}
+	if fi.IsDir() {
+		return fmt.Errorf("%w: %q would replace a directory", ErrUnsafeEntry, name)
+	}
+	if err := parent.Remove(base); err != nil {
+		return fmt.Errorf("replacing %s: %w", name, withoutPath(err))
+	}
+	return nil
+}
+
+func (d *diskSink) create(name string, exec bool, r io.Reader, _ int64) (int64, error) {
+	parent, base, err := d.at(name)
+	if err != nil {
+		return 0, err
+	}
+	mode := fs.FileMode(0o644)
+	if exec {
+		mode = 0o755
+	}
+	f, err := parent.OpenFile(base, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return 0, fmt.Errorf("creating %s: %w", name, withoutPath(err))
+	}
+	if d.buf == nil {
+		d.buf = make([]byte, 32<<10)
+	}
+	n, err := io.CopyBuffer(struct{ io.Writer }{f}, r, d.buf)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return n, fmt.Errorf("writing %s: %w", name, err)
+	}
+	return n, nil
+}
+
+func (d *diskSink) symlink(name, target string) error {
+	parent, base, err := d.at(name)
+	if err != nil {
+		return err
+	}
+	if err := parent.Symlink(target, base); err != nil {
+		return fmt.Errorf("creating %s: %w", name, withoutPath(err))
+	}
+	return nil
+}
+
+func (d *diskSink) link(target, name string) error {
+	if err := d.root.Link(target, name); err != nil {
+		return fmt.Errorf("creating %s: %w", name, withoutPath(err))
+	}
+	return nil
+}
+
+// checkLink resolves l through Root.Stat, which refuses any step outside.
+func (d *diskSink) checkLink(l string) error {
+	if _, err := d.root.Stat(l); err != nil {
+		target, _ := d.root.Readlink(l)
+		return fmt.Errorf("%w: symbolic link %q -> %q does not resolve inside the directory: %s",
+			ErrUnsafeEntry, l, target, linkReason(err, target))
+	}
+	return nil
+}
+
+func (d *diskSink) removeLink(l string) { _ = d.root.Remove(l) }
 
 // boundedReader fails once more than max bytes have been read.
 type boundedReader struct {

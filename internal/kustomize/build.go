@@ -8,7 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"strings"
@@ -34,6 +34,11 @@ type BuildOptions struct {
 	// Root is the directory of the extracted source artifact. Nothing
 	// outside it is ever read.
 	Root string
+	// Tree, when set, holds the source artifact in memory in place of
+	// Root (an artifact.Tree: regular files and directories, no links);
+	// the build then reads nothing of the source from disk, and its
+	// messages are those of the same tree on disk.
+	Tree fs.FS `json:"-"`
 	// Path is spec.path: the directory to build, relative to Root. Empty
 	// means Root. Absolute paths and paths climbing out with ".." are
 	// refused.
@@ -140,13 +145,13 @@ func Build(ctx context.Context, opts BuildOptions) (*Result, error) {
 	if cache == nil || !cacheable {
 		return build(ctx, opts)
 	}
-	if res, ok := cache.lookup(key, opts.Root); ok {
+	if res, ok := cache.lookup(key, &opts); ok {
 		return res, nil
 	}
 	cache.misses.Add(1)
 	res, err := build(ctx, opts)
 	if err == nil {
-		cache.store(key, opts.Root, &opts, res)
+		cache.store(key, &opts, res)
 	}
 	return res, err
 }
@@ -212,14 +217,14 @@ func kustomizeObjects(cfs *confinedFS, dir string, rk *rootKustomization, opts *
 // openPath confines the build to opts.Root and resolves spec.path in it to
 // the kustomization directory.
 func openPath(opts *BuildOptions) (*confinedFS, string, error) {
-	if opts.Root == "" {
+	if opts.Root == "" && opts.Tree == nil {
 		return nil, "", errors.New("source root is required")
 	}
 	rel, err := cleanSpecPath(opts.Path)
 	if err != nil {
 		return nil, "", err
 	}
-	cfs, err := newConfinedFS(opts.Root, !opts.NoRemoteBases)
+	cfs, err := newConfinedFS(opts.Root, opts.Tree, !opts.NoRemoteBases)
 	if err != nil {
 		return nil, "", err
 	}
@@ -227,7 +232,7 @@ func openPath(opts *BuildOptions) (*confinedFS, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+	if info, err := cfs.stat(dir); err != nil || !info.IsDir() {
 		return nil, "", fmt.Errorf("kustomization path not found: %s", rel)
 	}
 	return cfs, dir, nil

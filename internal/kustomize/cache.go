@@ -72,11 +72,11 @@ func (c *BuildCache) Stats() (hits, builds int) {
 	return int(c.hits.Load()), int(c.misses.Load())
 }
 
-// optionsKey digests every option but Root; ok is false when the
-// options cannot be cached.
+// optionsKey digests every option but Root and Tree; ok is false when
+// the options cannot be cached.
 func optionsKey(opts *BuildOptions) (key [32]byte, ok bool) {
 	o := *opts
-	o.Root = ""
+	o.Root, o.Tree = "", nil
 	hasDecryptor := o.Decryptor != nil
 	o.Decryptor = nil
 	data, err := json.Marshal(struct {
@@ -89,21 +89,20 @@ func optionsKey(opts *BuildOptions) (key [32]byte, ok bool) {
 	return sha256.Sum256(data), true
 }
 
-// lookup returns a copy of a recorded result whose observations root
-// matches.
-func (c *BuildCache) lookup(key [32]byte, root string) (*Result, bool) {
+// lookup returns a copy of a recorded result whose observations the
+// source of opts matches.
+func (c *BuildCache) lookup(key [32]byte, opts *BuildOptions) (*Result, bool) {
 	c.mu.Lock()
 	entries := slices.Clone(c.entries[key])
 	c.mu.Unlock()
 	if len(entries) == 0 {
 		return nil, false
 	}
-	r, err := os.OpenRoot(root)
+	tree, done, err := sourceFS(opts)
 	if err != nil {
 		return nil, false
 	}
-	defer r.Close()
-	tree := r.FS()
+	defer done()
 	for _, e := range entries {
 		if e.matches(tree) {
 			c.hits.Add(1)
@@ -128,17 +127,29 @@ func (e *cacheEntry) matches(tree fs.FS) bool {
 	return true
 }
 
-// store records res, built from root with opts.
-func (c *BuildCache) store(key [32]byte, root string, opts *BuildOptions, res *Result) {
+// sourceFS is the source of a build as an fs.FS: its Tree, or its Root
+// opened as an os.Root; done releases it.
+func sourceFS(opts *BuildOptions) (fs.FS, func(), error) {
+	if opts.Tree != nil {
+		return opts.Tree, func() {}, nil
+	}
+	r, err := os.OpenRoot(opts.Root)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.FS(), func() { r.Close() }, nil
+}
+
+// store records res, built with opts.
+func (c *BuildCache) store(key [32]byte, opts *BuildOptions, res *Result) {
 	if res.Remote {
 		return
 	}
-	r, err := os.OpenRoot(root)
+	tree, done, err := sourceFS(opts)
 	if err != nil {
 		return
 	}
-	defer r.Close()
-	tree := r.FS()
+	defer done()
 	e := cacheEntry{files: map[string][32]byte{}, dirs: map[string]string{}, result: res.DeepCopy()}
 	for _, f := range res.Files {
 		data, err := fs.ReadFile(tree, f)

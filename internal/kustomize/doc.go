@@ -73,6 +73,16 @@
 // is built: the wrapper reads only what the build touches. kustomize often
 // rewords a filesystem error; Build reports the refusal itself.
 //
+// The source can also be in memory (BuildOptions.Tree: the controller holds
+// a small artifact of regular files so, see artifact.ReadTree). confinedFS
+// then serves the paths below the root from the tree under a virtual
+// absolute root (memoryRoot) that is never looked up on disk, resolves them
+// lexically (the tree has no links), and fails with the os package's
+// operation and errno for the same path, so that every message, relativized
+// to the root, is the one the same tree on disk gives
+// (TestBuildFromMemoryAsFromDisk). kustomize's clones of remote bases stay
+// on disk, served as before.
+//
 // # Remote references
 //
 // kustomize fetches http(s) files with its own HTTP client and clones Git

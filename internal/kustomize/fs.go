@@ -30,6 +30,11 @@ import (
 type confinedFS struct {
 	root string // absolute, free of symlinks
 
+	// tree, when set, holds the files below root (memoryRoot): nothing
+	// there is read from disk. It has no symlinks, so paths in it are
+	// resolved lexically.
+	tree fs.FS
+
 	// cloneDirPrefix, when set, also admits kustomize's own clones of
 	// remote bases (os.TempDir()/kustomize-*). Empty when remote bases are
 	// disabled.
@@ -44,25 +49,16 @@ type confinedFS struct {
 
 var _ filesys.FileSystem = (*confinedFS)(nil)
 
-// newConfinedFS confines to root, which must be an existing directory.
-func newConfinedFS(root string, allowRemoteClones bool) (*confinedFS, error) {
-	abs, err := filepath.Abs(root)
+// newConfinedFS confines to root, which must be an existing directory, or
+// to tree when it is set.
+func newConfinedFS(root string, tree fs.FS, allowRemoteClones bool) (*confinedFS, error) {
+	resolved, err := sourceRoot(root, tree)
 	if err != nil {
-		return nil, fmt.Errorf("source root: %w", err)
-	}
-	resolved, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return nil, fmt.Errorf("source root: %w", err)
-	}
-	info, err := os.Stat(resolved)
-	if err != nil {
-		return nil, fmt.Errorf("source root: %w", err)
-	}
-	if !info.IsDir() {
-		return nil, errors.New("source root is not a directory")
+		return nil, err
 	}
 	cfs := &confinedFS{
 		root:    resolved,
+		tree:    tree,
 		overlay: map[string][]byte{},
 		reads:   map[string]struct{}{},
 	}
@@ -73,6 +69,37 @@ func newConfinedFS(root string, allowRemoteClones bool) (*confinedFS, error) {
 		}
 	}
 	return cfs, nil
+}
+
+// sourceRoot checks the root of a build and returns its absolute,
+// symlink-free path: memoryRoot for a tree.
+func sourceRoot(root string, tree fs.FS) (string, error) {
+	if tree != nil {
+		info, err := fs.Stat(tree, ".")
+		if err != nil {
+			return "", fmt.Errorf("source root: %w", err)
+		}
+		if !info.IsDir() {
+			return "", errors.New("source root is not a directory")
+		}
+		return memoryRoot, nil
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", fmt.Errorf("source root: %w", err)
+	}
+	resolved, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("source root: %w", err)
+	}
+	info, err := os.Stat(resolved)
+	if err != nil {
+		return "", fmt.Errorf("source root: %w", err)
+	}
+	if !info.IsDir() {
+		return "", errors.New("source root is not a directory")
+	}
+	return resolved, nil
 }
 
 // setOverlay makes path (absolute, inside root) read as data.
@@ -127,6 +154,9 @@ func (c *confinedFS) resolve(path string) (string, error) {
 	}
 	if !c.inside(abs) {
 		return "", c.refuse(&UnsafePathError{Path: c.rel(abs), Reason: "it is outside the source root"})
+	}
+	if _, ok := c.treeName(abs); ok {
+		return abs, nil
 	}
 	resolved, err := evalExisting(abs)
 	if err != nil {
@@ -226,7 +256,7 @@ func (c *confinedFS) ReadFile(path string) ([]byte, error) {
 	if data, ok := c.overlay[resolved]; ok {
 		return slices.Clone(data), nil
 	}
-	data, err := os.ReadFile(resolved)
+	data, err := c.readFile(resolved)
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +272,7 @@ func (c *confinedFS) Exists(path string) bool {
 	if _, ok := c.overlay[resolved]; ok {
 		return true
 	}
-	_, err = os.Stat(resolved)
+	_, err = c.stat(resolved)
 	return err == nil
 }
 
@@ -251,7 +281,7 @@ func (c *confinedFS) IsDir(path string) bool {
 	if err != nil {
 		return false
 	}
-	info, err := os.Stat(resolved)
+	info, err := c.stat(resolved)
 	return err == nil && info.IsDir()
 }
 
@@ -260,7 +290,7 @@ func (c *confinedFS) ReadDir(path string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, err := os.ReadDir(resolved)
+	entries, err := c.readDir(resolved)
 	if err != nil {
 		return nil, err
 	}
@@ -287,7 +317,7 @@ func (c *confinedFS) CleanedAbs(path string) (filesys.ConfirmedDir, string, erro
 	if _, ok := c.overlay[resolved]; ok {
 		return filesys.ConfirmedDir(filepath.Dir(resolved)), filepath.Base(resolved), nil
 	}
-	info, err := os.Stat(resolved)
+	info, err := c.stat(resolved)
 	if err != nil {
 		return "", "", fmt.Errorf("%s: %w", c.rel(resolved), fs.ErrNotExist)
 	}
@@ -301,7 +331,7 @@ func (c *confinedFS) Glob(pattern string) ([]string, error) {
 	if !filepath.IsAbs(pattern) {
 		pattern = filepath.Join(c.root, pattern)
 	}
-	matches, err := filepath.Glob(filepath.Clean(pattern))
+	matches, err := c.glob(filepath.Clean(pattern))
 	if err != nil {
 		return nil, err
 	}
@@ -324,7 +354,7 @@ func (c *confinedFS) Walk(path string, walkFn filepath.WalkFunc) error {
 	if err != nil {
 		return err
 	}
-	return filepath.Walk(resolved, walkFn)
+	return c.walk(resolved, walkFn)
 }
 
 // memFile is a read-only filesys.File over bytes.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -201,7 +200,7 @@ func (in *inspector) addSource(dir, rel, field, p, format string) {
 	if err != nil || in.seenSources[resolved] {
 		return
 	}
-	if info, err := os.Stat(resolved); err != nil || !info.Mode().IsRegular() {
+	if info, err := in.cfs.stat(resolved); err != nil || !info.Mode().IsRegular() {
 		return
 	}
 	in.seenSources[resolved] = true
@@ -270,7 +269,7 @@ func (in *inspector) base(dir, rel, field, entry string, fileAllowed bool) error
 	if err != nil {
 		return fmt.Errorf("%s: %s entry %q: %w", rel, field, entry, err)
 	}
-	info, statErr := os.Stat(resolved)
+	info, statErr := in.cfs.stat(resolved)
 	if fileAllowed && statErr == nil && info.Mode().IsRegular() {
 		return nil
 	}
@@ -297,7 +296,7 @@ func (in *inspector) plugin(dir, rel, field, entry string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %s entry %q: %w", rel, field, entry, err)
 	}
-	info, err := os.Stat(resolved)
+	info, err := in.cfs.stat(resolved)
 	switch {
 	case err != nil:
 		return nil

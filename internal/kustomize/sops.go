@@ -55,7 +55,7 @@ func FindSOPSEncrypted(root string, objects []*unstructured.Unstructured, files 
 		}
 	}
 	if len(files) > 0 {
-		cfs, err := newConfinedFS(root, false)
+		cfs, err := newConfinedFS(root, nil, false)
 		if err != nil {
 			return nil, err
 		}

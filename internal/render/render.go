@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"io/fs"
 	"maps"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -32,17 +33,22 @@ type Options struct {
 	// Runs is kustomize.BuildOptions.Runs: the controller plans the first
 	// objects of a large build while the rest is built.
 	Runs func(kinds []schema.GroupKind) func([]*unstructured.Unstructured) `json:"-"`
+	// Tree is kustomize.BuildOptions.Tree: the source in memory, in place
+	// of the root directory.
+	Tree fs.FS `json:"-"`
 }
 
 // Kustomization builds obj's manifests from the source tree at root exactly
 // as the controller does: spec fields merged into the kustomization,
 // variables from spec.postBuild (substituteFrom read through reader), SOPS
-// decryption with the keys of spec.decryption.secretRef.
+// decryption with the keys of spec.decryption.secretRef. With opts.Tree
+// set, the source tree is that and root is not read.
 func Kustomization(ctx context.Context, reader client.Reader, obj *kustomizev1.Kustomization, root string, opts Options) (*kustomize.Result, error) {
 	build := kustomize.FromSpec(root, &obj.Spec)
 	build.NoRemoteBases = opts.NoRemoteBases
 	build.SkipChecksum = opts.SkipChecksum
 	build.Runs = opts.Runs
+	build.Tree = opts.Tree
 	if build.PostBuild != nil {
 		vars := map[string]string{}
 		if opts.Offline {

@@ -44,12 +44,16 @@ func startControllers(ctx context.Context, env *testenv.Env) error {
 			return err
 		}
 		r := newReconciler(mgr, Options{})
+		mainReconciler = r
 		if err := r.WatchHealth(mgr); err != nil {
 			return err
 		}
 		return r.SetupWithManager(ctx, mgr, testenv.FastQueue)
 	})
 }
+
+// mainReconciler is the reconciler the tests' manager runs.
+var mainReconciler *Reconciler
 
 // newReconciler builds a reconciler as internal/app does, with test timings.
 func newReconciler(mgr ctrl.Manager, opts Options) *Reconciler {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -280,7 +279,7 @@ func (r *Reconciler) fetchAndBuild(ctx context.Context, obj *kustomizev1.Kustomi
 		}
 	}
 
-	dir, release, err := r.fetch(ctx, obj, a)
+	src, release, err := r.fetch(ctx, obj, a)
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +289,7 @@ func (r *Reconciler) fetchAndBuild(ctx context.Context, obj *kustomizev1.Kustomi
 	if err := r.progress(ctx, obj, out, "Building manifests"); err != nil {
 		return nil, err
 	}
-	res, err := r.build(ctx, obj, dir, out, runs)
+	res, err := r.build(ctx, obj, src, out, runs)
 	if err != nil {
 		return nil, err
 	}
@@ -307,54 +306,58 @@ func (r *Reconciler) renderOptions() render.Options {
 	}
 }
 
-// fetch returns the directory the artifact is extracted in (shared with
-// the other builds of it, see artifactTrees) and the function that gives
-// it back, and checks spec.path.
-func (r *Reconciler) fetch(ctx context.Context, obj *kustomizev1.Kustomization, a *meta.Artifact) (string, func(), error) {
+// fetch returns the artifact, in memory or extracted in a directory
+// (shared with the other builds of it, see artifactTrees), and the
+// function that gives it back, and checks spec.path.
+func (r *Reconciler) fetch(ctx context.Context, obj *kustomizev1.Kustomization, a *meta.Artifact) (fetched, func(), error) {
 	fetcher := r.Fetcher
 	if fetcher == nil {
 		fetcher = &artifact.Fetcher{}
 	}
-	dir, release, err := r.trees.acquire(ctx, a.Digest, func(dir string) error {
-		return fetcher.Fetch(ctx, a.URL, a.Digest, dir)
+	src, release, err := r.trees.acquire(ctx, a.Digest, func(mkdir func() (string, error)) (*artifact.Tree, error) {
+		tree, _, err := fetcher.FetchTree(ctx, a.URL, a.Digest, mkdir)
+		return tree, err
 	})
 	switch {
 	case errors.Is(err, errTmpDir):
-		return "", nil, r.retry(obj, meta.ReconciliationFailedReason, err)
+		return fetched{}, nil, r.retry(obj, meta.ReconciliationFailedReason, err)
 	case errors.Is(err, artifact.ErrArtifactNotFound):
-		return "", nil, &errs.Waiting{
+		return fetched{}, nil, &errs.Waiting{
 			Err:          fmt.Errorf("Source is not ready, artifact not found, retrying in %s", r.Options.RequeueDependency), //nolint:staticcheck // Flux's message
 			Reason:       meta.ArtifactFailedReason,
 			RequeueAfter: r.Options.RequeueDependency,
 		}
 	case err != nil:
-		return "", nil, r.retry(obj, meta.ArtifactFailedReason, err)
+		return fetched{}, nil, r.retry(obj, meta.ArtifactFailedReason, err)
 	}
 	// An unsafe path (absolute, climbing out) is left to the build, which
 	// refuses it without touching the disk.
 	if rel := filepath.FromSlash(trimDotSlash(obj.Spec.Path)); filepath.IsLocal(rel) {
-		if _, err := os.Stat(filepath.Join(dir, rel)); err != nil {
+		if err := src.stat(rel); err != nil {
 			release()
-			return "", nil, r.retry(obj, meta.ArtifactFailedReason, fmt.Errorf("kustomization path not found: %w", relativeTo(err, dir)))
+			return fetched{}, nil, r.retry(obj, meta.ArtifactFailedReason, fmt.Errorf("kustomization path not found: %w", err))
 		}
 	}
-	return dir, release, nil
+	return src, release, nil
 }
 
 // build renders the objects to apply with render.Kustomization, reading ConfigMaps and
 // Secrets uncached.
-func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, dir string, out *outcome,
+func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, src fetched, out *outcome,
 	runs func([]schema.GroupKind) func([]*unstructured.Unstructured)) (*kustomize.Result, error) {
 	opts := r.renderOptions()
 	opts.Runs = runs
-	res, err := render.Kustomization(ctx, r.APIReader, obj, dir, opts)
+	if src.tree != nil {
+		opts.Tree = src.tree
+	}
+	res, err := render.Kustomization(ctx, r.APIReader, obj, src.dir, opts)
 	if err != nil {
 		reason := meta.BuildFailedReason
 		if errors.Is(err, kustomize.ErrDecryptionRequired) {
 			// Flux finds this at apply time and reports it so.
 			reason = meta.ReconciliationFailedReason
 		}
-		return nil, r.retry(obj, reason, relativeTo(err, dir))
+		return nil, r.retry(obj, reason, relativeTo(err, src.dir))
 	}
 	out.checksum = res.Checksum
 	return res, nil
@@ -545,6 +548,9 @@ func trimDotSlash(p string) string {
 // messages name paths as the user wrote them and stay the same from one run
 // to the next. The original error stays reachable with errors.Is/As.
 func relativeTo(err error, dir string) error {
+	if err == nil || dir == "" {
+		return err
+	}
 	msg := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
 	msg = strings.ReplaceAll(msg, dir, ".")
 	if msg == err.Error() {

@@ -8,11 +8,24 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/weir-gitops/weir/internal/artifact"
 )
 
 func dirExists(dir string) bool {
 	_, err := os.Stat(dir)
 	return err == nil
+}
+
+// onDisk is a fetch that extracts to a directory, with fill.
+func onDisk(fill func(dir string) error) fetchFunc {
+	return func(mkdir func() (string, error)) (*artifact.Tree, error) {
+		dir, err := mkdir()
+		if err != nil {
+			return nil, err
+		}
+		return nil, fill(dir)
+	}
 }
 
 // TestArtifactTreesFetchOncePerDigest: concurrent builds of one artifact
@@ -21,15 +34,16 @@ func TestArtifactTreesFetchOncePerDigest(t *testing.T) {
 	var trees artifactTrees
 	defer trees.close()
 	var fetches atomic.Int32
-	fetch := func(dir string) error {
+	fetch := onDisk(func(dir string) error {
 		fetches.Add(1)
 		return os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte("resources: []\n"), 0o600)
-	}
+	})
 	var wg sync.WaitGroup
 	dirs := make([]string, 10)
 	for i := range dirs {
 		wg.Go(func() {
-			dir, release, err := trees.acquire(context.Background(), "sha256:a", fetch)
+			src, release, err := trees.acquire(context.Background(), "sha256:a", fetch)
+			dir := src.dir
 			if err != nil {
 				t.Error(err)
 				return
@@ -50,10 +64,11 @@ func TestArtifactTreesFetchOncePerDigest(t *testing.T) {
 			t.Errorf("builds of one artifact read %s and %s", dirs[0], d)
 		}
 	}
-	other, release, err := trees.acquire(context.Background(), "sha256:b", fetch)
+	otherSrc, release, err := trees.acquire(context.Background(), "sha256:b", fetch)
 	if err != nil {
 		t.Fatal(err)
 	}
+	other := otherSrc.dir
 	release()
 	if other == dirs[0] || fetches.Load() != 2 {
 		t.Errorf("another digest: tree %s (first %s), %d fetches", other, dirs[0], fetches.Load())
@@ -66,19 +81,20 @@ func TestArtifactTreesFetchOncePerDigest(t *testing.T) {
 func TestArtifactTreesEvictAndRemove(t *testing.T) {
 	var trees artifactTrees
 	ctx := context.Background()
-	ok := func(string) error { return nil }
-	first, releaseFirst, err := trees.acquire(ctx, "sha256:1", ok)
+	ok := onDisk(func(string) error { return nil })
+	firstSrc, releaseFirst, err := trees.acquire(ctx, "sha256:1", ok)
 	if err != nil {
 		t.Fatal(err)
 	}
+	first := firstSrc.dir
 	var kept []string
 	for _, d := range []string{"sha256:2", "sha256:3"} {
-		dir, release, err := trees.acquire(ctx, d, ok)
+		src, release, err := trees.acquire(ctx, d, ok)
 		if err != nil {
 			t.Fatal(err)
 		}
 		release()
-		kept = append(kept, dir)
+		kept = append(kept, src.dir)
 	}
 	if !dirExists(first) {
 		t.Fatal("an evicted tree was removed while a build read it")
@@ -95,14 +111,14 @@ func TestArtifactTreesEvictAndRemove(t *testing.T) {
 
 	failure := errors.New("artifact server down")
 	var failedDir string
-	if _, _, err := trees.acquire(ctx, "sha256:4", func(dir string) error { failedDir = dir; return failure }); !errors.Is(err, failure) {
+	if _, _, err := trees.acquire(ctx, "sha256:4", onDisk(func(dir string) error { failedDir = dir; return failure })); !errors.Is(err, failure) {
 		t.Fatalf("failed fetch: %v", err)
 	}
 	if dirExists(failedDir) {
 		t.Error("the tree of a failed fetch was kept")
 	}
 	fetched := false
-	if _, release, err := trees.acquire(ctx, "sha256:4", func(string) error { fetched = true; return nil }); err != nil || !fetched {
+	if _, release, err := trees.acquire(ctx, "sha256:4", onDisk(func(string) error { fetched = true; return nil })); err != nil || !fetched {
 		t.Errorf("after a failed fetch: fetched again %v, err %v", fetched, err)
 	} else {
 		release()
@@ -113,5 +129,36 @@ func TestArtifactTreesEvictAndRemove(t *testing.T) {
 		if dirExists(dir) {
 			t.Errorf("tree %s left after close", dir)
 		}
+	}
+}
+
+// TestArtifactTreesInMemory: an artifact held in memory is shared like a
+// directory and makes none; a fetch that falls back to disk gets one.
+func TestArtifactTreesInMemory(t *testing.T) {
+	var trees artifactTrees
+	defer trees.close()
+	mem := &artifact.Tree{}
+	var fetches atomic.Int32
+	inMemory := func(func() (string, error)) (*artifact.Tree, error) { fetches.Add(1); return mem, nil }
+	for range 3 {
+		src, release, err := trees.acquire(context.Background(), "sha256:m", inMemory)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if src.tree != mem || src.dir != "" {
+			t.Errorf("acquired %+v, want the tree in memory", src)
+		}
+		release()
+	}
+	if n := fetches.Load(); n != 1 {
+		t.Errorf("%d fetches, want 1", n)
+	}
+	src, release, err := trees.acquire(context.Background(), "sha256:d", onDisk(func(string) error { return nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if src.tree != nil || !dirExists(src.dir) {
+		t.Errorf("acquired %+v, want a directory", src)
 	}
 }
