@@ -185,8 +185,42 @@ func (m *Manager) Apply(ctx context.Context, objects []*unstructured.Unstructure
 		if err := m.Wait(ctx, (&ChangeSet{Entries: entries}).Objects(), opts.WaitTimeout); err != nil {
 			return cs, err
 		}
+		m.waitMapped(ctx, objs, opts.WaitTimeout)
 	}
 	return cs, nil
+}
+
+// waitMapped waits, at most timeout, until the client's REST mapper knows
+// the kind of each CustomResourceDefinition among objs. A definition is
+// Established a moment before the API server's discovery lists its kind,
+// and a dry-run of one of its objects in that moment failed with "no
+// matches for kind". On timeout the next stage's dry-run says what is
+// wrong, as before.
+func (m *Manager) waitMapped(ctx context.Context, objs []*unstructured.Unstructured, timeout time.Duration) {
+	var kinds []schema.GroupKind
+	for _, obj := range objs {
+		if obj.GroupVersionKind().GroupKind() != (schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}) {
+			continue
+		}
+		group, _, _ := unstructured.NestedString(obj.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(obj.Object, "spec", "names", "kind")
+		if group != "" && kind != "" {
+			kinds = append(kinds, schema.GroupKind{Group: group, Kind: kind})
+		}
+	}
+	if len(kinds) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	_ = wait.PollUntilContextCancel(ctx, m.pollInterval, true, func(context.Context) (bool, error) {
+		for _, gk := range kinds {
+			if _, err := m.client.RESTMapper().RESTMapping(gk); err != nil {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
 }
 
 // prepare copies the objects (Apply never changes its input), checks that
