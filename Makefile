@@ -20,13 +20,14 @@ run: controlplane build ## Run weir's whole job locally: control plane, controll
 
 ##@ Test
 
-# RACE_PACKAGES run concurrent reconcilers (--concurrent=4 by default):
-# make test runs them with the race detector, the rest without.
-RACE_PACKAGES     := ./internal/controller/... ./internal/runtime/...
+# The packages that run concurrent reconcilers (--concurrent=4 by default) or
+# the event server: make test runs them with the race detector, the rest without.
+RACE_REGEX        := /internal/[a-z]+/controller/|/internal/notification/|/internal/runtime/|/internal/source$$
+RACE_PACKAGES      = $$(go list ./... | grep -E '$(RACE_REGEX)')
 
 .PHONY: test
 test: controlplane ## Run every test: unit, and integration against a real kube-apiserver; controllers with -race.
-	go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v -e /internal/controller/ -e /internal/runtime/)
+	go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v -E '$(RACE_REGEX)')
 	go test $(GO_TEST_FLAGS) -race $(RACE_PACKAGES)
 
 .PHONY: test-race

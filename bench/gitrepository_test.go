@@ -19,9 +19,9 @@ import (
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/bench/internal/benchenv"
 	"github.com/weir-gitops/weir/internal/app"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/gitserver"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
-	"github.com/weir-gitops/weir/internal/testenv"
-	"github.com/weir-gitops/weir/internal/testenv/gitserver"
 )
 
 func TestMain(m *testing.M) {

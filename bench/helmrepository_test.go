@@ -20,8 +20,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
-	"github.com/weir-gitops/weir/internal/artifact"
-	"github.com/weir-gitops/weir/internal/helm/repository"
+	"github.com/weir-gitops/weir/internal/source/artifact"
+	"github.com/weir-gitops/weir/internal/source/helmrepo"
 )
 
 // BenchmarkHelmIndex measures what a HelmRepository of a large public
@@ -51,12 +51,12 @@ func benchmarkIndex(b *testing.B, versions int) {
 		b.Fatal(err)
 	}
 	obj := &sourcev1.HelmRepository{ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "big"}, Spec: sourcev1.HelmRepositorySpec{URL: srv.URL}}
-	c, err := repository.NewClient(context.Background(), nil, obj, repository.Limits{})
+	c, err := helmrepo.NewClient(context.Background(), nil, obj, helmrepo.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}
 
-	var ix *repository.Index
+	var ix *helmrepo.Index
 	var stored string
 	b.Run("fetch-parse-store", func(b *testing.B) {
 		b.ReportAllocs()
@@ -73,7 +73,7 @@ func benchmarkIndex(b *testing.B, versions int) {
 	})
 	// A poll of an unchanged index: a 304 to If-None-Match, or, from a
 	// server without validators, a download that is hashed, not parsed.
-	for name, prev := range map[string]repository.Previous{"unchanged-poll-etag": ix.Previous(), "unchanged-poll-digest": {Digest: ix.Digest}} {
+	for name, prev := range map[string]helmrepo.Previous{"unchanged-poll-etag": ix.Previous(), "unchanged-poll-digest": {Digest: ix.Digest}} {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				peak := measurePeak(func() {
@@ -108,12 +108,12 @@ func benchmarkIndex(b *testing.B, versions int) {
 }
 
 // fetchAndStore is the HelmRepository reconciler's work for a new index.
-func fetchAndStore(b *testing.B, c *repository.Client, storage *artifact.Storage, obj *sourcev1.HelmRepository) (*repository.Index, string) {
-	ix, changed, err := c.FetchIndex(context.Background(), repository.Previous{})
+func fetchAndStore(b *testing.B, c *helmrepo.Client, storage *artifact.Storage, obj *sourcev1.HelmRepository) (*helmrepo.Index, string) {
+	ix, changed, err := c.FetchIndex(context.Background(), helmrepo.Previous{})
 	if err != nil || !changed {
 		b.Fatalf("fetch: changed=%v, %v", changed, err)
 	}
-	data, err := repository.MarshalJSON(ix.File)
+	data, err := helmrepo.MarshalJSON(ix.File)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func fetchAndStore(b *testing.B, c *repository.Client, storage *artifact.Storage
 }
 
 func loadStored(b *testing.B, p string) *repo.IndexFile {
-	idx, err := repository.LoadIndexFile(p, 0)
+	idx, err := helmrepo.LoadIndexFile(p, 0)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -15,9 +15,9 @@ import (
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/bench/internal/benchenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/gitserver"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
-	"github.com/weir-gitops/weir/internal/testenv"
-	"github.com/weir-gitops/weir/internal/testenv/gitserver"
 )
 
 // fleet is a Git repository with a GitRepository in a fresh namespace.

@@ -13,7 +13,7 @@ import (
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/examples"
-	"github.com/weir-gitops/weir/internal/decrypt"
+	"github.com/weir-gitops/weir/internal/kustomize/decrypt"
 	"github.com/weir-gitops/weir/internal/kustomize"
 )
 

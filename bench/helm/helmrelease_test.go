@@ -22,9 +22,9 @@ import (
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/bench/internal/benchenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/helmserver"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
-	"github.com/weir-gitops/weir/internal/testenv"
-	"github.com/weir-gitops/weir/internal/testenv/helmrepo"
 )
 
 // concurrency is --concurrent for both controllers, as flux-benchmark
@@ -106,7 +106,7 @@ func BenchmarkHelmReleases(b *testing.B) {
 	for _, n := range benchenv.Counts(b, "WEIR_BENCH_RELEASES", []int{100, 500}) {
 		b.Run(fmt.Sprintf("releases=%d", n), func(b *testing.B) {
 			env := testenv.Get(b)
-			srv := helmrepo.New(b, helmrepo.Options{})
+			srv := helmserver.New(b, helmserver.Options{})
 			srv.AddChart(b, benchChart())
 			for b.Loop() {
 				floor := applyFloor(b, env, n)
@@ -137,7 +137,7 @@ func BenchmarkHelmReleases(b *testing.B) {
 func BenchmarkHelmReleaseCRDs(b *testing.B) {
 	const releases = 50
 	env := testenv.Get(b)
-	srv := helmrepo.New(b, helmrepo.Options{})
+	srv := helmserver.New(b, helmserver.Options{})
 	srv.AddChart(b, benchChart())
 	ns := env.Namespace(b)
 	createRepository(b, env, ns, srv.URL())

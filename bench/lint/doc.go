@@ -1,5 +1,5 @@
 // Package lint benchmarks `weir lint` on a generated repository of 200
-// Kustomizations and 5,000 objects (internal/testenv/fleetgen): wall time
+// Kustomizations and 5,000 objects (internal/devenv/testenv/fleetgen): wall time
 // and peak RSS of a process that loads the fleet and runs every rule,
 // next to the floor, a process running plain kustomize builds (krusty,
 // nothing else) of the same directories, measured in the same run. Each

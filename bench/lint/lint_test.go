@@ -14,7 +14,7 @@ import (
 
 	"github.com/weir-gitops/weir/bench/internal/benchenv"
 	"github.com/weir-gitops/weir/internal/cli/lintcmd"
-	"github.com/weir-gitops/weir/internal/testenv/fleetgen"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/fleetgen"
 )
 
 // The size of the benchmark's repository.

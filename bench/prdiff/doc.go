@@ -1,5 +1,5 @@
 // Package prdiff benchmarks `weir diff --base` on a generated fleet of 200
-// Kustomizations and 5,000 objects (internal/testenv/fleetgen) with a
+// Kustomizations and 5,000 objects (internal/devenv/testenv/fleetgen) with a
 // three-commit history: one application changed, then every application
 // changed. Each step runs in a child process (this test binary again), so
 // that its wall time and peak RSS are its own; the floor, one plain load

@@ -15,9 +15,9 @@ import (
 	"github.com/weir-gitops/weir/bench/internal/benchenv"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
 	"github.com/weir-gitops/weir/internal/cli/diffcmd"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/fleetgen"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/gitserver"
 	"github.com/weir-gitops/weir/internal/fleet"
-	"github.com/weir-gitops/weir/internal/testenv/fleetgen"
-	"github.com/weir-gitops/weir/internal/testenv/gitserver"
 )
 
 const (

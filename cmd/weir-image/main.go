@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/weir-gitops/weir/internal/image"
+	"github.com/weir-gitops/weir/internal/install/containerimage"
 )
 
 func main() {
-	var opts image.Options
+	var opts containerimage.Options
 	var push, output, tag string
 	pflag.StringVar(&opts.Binary, "binary", "bin/linux-amd64/weir-controller", "static weir-controller binary")
 	pflag.StringVar(&opts.CACerts, "ca-certs", "/etc/ssl/certs/ca-certificates.crt", "PEM CA bundle to include; empty for none")

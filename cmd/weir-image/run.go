@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/weir-gitops/weir/internal/image"
+	"github.com/weir-gitops/weir/internal/install/containerimage"
 )
 
-func run(opts image.Options, push, output, tag string) error {
-	img, err := image.Build(opts)
+func run(opts containerimage.Options, push, output, tag string) error {
+	img, err := containerimage.Build(opts)
 	if err != nil {
 		return err
 	}
@@ -17,13 +17,13 @@ func run(opts image.Options, push, output, tag string) error {
 		return err
 	}
 	if output != "" {
-		if err := image.WriteTarball(img, tag, output); err != nil {
+		if err := containerimage.WriteTarball(img, tag, output); err != nil {
 			return err
 		}
 		fmt.Printf("✔ wrote %s (%s)\n", output, digest)
 	}
 	if push != "" {
-		if _, err := image.Push(context.Background(), img, push, nil); err != nil {
+		if _, err := containerimage.Push(context.Background(), img, push, nil); err != nil {
 			return err
 		}
 		fmt.Printf("✔ pushed %s@%s\n", push, digest)

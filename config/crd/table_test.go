@@ -15,7 +15,7 @@ import (
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
-	"github.com/weir-gitops/weir/internal/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
 )
 
 // TestStatusSubresourceAndPrinterColumns checks what `kubectl get` and the

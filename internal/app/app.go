@@ -25,7 +25,7 @@ import (
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
-	"github.com/weir-gitops/weir/internal/controller/kustomization"
+	"github.com/weir-gitops/weir/internal/kustomize/controller/kustomization"
 	"github.com/weir-gitops/weir/internal/runtime/intern"
 	"github.com/weir-gitops/weir/internal/runtime/lazylog"
 	"github.com/weir-gitops/weir/internal/runtime/metrics"
@@ -138,7 +138,7 @@ func newManager(cfg *rest.Config, opts Options, selected []string) (manager.Mana
 }
 
 // cacheTransform is what the manager's cache does to every object before
-// storing it. No controller reads managedFields from the cache (internal/ssa
+// storing it. No controller reads managedFields from the cache (internal/apply/ssa
 // reads them uncached, where it needs them), and they are a large part of
 // every cached Kustomization, source and release: strip drops them. The
 // strings a fleet repeats (namespace, finalizers, conditions, and a

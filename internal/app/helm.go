@@ -4,11 +4,11 @@ import (
 	"context"
 	"os"
 
-	"github.com/weir-gitops/weir/internal/artifact"
-	"github.com/weir-gitops/weir/internal/controller/helmrelease"
-	"github.com/weir-gitops/weir/internal/restconfig"
+	"github.com/weir-gitops/weir/internal/apply/restconfig"
+	"github.com/weir-gitops/weir/internal/helm/controller/helmrelease"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
+	"github.com/weir-gitops/weir/internal/source/artifact"
 )
 
 // helmConcurrency is Flux's helm-controller --concurrent default.

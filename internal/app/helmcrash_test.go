@@ -14,9 +14,9 @@ import (
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/helmserver"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
-	"github.com/weir-gitops/weir/internal/testenv"
-	"github.com/weir-gitops/weir/internal/testenv/helmrepo"
 )
 
 // optionalDeployment is a Deployment rendered when .Values.deploy is set.
@@ -43,8 +43,8 @@ spec:
 func TestKilledDuringUpgradeIsUnlocked(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
-	srv := helmrepo.New(t, helmrepo.Options{})
-	ch := helmrepo.NewChart("app", "1.0.0", "1.0")
+	srv := helmserver.New(t, helmserver.Options{})
+	ch := helmserver.NewChart("app", "1.0.0", "1.0")
 	ch.Templates = append(ch.Templates, &common.File{Name: "templates/deployment.yaml", Data: []byte(optionalDeployment), ModTime: ch.ModTime})
 	srv.AddChart(t, ch)
 	p := newControllerProcess(t, env, "source,helm")

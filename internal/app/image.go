@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/weir-gitops/weir/api/meta"
-	"github.com/weir-gitops/weir/internal/controller/imagepolicy"
-	"github.com/weir-gitops/weir/internal/controller/imagerepository"
-	"github.com/weir-gitops/weir/internal/imagescan"
+	"github.com/weir-gitops/weir/internal/image/controller/imagepolicy"
+	"github.com/weir-gitops/weir/internal/image/controller/imagerepository"
+	"github.com/weir-gitops/weir/internal/image/scan"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
@@ -49,7 +49,7 @@ func (o *ImageReflectorOptions) addFlags(fs *pflag.FlagSet) {
 // source controller's artifacts when both run).
 func setupImageReflector(ctx context.Context, deps *Deps) error {
 	opts, mgr := deps.Options, deps.Manager
-	store := &imagescan.Store{
+	store := &scan.Store{
 		Dir:           filepath.Clean(opts.StoragePath),
 		CompressAbove: opts.ImageReflector.CompressionThresholdKiB * 1024,
 	}

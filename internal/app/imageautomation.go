@@ -5,7 +5,7 @@ import (
 	"os"
 
 	"github.com/weir-gitops/weir/api/meta"
-	"github.com/weir-gitops/weir/internal/controller/imageupdateautomation"
+	"github.com/weir-gitops/weir/internal/image/controller/imageupdateautomation"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )

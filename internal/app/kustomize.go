@@ -7,10 +7,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/weir-gitops/weir/internal/artifact"
-	"github.com/weir-gitops/weir/internal/controller/kustomization"
+	"github.com/weir-gitops/weir/internal/kustomize/controller/kustomization"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
+	"github.com/weir-gitops/weir/internal/source/artifact"
 )
 
 // kustomizeConcurrency is Flux's kustomize-controller --concurrent default.

@@ -8,8 +8,8 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/weir-gitops/weir/internal/controller/alert"
-	"github.com/weir-gitops/weir/internal/controller/receiver"
+	"github.com/weir-gitops/weir/internal/notification/controller/receiver"
+	"github.com/weir-gitops/weir/internal/notification/eventserver"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
@@ -68,7 +68,7 @@ func addEventsServer(deps *Deps) error {
 	if deps.runs("source") && addr == opts.StorageAddr {
 		return fmt.Errorf("--events-listen-addr %s is also the artifact server's --storage-addr", addr)
 	}
-	return mgr.Add(alert.NewServer(addr, mgr.GetClient(), ctrl.Log.WithName("events"), alert.Options{
+	return mgr.Add(eventserver.NewServer(addr, mgr.GetClient(), ctrl.Log.WithName("events"), eventserver.Options{
 		NoCrossNamespaceRefs: opts.NoCrossNamespaceRefs,
 		RateLimitInterval:    opts.RateLimitInterval,
 		SecretReader:         mgr.GetAPIReader(),

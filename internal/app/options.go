@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/weir-gitops/weir/internal/helm/repository"
+	"github.com/weir-gitops/weir/internal/source/helmrepo"
 )
 
 // Options are weir-controller's flags. Names and defaults are Flux's, so
@@ -141,11 +141,11 @@ func DefaultOptions() Options {
 		ArtifactRetentionTTL:      time.Minute,
 		ArtifactRetentionRecords:  2,
 		ArtifactDigestAlgo:        "sha256",
-		HelmIndexMaxSize:          repository.DefaultMaxIndexSize,
-		HelmChartMaxSize:          repository.DefaultMaxChartSize,
-		HelmChartFileMaxSize:      repository.DefaultMaxChartFileSize,
-		HelmCacheTTL:              repository.DefaultCacheTTL,
-		HelmCachePurgeInterval:    repository.DefaultCachePurgeInterval,
+		HelmIndexMaxSize:          helmrepo.DefaultMaxIndexSize,
+		HelmChartMaxSize:          helmrepo.DefaultMaxChartSize,
+		HelmChartFileMaxSize:      helmrepo.DefaultMaxChartFileSize,
+		HelmCacheTTL:              helmrepo.DefaultCacheTTL,
+		HelmCachePurgeInterval:    helmrepo.DefaultCachePurgeInterval,
 		FluxOnly:                  defaultFluxOnlyFlags(),
 		ImageReflector:            defaultImageReflectorOptions(),
 

@@ -14,16 +14,16 @@ import (
 
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
-	"github.com/weir-gitops/weir/internal/artifact"
-	"github.com/weir-gitops/weir/internal/controller/bucket"
-	"github.com/weir-gitops/weir/internal/controller/gitrepository"
-	"github.com/weir-gitops/weir/internal/controller/helmchart"
-	"github.com/weir-gitops/weir/internal/controller/helmrepository"
-	"github.com/weir-gitops/weir/internal/controller/ocirepository"
-	"github.com/weir-gitops/weir/internal/controller/source"
-	"github.com/weir-gitops/weir/internal/helm/repository"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
+	"github.com/weir-gitops/weir/internal/source"
+	"github.com/weir-gitops/weir/internal/source/artifact"
+	"github.com/weir-gitops/weir/internal/source/controller/bucket"
+	"github.com/weir-gitops/weir/internal/source/controller/gitrepository"
+	"github.com/weir-gitops/weir/internal/source/controller/helmchart"
+	"github.com/weir-gitops/weir/internal/source/controller/helmrepository"
+	"github.com/weir-gitops/weir/internal/source/controller/ocirepository"
+	"github.com/weir-gitops/weir/internal/source/helmrepo"
 )
 
 // sourceConcurrency is Flux's source-controller --concurrent default.
@@ -94,9 +94,9 @@ func setupSource(_ context.Context, deps *Deps) error {
 // one index cache serves both.
 func helmDeps(opts *Options) source.Helm {
 	return source.Helm{
-		Limits:           repository.Limits{MaxIndexSize: opts.HelmIndexMaxSize, MaxChartSize: opts.HelmChartMaxSize},
+		Limits:           helmrepo.Limits{MaxIndexSize: opts.HelmIndexMaxSize, MaxChartSize: opts.HelmChartMaxSize},
 		MaxChartFileSize: opts.HelmChartFileMaxSize,
-		Cache: repository.NewCache(repository.CacheOptions{
+		Cache: helmrepo.NewCache(helmrepo.CacheOptions{
 			MaxSize: opts.HelmCacheMaxSize, TTL: opts.HelmCacheTTL, PurgeInterval: opts.HelmCachePurgeInterval,
 		}),
 	}

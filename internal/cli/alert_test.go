@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/weir-gitops/weir/internal/cli/kinds"
-	"github.com/weir-gitops/weir/internal/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
 // TestAlerts takes Alerts and Providers through every verb. They are static

@@ -10,8 +10,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
-	"github.com/weir-gitops/weir/internal/testenv"
-	"github.com/weir-gitops/weir/internal/testenv/helmapp"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/helmapp"
 )
 
 // writeHelmFleet lays out the chart helmapp shares (a ConfigMap showing

@@ -12,8 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
-	"github.com/weir-gitops/weir/internal/ssa"
-	"github.com/weir-gitops/weir/internal/testenv"
+	"github.com/weir-gitops/weir/internal/apply/ssa"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
 )
 
 // writeFleet lays out a small repository: a base, a dev overlay with a

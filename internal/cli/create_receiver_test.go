@@ -10,8 +10,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	notificationv1 "github.com/weir-gitops/weir/api/notification/v1"
-	"github.com/weir-gitops/weir/internal/cli/kinds"
-	"github.com/weir-gitops/weir/internal/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
 // TestCreateReceiverExport pins what `create receiver --export` and

@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/weir-gitops/weir/internal/cli/kinds"
-	"github.com/weir-gitops/weir/internal/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
 const createdRev = "main@sha1:67e2c98a60dc92283531412a9e604dd4bae005a9"

@@ -6,7 +6,7 @@
 // Shared pieces: kinds is the registry of Flux kinds the verbs are built
 // from (nouns, revisions, Flux's readiness rule); output holds the progress
 // glyphs, Flux's table layout and the kubectl -o formats; clitest runs the
-// CLI against internal/testenv for golden tests.
+// CLI against internal/devenv/testenv for golden tests.
 //
 // # Output and exit codes
 //

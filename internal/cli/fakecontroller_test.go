@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/weir-gitops/weir/internal/cli/kinds"
-	"github.com/weir-gitops/weir/internal/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
 // fakeController stands in for a controller on one object until the test

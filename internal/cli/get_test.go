@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/weir-gitops/weir/internal/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
 )
 
 func TestGet(t *testing.T) {

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/weir-gitops/weir/internal/testenv"
-	"github.com/weir-gitops/weir/internal/testenv/controllers"
-	"github.com/weir-gitops/weir/internal/testenv/ociregistry"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/controllers"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/ociregistry"
 )
 
 // TestGetImages lists the image automation kinds with the flux CLI's

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/weir-gitops/weir/internal/testenv"
-	"github.com/weir-gitops/weir/internal/testenv/controllers"
-	"github.com/weir-gitops/weir/internal/testenv/gitserver"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/controllers"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/gitserver"
 )
 
 func TestCreateImageUpdateExport(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/weir-gitops/weir/internal/cli/statscmd"
-	"github.com/weir-gitops/weir/internal/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
 )
 
 func TestStats(t *testing.T) {

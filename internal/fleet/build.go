@@ -13,7 +13,7 @@ import (
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/internal/kustomize"
-	"github.com/weir-gitops/weir/internal/render"
+	"github.com/weir-gitops/weir/internal/kustomize/render"
 )
 
 // originAnnotation is where kustomize records the file an object came from

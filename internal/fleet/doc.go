@@ -2,7 +2,7 @@
 // objects each cluster would get, built with the controllers' own code.
 //
 // Load starts from each entry point, builds it as the root Kustomization
-// would (internal/render.Kustomization, which runs internal/kustomize.Build
+// would (internal/kustomize/render.Kustomization, which runs internal/kustomize.Build
 // and the controller's substitution and SOPS decryption), collects the
 // Flux objects the build yields (sources, Kustomizations, HelmReleases),
 // then builds every Kustomization whose source is local, and repeats until

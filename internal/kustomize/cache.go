@@ -56,7 +56,7 @@ type buildCacheKey struct{}
 
 // WithBuildCache returns a context whose builds (Build with it) use c.
 // The context carries it so that callers rendering through other packages
-// (internal/fleet, internal/render) need not thread it through.
+// (internal/fleet, internal/kustomize/render) need not thread it through.
 func WithBuildCache(ctx context.Context, c *BuildCache) context.Context {
 	return context.WithValue(ctx, buildCacheKey{}, c)
 }

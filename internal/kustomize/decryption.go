@@ -10,7 +10,7 @@ import (
 )
 
 // Decryptor decrypts SOPS content for Build (spec.decryption).
-// internal/decrypt implements it; Build sees only this interface, so this
+// internal/kustomize/decrypt implements it; Build sees only this interface, so this
 // package does not depend on SOPS and decrypt is free to depend on it.
 //
 // Implementations must put no plaintext in their errors: Build prefixes

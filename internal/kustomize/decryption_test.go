@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// fakeDecryptor stands in for internal/decrypt: it "decrypts" files to
+// fakeDecryptor stands in for internal/kustomize/decrypt: it "decrypts" files to
 // the plaintext it is given and objects by dropping their sops stanza, and
 // records what it was asked.
 type fakeDecryptor struct {

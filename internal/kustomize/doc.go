@@ -103,7 +103,7 @@
 //
 // # Decryption
 //
-// SOPS itself lives in internal/decrypt; Build sees it through the small
+// SOPS itself lives in internal/kustomize/decrypt; Build sees it through the small
 // Decryptor interface of this package, so the dependency points from
 // decrypt to kustomize, never back. With a Decryptor, the build decrypts
 // what kustomize-controller decrypts: secretGenerator files and envs and

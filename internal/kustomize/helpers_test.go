@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	goldenfile "github.com/weir-gitops/weir/internal/testenv/golden"
+	goldenfile "github.com/weir-gitops/weir/internal/devenv/testenv/golden"
 )
 
 // writeTree creates files (slash paths → content) below dir.

@@ -12,7 +12,7 @@ import (
 	kustypes "sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/yaml"
 
-	"github.com/weir-gitops/weir/internal/sopsformat"
+	"github.com/weir-gitops/weir/internal/kustomize/sopsformat"
 )
 
 // inspector reads every local kustomization a build will load, before

@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/weir-gitops/weir/api/meta"
-	"github.com/weir-gitops/weir/internal/artifact"
+	"github.com/weir-gitops/weir/internal/source/artifact"
 )
 
 // memoryTree is root as the controller holds a small artifact of it: the

@@ -1,4 +1,5 @@
-// Package layering holds no code, only tests that keep weir's import floors
-// in place: api/ free of clients and controllers, nothing importing Flux's
-// own modules, and domain packages never importing the CLI above them.
+// Package layering holds no code of weir's, only the tests that keep the
+// house standing: every package of the module has a floor (floors.go) and
+// imports nothing above it; api/ stays free of clients and controllers;
+// nothing imports Flux's own modules; the binaries carry no test servers.
 package layering

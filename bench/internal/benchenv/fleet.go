@@ -12,8 +12,8 @@ import (
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
-	"github.com/weir-gitops/weir/internal/testenv"
 )
 
 // FleetApp is the application of issue 16's fleets: four objects

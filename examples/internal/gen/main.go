@@ -15,7 +15,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/weir-gitops/weir/internal/decrypt"
+	"github.com/weir-gitops/weir/internal/kustomize/decrypt"
 )
 
 // plaintext is the Secret before encryption. The token is not a secret:

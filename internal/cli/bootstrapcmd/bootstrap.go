@@ -9,12 +9,12 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/weir-gitops/weir/internal/bootstrap"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
 	"github.com/weir-gitops/weir/internal/cli/output"
-	"github.com/weir-gitops/weir/internal/git"
-	"github.com/weir-gitops/weir/internal/manifests"
-	"github.com/weir-gitops/weir/internal/sshkey"
+	"github.com/weir-gitops/weir/internal/install/bootstrap"
+	"github.com/weir-gitops/weir/internal/install/manifests"
+	"github.com/weir-gitops/weir/internal/source/git"
+	"github.com/weir-gitops/weir/internal/source/sshkey"
 	"github.com/weir-gitops/weir/internal/version"
 )
 

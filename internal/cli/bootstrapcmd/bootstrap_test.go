@@ -30,9 +30,9 @@ import (
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/cli/clitest"
-	"github.com/weir-gitops/weir/internal/testenv"
-	"github.com/weir-gitops/weir/internal/testenv/controllers"
-	"github.com/weir-gitops/weir/internal/testenv/gitserver"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/controllers"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/gitserver"
 )
 
 // A control plane with a kwok node, so that Deployments become ready, and

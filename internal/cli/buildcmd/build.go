@@ -1,7 +1,7 @@
 // Package buildcmd implements `weir build kustomization NAME --path DIR`:
 // the objects the controller would apply for that Kustomization if the
 // source held the local directory, rendered by the controller's own code
-// (internal/render.Kustomization), with Secret values masked;
+// (internal/kustomize/render.Kustomization), with Secret values masked;
 // and `weir build helmrelease NAME`: the objects the helm controller would
 // install or upgrade, rendered by internal/helm/release.Render.
 package buildcmd
@@ -23,7 +23,7 @@ import (
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
 	"github.com/weir-gitops/weir/internal/kustomize"
-	"github.com/weir-gitops/weir/internal/render"
+	"github.com/weir-gitops/weir/internal/kustomize/render"
 )
 
 // Options are the flags shared by `build kustomization` and `diff

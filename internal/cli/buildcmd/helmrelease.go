@@ -16,7 +16,7 @@ import (
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
-	"github.com/weir-gitops/weir/internal/livediff"
+	"github.com/weir-gitops/weir/internal/view/livediff"
 )
 
 // HelmReleaseOptions are the flags shared by `build helmrelease` and

@@ -11,13 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/weir-gitops/weir/internal/testenv/golden"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/golden"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/weir-gitops/weir/internal/cli"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
-	"github.com/weir-gitops/weir/internal/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
 )
 
 // Now is the clock every command under test reads: ten days after the

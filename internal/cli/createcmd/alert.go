@@ -12,7 +12,7 @@ import (
 	"github.com/weir-gitops/weir/api/meta"
 	notificationv1 "github.com/weir-gitops/weir/api/notification/v1"
 	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
-	"github.com/weir-gitops/weir/internal/cli/kinds"
+	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
 // providerTypes are the values --type of `create alert-provider` accepts:

@@ -12,8 +12,8 @@ import (
 
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
-	"github.com/weir-gitops/weir/internal/cli/kinds"
-	"github.com/weir-gitops/weir/internal/git"
+	"github.com/weir-gitops/weir/internal/source/git"
+	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
 // The keys `create source helm` stores TLS files under: the flux CLI still

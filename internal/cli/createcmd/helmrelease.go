@@ -15,7 +15,7 @@ import (
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	"github.com/weir-gitops/weir/api/meta"
-	"github.com/weir-gitops/weir/internal/cli/kinds"
+	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
 // The kinds `create helmrelease` accepts for --chart-ref and --values-from

@@ -13,7 +13,7 @@ import (
 
 	imagev1 "github.com/weir-gitops/weir/api/image/v1"
 	"github.com/weir-gitops/weir/api/meta"
-	"github.com/weir-gitops/weir/internal/cli/kinds"
+	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
 // newImageCommand is `create image`, the image automation kinds' group.

@@ -8,7 +8,7 @@ import (
 
 	imagev1 "github.com/weir-gitops/weir/api/image/v1"
 	"github.com/weir-gitops/weir/api/meta"
-	"github.com/weir-gitops/weir/internal/cli/kinds"
+	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
 type imageUpdateOptions struct {

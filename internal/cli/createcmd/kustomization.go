@@ -12,7 +12,7 @@ import (
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
-	"github.com/weir-gitops/weir/internal/cli/kinds"
+	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
 type kustomizationOptions struct {

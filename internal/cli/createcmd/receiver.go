@@ -19,7 +19,7 @@ import (
 	notificationv1 "github.com/weir-gitops/weir/api/notification/v1"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	sourceextensionsv1beta1 "github.com/weir-gitops/weir/api/sourceextensions/v1beta1"
-	"github.com/weir-gitops/weir/internal/cli/kinds"
+	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
 // receiverTypes are the values --type accepts: every Receiver type that

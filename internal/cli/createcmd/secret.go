@@ -10,9 +10,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/weir-gitops/weir/internal/git"
-	"github.com/weir-gitops/weir/internal/manifests"
-	"github.com/weir-gitops/weir/internal/sshkey"
+	"github.com/weir-gitops/weir/internal/install/manifests"
+	"github.com/weir-gitops/weir/internal/source/git"
+	"github.com/weir-gitops/weir/internal/source/sshkey"
 )
 
 // gitCredentials are the flags a Git secret is made of.

@@ -14,9 +14,9 @@ import (
 
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
-	"github.com/weir-gitops/weir/internal/cli/kinds"
 	"github.com/weir-gitops/weir/internal/cli/output"
-	"github.com/weir-gitops/weir/internal/sshkey"
+	"github.com/weir-gitops/weir/internal/source/sshkey"
+	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
 type gitOptions struct {

@@ -11,8 +11,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/weir-gitops/weir/internal/cli/clideps"
-	"github.com/weir-gitops/weir/internal/cli/kinds"
+	"github.com/weir-gitops/weir/internal/cli/kindcmd"
 	"github.com/weir-gitops/weir/internal/cli/output"
+	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
 // NewCommand returns `weir delete`.
@@ -24,9 +25,9 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 		Long:  "The delete sub-commands delete sources and resources.",
 	}
 	cmd.PersistentFlags().BoolVarP(&silent, "silent", "s", false, "delete resource without asking for confirmation")
-	kinds.AddCommands(cmd, kinds.Reconcilable, "[name]", func(k kinds.Kind) *cobra.Command {
+	kindcmd.AddCommands(cmd, kinds.Reconcilable, "[name]", func(k kinds.Kind) *cobra.Command {
 		return &cobra.Command{
-			ValidArgsFunction: kinds.CompleteNames(deps, k),
+			ValidArgsFunction: kindcmd.CompleteNames(deps, k),
 			Short:             "Delete a " + k.Kind,
 			Long:              fmt.Sprintf("The delete command deletes the given %s from the cluster.", k.Kind),
 			Args:              cobra.MaximumNArgs(1),

@@ -14,7 +14,7 @@ import (
 
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/examples"
-	"github.com/weir-gitops/weir/internal/chartserve"
+	"github.com/weir-gitops/weir/internal/devenv/chartserve"
 )
 
 // chartsName names the HelmRepository weir dev points at its chart

@@ -29,7 +29,7 @@ import (
 	"github.com/weir-gitops/weir/config/crd"
 	"github.com/weir-gitops/weir/internal/app"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
-	"github.com/weir-gitops/weir/internal/controlplane"
+	"github.com/weir-gitops/weir/internal/devenv/controlplane"
 	"github.com/weir-gitops/weir/internal/install"
 	"github.com/weir-gitops/weir/internal/scheme"
 	"github.com/weir-gitops/weir/internal/version"

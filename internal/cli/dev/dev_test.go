@@ -27,9 +27,9 @@ import (
 	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/examples"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/scheme"
-	"github.com/weir-gitops/weir/internal/testenv"
 )
 
 // demoToken is the plaintext of apps/dev/podinfo-token.sops.yaml, as

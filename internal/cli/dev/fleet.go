@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/weir-gitops/weir/examples"
-	"github.com/weir-gitops/weir/internal/gitserve"
+	"github.com/weir-gitops/weir/internal/devenv/gitserve"
 )
 
 // fleetRepo is the path of the example repository on the Git server.

@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
-	"github.com/weir-gitops/weir/internal/inventory"
+	"github.com/weir-gitops/weir/internal/apply/inventory"
 )
 
 // objectState is one inventory object as kstatus reads it.

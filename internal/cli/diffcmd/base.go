@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/weir-gitops/weir/internal/fleet"
-	"github.com/weir-gitops/weir/internal/fleetdiff"
-	"github.com/weir-gitops/weir/internal/git"
+	"github.com/weir-gitops/weir/internal/fleet/fleetdiff"
 	"github.com/weir-gitops/weir/internal/kustomize"
+	"github.com/weir-gitops/weir/internal/source/git"
 )
 
 // workingTree labels the head side when --head is not given.

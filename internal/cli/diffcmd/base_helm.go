@@ -14,8 +14,8 @@ import (
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	"github.com/weir-gitops/weir/internal/fleet"
-	"github.com/weir-gitops/weir/internal/helm/chart"
 	"github.com/weir-gitops/weir/internal/helm/release"
+	"github.com/weir-gitops/weir/internal/source/chart"
 )
 
 // chartRenderer renders HelmReleases whose chart is a directory of a

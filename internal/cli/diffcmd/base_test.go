@@ -12,8 +12,8 @@ import (
 
 	"github.com/weir-gitops/weir/internal/cli/clideps"
 	"github.com/weir-gitops/weir/internal/cli/output"
-	"github.com/weir-gitops/weir/internal/testenv/gitserver"
-	"github.com/weir-gitops/weir/internal/testenv/golden"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/gitserver"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/golden"
 )
 
 const syncYAML = `apiVersion: source.toolkit.fluxcd.io/v1

@@ -22,7 +22,7 @@ import (
 	"github.com/weir-gitops/weir/internal/cli/buildcmd"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
 	"github.com/weir-gitops/weir/internal/cli/output"
-	"github.com/weir-gitops/weir/internal/livediff"
+	"github.com/weir-gitops/weir/internal/view/livediff"
 )
 
 // NewCommand returns `weir diff`.

@@ -9,8 +9,8 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/weir-gitops/weir/internal/cli/clitest"
-	"github.com/weir-gitops/weir/internal/testenv"
-	"github.com/weir-gitops/weir/internal/testenv/gitserver"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/gitserver"
 )
 
 // TestCreate drives `create source git` and `create kustomization` against

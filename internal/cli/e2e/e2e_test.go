@@ -11,9 +11,9 @@ import (
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/cli/clitest"
-	"github.com/weir-gitops/weir/internal/testenv"
-	"github.com/weir-gitops/weir/internal/testenv/controllers"
-	"github.com/weir-gitops/weir/internal/testenv/gitserver"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/controllers"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/gitserver"
 )
 
 func TestMain(m *testing.M) {

@@ -14,7 +14,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/weir-gitops/weir/internal/cli/clideps"
-	"github.com/weir-gitops/weir/internal/cli/kinds"
+	"github.com/weir-gitops/weir/internal/cli/kindcmd"
+	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
 // lastAppliedAnnotation is where `kubectl apply` keeps its copy of the
@@ -30,9 +31,9 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 		Long:  "The export sub-commands export resources in YAML format.",
 	}
 	cmd.PersistentFlags().BoolVar(&all, "all", false, "select all resources")
-	kinds.AddCommands(cmd, kinds.Reconcilable, "[name]", func(k kinds.Kind) *cobra.Command {
+	kindcmd.AddCommands(cmd, kinds.Reconcilable, "[name]", func(k kinds.Kind) *cobra.Command {
 		return &cobra.Command{
-			ValidArgsFunction: kinds.CompleteNames(deps, k),
+			ValidArgsFunction: kindcmd.CompleteNames(deps, k),
 			Short:             "Export " + k.Kind + " objects in YAML format",
 			Long:              fmt.Sprintf("The export command prints one or all (--all) %s objects of the namespace as YAML.", k.Kind),
 			Args:              cobra.MaximumNArgs(1),

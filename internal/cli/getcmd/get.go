@@ -17,8 +17,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/weir-gitops/weir/internal/cli/clideps"
-	"github.com/weir-gitops/weir/internal/cli/kinds"
+	"github.com/weir-gitops/weir/internal/cli/kindcmd"
 	"github.com/weir-gitops/weir/internal/cli/output"
+	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
 // options are the flags of `get`, shared by its subcommands.
@@ -105,7 +106,7 @@ func kindCommand(deps *clideps.Deps, k kinds.Kind, run func([]kinds.Kind, bool) 
 		Long:              fmt.Sprintf("The get %s command prints the status of the %s objects.", k.GetUse, k.Kind),
 		Args:              cobra.MaximumNArgs(1),
 		RunE:              run([]kinds.Kind{k}, false),
-		ValidArgsFunction: kinds.CompleteNames(deps, k),
+		ValidArgsFunction: kindcmd.CompleteNames(deps, k),
 	}
 }
 

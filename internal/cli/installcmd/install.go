@@ -13,7 +13,7 @@ import (
 	"github.com/weir-gitops/weir/internal/cli/clideps"
 	"github.com/weir-gitops/weir/internal/cli/output"
 	"github.com/weir-gitops/weir/internal/install"
-	"github.com/weir-gitops/weir/internal/manifests"
+	"github.com/weir-gitops/weir/internal/install/manifests"
 	"github.com/weir-gitops/weir/internal/version"
 )
 

@@ -21,9 +21,9 @@ import (
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/internal/cli/clitest"
-	"github.com/weir-gitops/weir/internal/manifests"
-	"github.com/weir-gitops/weir/internal/testenv"
-	"github.com/weir-gitops/weir/internal/testenv/controllers"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/controllers"
+	"github.com/weir-gitops/weir/internal/install/manifests"
 )
 
 // One control plane with a kwok node (so that Deployments become ready)

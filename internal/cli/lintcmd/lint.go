@@ -13,7 +13,7 @@ import (
 	"github.com/weir-gitops/weir/internal/cli/clideps"
 	"github.com/weir-gitops/weir/internal/cli/output"
 	"github.com/weir-gitops/weir/internal/fleet"
-	"github.com/weir-gitops/weir/internal/lint"
+	"github.com/weir-gitops/weir/internal/fleet/lint"
 )
 
 // Options are the flags of `weir lint`.

@@ -10,10 +10,10 @@ import (
 
 	"github.com/weir-gitops/weir/internal/cli/lintcmd"
 	"github.com/weir-gitops/weir/internal/cli/output"
-	"github.com/weir-gitops/weir/internal/testenv/golden"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/golden"
 )
 
-const fixtures = "../../lint/testdata/fixtures"
+const fixtures = "../../fleet/lint/testdata/fixtures"
 
 // run runs `weir lint` with args and returns stdout and the exit code.
 func run(t *testing.T, args ...string) (string, int) {
@@ -88,7 +88,7 @@ func TestExitStatus(t *testing.T) {
 		{"bad format", []string{filepath.Join(fixtures, "health-gate/trigger"), "-o", "yaml"}, 2},
 		{"bad --source", []string{filepath.Join(fixtures, "health-gate/trigger"), "--source", "x"}, 2},
 		{"missing key file", []string{filepath.Join(fixtures, "health-gate/trigger"), "--decrypt-key", "nope.agekey"}, 2},
-		{"decrypt key", []string{filepath.Join(fixtures, "seed-003/after"), "--decrypt-key", "../../lint/testdata/keys/test.agekey"}, 0},
+		{"decrypt key", []string{filepath.Join(fixtures, "seed-003/after"), "--decrypt-key", "../../fleet/lint/testdata/keys/test.agekey"}, 0},
 		{"assume a source", []string{filepath.Join(fixtures, "missing-source/trigger"), "--assume", "GitRepository/flux-system/other"}, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,8 +14,9 @@ import (
 
 	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
-	"github.com/weir-gitops/weir/internal/cli/kinds"
+	"github.com/weir-gitops/weir/internal/cli/kindcmd"
 	"github.com/weir-gitops/weir/internal/cli/output"
+	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
 // NewCommand returns `weir reconcile`.
@@ -25,10 +26,10 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 		Short: "Reconcile sources and resources",
 		Long:  "The reconcile sub-commands trigger a reconciliation of sources and resources.",
 	}
-	kinds.AddCommands(cmd, kinds.Reconcilable, "[name]", func(k kinds.Kind) *cobra.Command {
+	kindcmd.AddCommands(cmd, kinds.Reconcilable, "[name]", func(k kinds.Kind) *cobra.Command {
 		var o options
 		c := &cobra.Command{
-			ValidArgsFunction: kinds.CompleteNames(deps, k),
+			ValidArgsFunction: kindcmd.CompleteNames(deps, k),
 			Short:             "Reconcile a " + k.Kind,
 			Long: fmt.Sprintf("The reconcile command triggers a reconciliation of a %s and waits for it to finish: "+
 				"it sets the %s annotation and waits until the controller reports having handled it.", k.Kind, meta.ReconcileRequestAnnotation),

@@ -10,9 +10,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/weir-gitops/weir/internal/cli/clideps"
-	"github.com/weir-gitops/weir/internal/cli/kinds"
+	"github.com/weir-gitops/weir/internal/cli/kindcmd"
 	"github.com/weir-gitops/weir/internal/cli/output"
 	"github.com/weir-gitops/weir/internal/cli/suspendcmd"
+	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
 type options struct {
@@ -31,9 +32,9 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 	cmd.PersistentFlags().BoolVar(&o.all, "all", false, "resume all resources in that namespace")
 	cmd.PersistentFlags().BoolVar(&o.wait, "wait", false,
 		"wait for the resumed resources to be reconciled (the default when exactly one name is given)")
-	kinds.AddCommands(cmd, kinds.Reconcilable, "[name]...", func(k kinds.Kind) *cobra.Command {
+	kindcmd.AddCommands(cmd, kinds.Reconcilable, "[name]...", func(k kinds.Kind) *cobra.Command {
 		return &cobra.Command{
-			ValidArgsFunction: kinds.CompleteNames(deps, k),
+			ValidArgsFunction: kindcmd.CompleteNames(deps, k),
 			Short:             "Resume a suspended " + k.Kind,
 			Long: fmt.Sprintf("The resume command marks previously suspended %s objects for reconciliation and, "+
 				"with --wait or a single name, waits for them to be reconciled.", k.Kind),

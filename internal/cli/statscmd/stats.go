@@ -20,8 +20,8 @@ import (
 	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
-	"github.com/weir-gitops/weir/internal/cli/kinds"
 	"github.com/weir-gitops/weir/internal/cli/output"
+	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
 // Counted lists the kinds the report covers, in the flux CLI's order.

@@ -12,8 +12,9 @@ import (
 
 	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
-	"github.com/weir-gitops/weir/internal/cli/kinds"
+	"github.com/weir-gitops/weir/internal/cli/kindcmd"
 	"github.com/weir-gitops/weir/internal/cli/output"
+	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
 // ReasonAnnotation records why an object was suspended (--reason), under
@@ -36,9 +37,9 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 	cmd.PersistentFlags().BoolVar(&o.all, "all", false, "suspend all resources in that namespace")
 	cmd.PersistentFlags().StringVarP(&o.reason, "reason", "r", "",
 		"why the resource is suspended, recorded in the "+ReasonAnnotation+" annotation")
-	kinds.AddCommands(cmd, kinds.Reconcilable, "[name]...", func(k kinds.Kind) *cobra.Command {
+	kindcmd.AddCommands(cmd, kinds.Reconcilable, "[name]...", func(k kinds.Kind) *cobra.Command {
 		return &cobra.Command{
-			ValidArgsFunction: kinds.CompleteNames(deps, k),
+			ValidArgsFunction: kindcmd.CompleteNames(deps, k),
 			Short:             "Suspend reconciliation of " + k.Kind + " objects",
 			Example: fmt.Sprintf("  # Suspend one %[1]s, then two\n  weir suspend %[2]s podinfo\n  weir suspend %[2]s podinfo-1 podinfo-2",
 				k.Kind, k.CommandPath()),

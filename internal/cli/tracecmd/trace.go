@@ -18,8 +18,8 @@ import (
 
 	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
-	"github.com/weir-gitops/weir/internal/cli/kinds"
 	"github.com/weir-gitops/weir/internal/cli/output"
+	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
 // Labels Flux's controllers set on what they apply, naming the owner.

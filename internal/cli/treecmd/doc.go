@@ -1,4 +1,4 @@
 // Package treecmd implements `weir tree kustomization|helmrelease NAME`: the
 // objects a Kustomization applied or a HelmRelease's release holds, walked
-// by internal/inventorytree, drawn as `flux tree` draws them.
+// by internal/view/inventorytree, drawn as `flux tree` draws them.
 package treecmd

@@ -9,8 +9,9 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/weir-gitops/weir/internal/cli/clideps"
-	"github.com/weir-gitops/weir/internal/cli/kinds"
-	"github.com/weir-gitops/weir/internal/inventorytree"
+	"github.com/weir-gitops/weir/internal/cli/kindcmd"
+	"github.com/weir-gitops/weir/internal/view/inventorytree"
+	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
 // NewCommand returns `weir tree`.
@@ -44,7 +45,7 @@ func subcommand(streams genericiooptions.IOStreams, deps *clideps.Deps, k kinds.
 	var format string
 	cmd := &cobra.Command{
 		Args:              cobra.MaximumNArgs(1),
-		ValidArgsFunction: kinds.CompleteNames(deps, k),
+		ValidArgsFunction: kindcmd.CompleteNames(deps, k),
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return fmt.Errorf("%s name is required", strings.ToLower(k.Kind))

@@ -16,7 +16,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/weir-gitops/weir/internal/cli"
-	"github.com/weir-gitops/weir/internal/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m, testenv.APIServerOnly) }

@@ -15,7 +15,7 @@ import (
 	"github.com/weir-gitops/weir/api/meta"
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
-	"github.com/weir-gitops/weir/internal/testenv/golden"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/golden"
 )
 
 // TestPostRenderer runs the whole chain over testdata/postrender/input.yaml

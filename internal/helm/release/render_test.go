@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
-	"github.com/weir-gitops/weir/internal/testenv/golden"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/golden"
 )
 
 // renderChart has a ConfigMap showing the values and the action, a

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/weir-gitops/weir/internal/testenv"
-	"github.com/weir-gitops/weir/internal/testenv/controllers"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/controllers"
 )
 
 // The tests share one control plane with weir's source and kustomize

@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/weir-gitops/weir/internal/testenv/uiserver"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/uiserver"
 	"github.com/weir-gitops/weir/internal/ui/server"
 	"github.com/weir-gitops/weir/internal/ui/web"
 )

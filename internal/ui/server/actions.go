@@ -16,9 +16,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/weir-gitops/weir/api/meta"
-	"github.com/weir-gitops/weir/internal/cli/kinds"
-	"github.com/weir-gitops/weir/internal/fleetview"
-	"github.com/weir-gitops/weir/internal/objectview"
+	"github.com/weir-gitops/weir/internal/ui/fleetview"
+	"github.com/weir-gitops/weir/internal/ui/objectview"
+	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
 // Actions, as POST /api/actions names them.

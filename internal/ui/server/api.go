@@ -7,7 +7,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"github.com/weir-gitops/weir/internal/fleetview"
+	"github.com/weir-gitops/weir/internal/ui/fleetview"
 )
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/weir-gitops/weir/internal/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
 )
 
 // fleet creates, in ns, a GitRepository with an artifact, a Kustomization

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/weir-gitops/weir/internal/objectview"
+	"github.com/weir-gitops/weir/internal/ui/objectview"
 )
 
 // refOf is the object a /api/objects/{kind}/{namespace}/{name} path names.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/weir-gitops/weir/internal/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
 )
 
 func reconcileApps(ns string) map[string]any {

@@ -17,9 +17,9 @@ import (
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/weir-gitops/weir/internal/cli/kinds"
-	"github.com/weir-gitops/weir/internal/fleetview"
-	"github.com/weir-gitops/weir/internal/objectview"
+	"github.com/weir-gitops/weir/internal/ui/fleetview"
+	"github.com/weir-gitops/weir/internal/ui/objectview"
+	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
 // PingInterval is how often a stream gets a comment line, so that proxies

@@ -1,0 +1,568 @@
+package kustomization
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/apply/healthwatch"
+	"github.com/weir-gitops/weir/internal/apply/inventory"
+	"github.com/weir-gitops/weir/internal/apply/ssa"
+	"github.com/weir-gitops/weir/internal/kustomize"
+	"github.com/weir-gitops/weir/internal/kustomize/render"
+	"github.com/weir-gitops/weir/internal/runtime/conditions"
+	"github.com/weir-gitops/weir/internal/runtime/errs"
+	"github.com/weir-gitops/weir/internal/runtime/events"
+	"github.com/weir-gitops/weir/internal/runtime/metrics"
+	"github.com/weir-gitops/weir/internal/runtime/reconcile"
+	"github.com/weir-gitops/weir/internal/source/artifact"
+)
+
+// ControllerName is the field manager and event source, as in Flux.
+const ControllerName = "kustomize-controller"
+
+// Reconciler reconciles Kustomization objects.
+type Reconciler struct {
+	// Client is the manager's (cached) client: Kustomizations and sources.
+	Client client.Client
+	// APIReader reads uncached: dependencies (fresh status), ConfigMaps and
+	// Secrets (never held in a cluster-wide cache).
+	APIReader client.Reader
+	// Clients builds the clients that apply: the controller's own, one
+	// impersonating a service account, or one for a remote cluster.
+	Clients *ClientFactory
+	Events  *events.Recorder
+	Metrics *metrics.Recorder
+	// Fetcher downloads artifacts; a default Fetcher when nil.
+	Fetcher *artifact.Fetcher
+	Options Options
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Health follows the objects of parked health checks through watches;
+	// nil polls them at Options.HealthPollInterval.
+	Health *healthwatch.Watcher
+
+	cacheOnce sync.Once
+	cache     *buildCache
+	waits     parkedWaits
+	memos     applyMemos
+	store     *memoStore
+	trees     artifactTrees
+}
+
+// Options are the controller's flags and feature gates.
+type Options struct {
+	// RequeueDependency is --requeue-dependency: how soon a Kustomization
+	// waiting for a dependency or an artifact looks again, as a safety net
+	// behind the watches.
+	RequeueDependency time.Duration
+	// NoCrossNamespaceRefs is --no-cross-namespace-refs.
+	NoCrossNamespaceRefs bool
+	// NoRemoteBases is --no-remote-bases.
+	NoRemoteBases bool
+	// ConcurrentSSA is --concurrent-ssa.
+	ConcurrentSSA int
+	// Jitter is --interval-jitter-percentage.
+	Jitter float64
+	// OverrideManagers is --override-manager.
+	OverrideManagers []string
+	// CustomStageKinds is --custom-apply-stage-kinds.
+	CustomStageKinds []schema.GroupKind
+	// AllowExternalArtifact is the ExternalArtifact feature gate.
+	AllowExternalArtifact bool
+	// AdditiveCELDependencyCheck is the feature gate of that name: a
+	// readyExpr adds to the built-in dependency check instead of replacing
+	// it.
+	AdditiveCELDependencyCheck bool
+	// AllowUndefinedVariables turns strict substitution off
+	// (StrictPostBuildSubstitutions=false).
+	AllowUndefinedVariables bool
+	// DisableFailFast is the DisableFailFastBehavior feature gate.
+	DisableFailFast bool
+	// HealthPollInterval is how often health checks read the objects;
+	// ssa's default when zero.
+	HealthPollInterval time.Duration
+	// BuildCacheObjects bounds the build cache (DefaultBuildCacheObjects
+	// when zero); negative turns it off.
+	BuildCacheObjects int
+	// ConfigsSelector is --watch-configs-label-selector: a change to a
+	// ConfigMap or Secret it matches queues the Kustomizations that read it
+	// (substituteFrom, decryption). Nil watches none.
+	ConfigsSelector labels.Selector
+	// FollowProducedConfigs queues the Kustomizations that read a
+	// ConfigMap or Secret another Kustomization applied when it changes,
+	// without a label (followers.go); off with DisableConfigWatchers.
+	FollowProducedConfigs bool
+	// WatchNamespace restricts FollowProducedConfigs's watch to one
+	// namespace (--watch-all-namespaces=false); all when empty.
+	WatchNamespace string
+	// MemoNamespace and MemoName name the Secrets that keep the apply
+	// memo across restarts (memostore.go): MemoName-0, MemoName-1, … in
+	// MemoNamespace. In memory only when either is empty.
+	MemoNamespace string
+	MemoName      string
+}
+
+func (r *Reconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *Reconciler) driver() reconcile.Driver {
+	return reconcile.Driver{Client: r.Client, Metrics: r.Metrics, Jitter: r.Options.Jitter, Now: r.Now}
+}
+
+// Reconcile runs the shared skeleton with this kind's phases.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	r.store.wait(ctx)
+	return reconcile.Run(ctx, r.driver(), req, &kustomizev1.Kustomization{}, reconcile.Hooks[*kustomizev1.Kustomization]{
+		Kind:      kustomizev1.KustomizationKind,
+		Suspended: func(obj *kustomizev1.Kustomization) bool { return obj.Spec.Suspend },
+		Finalize:  r.finalize,
+		Reconcile: func(ctx context.Context, obj *kustomizev1.Kustomization) error {
+			start := r.now()
+			before := obj.Status.DeepCopy()
+			out, err := r.reconcile(ctx, obj)
+			if out != nil && !out.started.IsZero() {
+				start = out.started
+			}
+			if quietEnd(obj, before, out, err) {
+				r.recordQuietEnd(ctx, obj, out, r.now().Sub(start))
+				return nil
+			}
+			applyStatus(obj, out, err, r.now(), r.now().Sub(start))
+			r.recordEvents(ctx, obj, out, err, r.now().Sub(start))
+			return err
+		},
+	})
+}
+
+// outcome is what the phases observed; applyStatus turns it into status.
+type outcome struct {
+	// revision and originRevision of the source artifact, once resolved.
+	revision       string
+	originRevision string
+	// attempted is true once the artifact was fetched: the run counts as an
+	// attempt of revision.
+	attempted bool
+	// checksum of the build, for status.history; empty before the build.
+	checksum string
+	// applied is the apply's change set; pruned the prune's.
+	applied *ssa.ChangeSet
+	pruned  *ssa.ChangeSet
+	// inventory is the new inventory, set once the apply succeeded.
+	inventory *kustomizev1.ResourceInventory
+	// healthChecked is true when a health check ran and passed; healthTook
+	// is how long it took.
+	healthChecked bool
+	healthTook    time.Duration
+	// wasHealthy is the Healthy condition before this run.
+	wasHealthy bool
+	// started is when the work this run ends began, when earlier than the
+	// run: the apply of a resumed health check. resumedChanged says that
+	// apply changed something.
+	started        time.Time
+	resumedChanged bool
+	// quiet is true when the run began steady (quiet.go); begun is when
+	// it began and wrote whether it has patched the status since.
+	quiet bool
+	begun time.Time
+	wrote bool
+	// written is what the apply's stages wrote or were about to write
+	// (recordWrites); intended is true once recordIntent added objects to
+	// the inventory that may not be among them (forgetIntent).
+	written  []ssa.ChangeSetEntry
+	intended bool
+	// detecting is the "Detecting drift" progress message the first
+	// stage's intent reports (recordIntent), set while it is due.
+	detecting string
+}
+
+// changed reports whether the apply that this run ends changed objects.
+func (o *outcome) changed() bool {
+	return o.resumedChanged || o.applied != nil && o.applied.Changes() != ""
+}
+
+// reconcile runs the phases in order and stops at the first error.
+func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomization) (*outcome, error) {
+	out := &outcome{wasHealthy: isHealthy(obj)}
+	checks, err := r.compileHealthChecks(obj)
+	if err != nil {
+		return out, err
+	}
+	src, err := r.getSource(ctx, obj)
+	if err != nil {
+		return out, err
+	}
+	a := src.GetArtifact()
+	if a == nil {
+		return out, &errs.Waiting{
+			Err:          fmt.Errorf("Source artifact not found, retrying in %s", r.Options.RequeueDependency), //nolint:staticcheck // Flux's message
+			Reason:       meta.ArtifactFailedReason,
+			RequeueAfter: r.Options.RequeueDependency,
+		}
+	}
+	out.revision = a.Revision
+	out.originRevision = a.Metadata[originRevisionKey]
+
+	if len(obj.Spec.DependsOn) > 0 {
+		if err := r.checkDependencies(ctx, obj, src); err != nil {
+			return out, err
+		}
+	}
+	if w := r.parked(obj, out.revision); w != nil {
+		return out, r.resumeHealth(ctx, obj, w, out)
+	}
+
+	out.quiet, out.begun = steady(obj, out), r.now()
+	if err := r.progress(ctx, obj, out, "Fetching manifests"); err != nil {
+		return out, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, obj.GetTimeout())
+	defer cancel()
+	kube, err := r.Clients.For(ctx, obj)
+	if err != nil {
+		return out, r.retry(obj, meta.ReconciliationFailedReason, err)
+	}
+	early := &earlyApply{ctx: ctx, mgr: r.newManager(kube), options: func() ssa.ApplyOptions { return r.applyOptions(obj, out) }}
+	defer early.stop()
+	objects, err := r.fetchAndBuild(ctx, obj, a, out, early.runs)
+	if err != nil {
+		return out, err
+	}
+	return out, r.apply(ctx, obj, early.mgr, early.applyOptions(), objects, checks, out)
+}
+
+// fetchAndBuild returns the objects to apply: from the build cache when
+// nothing the build reads has changed, else by downloading the artifact
+// and building it.
+//
+// runs, when not nil, hears of the runs of a split build as they are
+// built (kustomize.BuildOptions.Runs).
+func (r *Reconciler) fetchAndBuild(ctx context.Context, obj *kustomizev1.Kustomization, a *meta.Artifact, out *outcome,
+	runs func([]schema.GroupKind) func([]*unstructured.Unstructured)) ([]*unstructured.Unstructured, error) {
+	cache := r.builds()
+	name := types.NamespacedName{Namespace: obj.Namespace, Name: obj.Name}
+	opts := r.renderOptions()
+	key := ""
+	if obj.Spec.Decryption == nil {
+		var vars map[string]string
+		if obj.Spec.PostBuild != nil {
+			v, err := render.Variables(ctx, r.APIReader, obj)
+			if err != nil {
+				return nil, r.retry(obj, meta.BuildFailedReason, err)
+			}
+			vars = v
+		}
+		var err error
+		if key, err = buildKey(a.Digest, &obj.Spec, vars, opts); err != nil {
+			return nil, r.retry(obj, meta.BuildFailedReason, err)
+		}
+		if res, ok := cache.get(name, key); ok {
+			out.attempted, out.checksum = true, res.Checksum
+			return res.Objects, nil
+		}
+	}
+
+	src, release, err := r.fetch(ctx, obj, a)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	out.attempted = true
+	obj.Status.LastAttemptedRevision = out.revision
+	if err := r.progress(ctx, obj, out, "Building manifests"); err != nil {
+		return nil, err
+	}
+	res, err := r.build(ctx, obj, src, out, runs)
+	if err != nil {
+		return nil, err
+	}
+	if key != "" {
+		cache.put(name, key, res)
+	}
+	return res.Objects, nil
+}
+
+func (r *Reconciler) renderOptions() render.Options {
+	return render.Options{
+		NoRemoteBases:           r.Options.NoRemoteBases,
+		AllowUndefinedVariables: r.Options.AllowUndefinedVariables,
+	}
+}
+
+// fetch returns the artifact, in memory or extracted in a directory
+// (shared with the other builds of it, see artifactTrees), and the
+// function that gives it back, and checks spec.path.
+func (r *Reconciler) fetch(ctx context.Context, obj *kustomizev1.Kustomization, a *meta.Artifact) (fetched, func(), error) {
+	fetcher := r.Fetcher
+	if fetcher == nil {
+		fetcher = &artifact.Fetcher{}
+	}
+	src, release, err := r.trees.acquire(ctx, a.Digest, func(mkdir func() (string, error)) (*artifact.Tree, error) {
+		tree, _, err := fetcher.FetchTree(ctx, a.URL, a.Digest, mkdir)
+		return tree, err
+	})
+	switch {
+	case errors.Is(err, errTmpDir):
+		return fetched{}, nil, r.retry(obj, meta.ReconciliationFailedReason, err)
+	case errors.Is(err, artifact.ErrArtifactNotFound):
+		return fetched{}, nil, &errs.Waiting{
+			Err:          fmt.Errorf("Source is not ready, artifact not found, retrying in %s", r.Options.RequeueDependency), //nolint:staticcheck // Flux's message
+			Reason:       meta.ArtifactFailedReason,
+			RequeueAfter: r.Options.RequeueDependency,
+		}
+	case err != nil:
+		return fetched{}, nil, r.retry(obj, meta.ArtifactFailedReason, err)
+	}
+	// An unsafe path (absolute, climbing out) is left to the build, which
+	// refuses it without touching the disk.
+	if rel := filepath.FromSlash(trimDotSlash(obj.Spec.Path)); filepath.IsLocal(rel) {
+		if err := src.stat(rel); err != nil {
+			release()
+			return fetched{}, nil, r.retry(obj, meta.ArtifactFailedReason, fmt.Errorf("kustomization path not found: %w", err))
+		}
+	}
+	return src, release, nil
+}
+
+// build renders the objects to apply with render.Kustomization, reading ConfigMaps and
+// Secrets uncached.
+func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, src fetched, out *outcome,
+	runs func([]schema.GroupKind) func([]*unstructured.Unstructured)) (*kustomize.Result, error) {
+	opts := r.renderOptions()
+	opts.Runs = runs
+	if src.tree != nil {
+		opts.Tree = src.tree
+	}
+	res, err := render.Kustomization(ctx, r.APIReader, obj, src.dir, opts)
+	if err != nil {
+		reason := meta.BuildFailedReason
+		if errors.Is(err, kustomize.ErrDecryptionRequired) {
+			// Flux finds this at apply time and reports it so.
+			reason = meta.ReconciliationFailedReason
+		}
+		return nil, r.retry(obj, reason, relativeTo(err, src.dir))
+	}
+	out.checksum = res.Checksum
+	return res, nil
+}
+
+// recordWrites adds what an apply stage is about to write to
+// status.inventory and patches it before the stage writes, so that the
+// inventory never lags behind the cluster: if the controller dies in the
+// middle of the stage, deleting the Kustomization still prunes all it
+// created. Objects planned but never created are NotFound to that prune,
+// which counts them deleted; prune deletes only objects labelled as this
+// Kustomization's. It is ssa.ApplyOptions.BeforeWrite, and remembers the
+// writes in out for forgetIntent.
+func (r *Reconciler) recordWrites(obj *kustomizev1.Kustomization, out *outcome) func(context.Context, []ssa.ChangeSetEntry) error {
+	return func(ctx context.Context, writes []ssa.ChangeSetEntry) error {
+		out.written = append(out.written, writes...)
+		_, err := r.record(ctx, obj, out, writes)
+		return err
+	}
+}
+
+// recordIntent is ssa.ApplyOptions.IntendWrites: it records every object
+// a stage may write, as recordWrites does, while the stage is still
+// dry-run, so that the patch of a large inventory (a 1,500-object stage
+// makes it 130 KB) no longer sits between the dry-runs and the writes.
+// recordWrites then finds nothing to add. A stage that fails, or writes
+// fewer objects, leaves objects in the inventory that were never written:
+// forgetIntent takes them out again in the run's final status
+// (docs/design/0020-large-and-idle-fleets.md, decision 7).
+//
+// The first stage's call also reports the "Detecting drift" phase that
+// apply left to it (out.detecting), in the same status patch: a first
+// apply sends one patch for both where it sent two. A quiet run holds that
+// progress back as any other, but never the inventory: when the intent
+// grew it, the patch goes out.
+func (r *Reconciler) recordIntent(obj *kustomizev1.Kustomization, out *outcome) func(context.Context, []ssa.ChangeSetEntry) error {
+	return func(ctx context.Context, objects []ssa.ChangeSetEntry) error {
+		msg := out.detecting
+		out.detecting = ""
+		grew := mergeInventory(obj, objects)
+		out.intended = out.intended || grew
+		switch {
+		case msg != "" && !grew:
+			return r.progressMessage(ctx, obj, out, msg)
+		case msg != "":
+			conditions.MarkReconciling(obj, meta.ProgressingReason, "%s", msg)
+			return r.patch(ctx, obj, out)
+		case grew:
+			return r.patch(ctx, obj, out)
+		}
+		return nil
+	}
+}
+
+// record merges entries into status.inventory and patches it when that
+// added any; it reports whether it did.
+func (r *Reconciler) record(ctx context.Context, obj *kustomizev1.Kustomization, out *outcome, entries []ssa.ChangeSetEntry) (bool, error) {
+	if !mergeInventory(obj, entries) {
+		return false, nil
+	}
+	return true, r.patch(ctx, obj, out)
+}
+
+// mergeInventory adds entries to status.inventory and reports whether any
+// was new.
+func mergeInventory(obj *kustomizev1.Kustomization, entries []ssa.ChangeSetEntry) bool {
+	current := kustomizev1.ResourceInventory{Entries: []kustomizev1.ResourceRef{}}
+	if obj.Status.Inventory != nil {
+		current = *obj.Status.Inventory
+	}
+	merged, grew := inventory.Merge(current, entries)
+	if grew {
+		obj.Status.Inventory = &merged
+	}
+	return grew
+}
+
+// forgetIntent, after a failed apply, sets status.inventory back to what
+// it was (old, nil when there was none) with what the apply did write, as
+// recordWrites alone would have left it: the objects recordIntent added
+// but no stage wrote leave it with the run's final status patch.
+func forgetIntent(obj *kustomizev1.Kustomization, old *kustomizev1.ResourceInventory, out *outcome) {
+	if !out.intended {
+		return
+	}
+	if old == nil && len(out.written) == 0 {
+		obj.Status.Inventory = nil
+		return
+	}
+	base := kustomizev1.ResourceInventory{Entries: []kustomizev1.ResourceRef{}}
+	if old != nil {
+		base = *old
+	}
+	inv, _ := inventory.Merge(base, out.written)
+	obj.Status.Inventory = &inv
+}
+
+// applyOptions are the options obj's objects are applied with.
+func (r *Reconciler) applyOptions(obj *kustomizev1.Kustomization, out *outcome) ssa.ApplyOptions {
+	return ssa.ApplyOptions{
+		FieldManager:     ControllerName,
+		Force:            obj.Spec.Force,
+		Owner:            &ssa.Owner{Name: obj.Name, Namespace: obj.Namespace},
+		CustomStageKinds: r.Options.CustomStageKinds,
+		OverrideManagers: r.Options.OverrideManagers,
+		BeforeWrite:      r.recordWrites(obj, out),
+		IntendWrites:     r.recordIntent(obj, out),
+		Memo:             r.memos.of(obj),
+		Live:             r.live(obj),
+		// The health check's first look reads the answers (parked.go).
+		KeepWritten: obj.Spec.Wait || len(obj.Spec.HealthChecks) > 0,
+	}
+}
+
+// apply applies, records the inventory, prunes and checks health.
+func (r *Reconciler) apply(ctx context.Context, obj *kustomizev1.Kustomization, mgr *ssa.Manager, opts ssa.ApplyOptions,
+	objects []*unstructured.Unstructured, checks *healthChecks, out *outcome) error {
+	owner := opts.Owner
+	oldInventory := obj.Status.Inventory.DeepCopy()
+	old := kustomizev1.ResourceInventory{}
+	if oldInventory != nil {
+		old = *oldInventory.DeepCopy()
+	}
+	// With objects to apply, the first stage's intent reports the phase
+	// (recordIntent); Apply calls it for every stage it validates.
+	detecting := progressText(obj, out, "Detecting drift")
+	if len(objects) == 0 || opts.IntendWrites == nil {
+		if err := r.progressMessage(ctx, obj, out, detecting); err != nil {
+			return err
+		}
+	} else {
+		out.detecting = detecting
+	}
+	cs, err := mgr.Apply(ctx, objects, opts)
+	out.applied = cs
+	if err != nil {
+		forgetIntent(obj, oldInventory, out)
+		if cs != nil {
+			if changes := cs.Changes(); changes != "" {
+				err = fmt.Errorf("%w\n%s", err, changes)
+			}
+		}
+		return r.retry(obj, meta.ReconciliationFailedReason, err)
+	}
+	inv := inventory.New(cs)
+	out.inventory = &inv
+
+	if obj.Spec.Prune {
+		stale, err := inventory.Diff(old, inv, cs.Skipped()...)
+		if err != nil {
+			return r.retry(obj, meta.PruneFailedReason, err)
+		}
+		if len(stale) > 0 {
+			pruned, err := mgr.Prune(ctx, stale, ssa.PruneOptions{Owner: owner})
+			out.pruned = pruned
+			if err != nil {
+				return r.retry(obj, meta.PruneFailedReason, err)
+			}
+		}
+	}
+	return r.checkHealth(ctx, obj, mgr, checks, cs, out)
+}
+
+// retry wraps a phase failure: Ready=False with reason, retried after
+// spec.retryInterval as Flux does.
+func (r *Reconciler) retry(obj *kustomizev1.Kustomization, reason string, err error) error {
+	if errs.IsStalling(err) {
+		return err // the spec cannot work: no retry
+	}
+	return &errs.Generic{Err: err, Reason: reason, RetryAfter: obj.GetRetryInterval()}
+}
+
+// originRevisionKey is the artifact metadata key holding the revision an
+// OCI artifact was built from.
+const originRevisionKey = "org.opencontainers.image.revision"
+
+func trimDotSlash(p string) string {
+	for len(p) >= 2 && p[:2] == "./" {
+		p = p[2:]
+	}
+	if p == "" {
+		return "."
+	}
+	return p
+}
+
+// relativeTo rewrites the temporary directory out of an error message, so
+// messages name paths as the user wrote them and stay the same from one run
+// to the next. The original error stays reachable with errors.Is/As.
+func relativeTo(err error, dir string) error {
+	if err == nil || dir == "" {
+		return err
+	}
+	msg := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
+	msg = strings.ReplaceAll(msg, dir, ".")
+	if msg == err.Error() {
+		return err
+	}
+	return &rewordedError{msg: msg, err: err}
+}
+
+type rewordedError struct {
+	msg string
+	err error
+}
+
+func (e *rewordedError) Error() string { return e.msg }
+func (e *rewordedError) Unwrap() error { return e.err }

@@ -1,0 +1,186 @@
+package kustomization
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/weir-gitops/weir/internal/source/artifact"
+)
+
+// keptTrees is how many extracted artifacts stay (on disk or in memory)
+// once no build reads them: the newest, by first use. A fan-out's
+// Kustomizations of one source build within seconds of each other; more
+// would only hold disk.
+const keptTrees = 2
+
+// artifactTrees shares the extracted tree of an artifact among the builds
+// that read it: N Kustomizations of one source download, verify and
+// extract its artifact once, not N times (a temporary directory, a
+// download and a file per entry each, most of a small build's system
+// time). Builds only read the tree — kustomize runs on a read-only view of
+// it (internal/kustomize's confinedFS), remote bases are cloned elsewhere
+// — so one tree serves concurrent builds. A digest names the content, so a
+// tree never goes stale. A fetch that fails is not kept: the next build
+// fetches again.
+//
+// A small artifact of regular files is held in memory (artifact.Tree,
+// see Fetcher.FetchTree) and any other is extracted to a directory made
+// for it; both kinds are shared, kept and dropped alike.
+type artifactTrees struct {
+	mu    sync.Mutex
+	trees map[string]*tree
+	kept  []string // digests, oldest first
+
+	inMemory, onDisk atomic.Int64 // artifacts fetched, by where they went
+}
+
+// errTmpDir is a failure to make the directory a tree is extracted to:
+// the controller's, not the artifact's.
+var errTmpDir = errors.New("tmp dir error")
+
+type tree struct {
+	src   fetched       // the directory is set under artifactTrees.mu
+	ready chan struct{} // closed once fetched, with err set
+	err   error
+	users int
+	kept  bool
+}
+
+// fetched is an artifact as builds read it: in memory, or extracted in a
+// directory.
+type fetched struct {
+	dir  string         // "" when in memory
+	tree *artifact.Tree // nil when on disk
+}
+
+// stat checks that rel, a local path, names something in the artifact;
+// its error names rel as os.Stat does, in memory or on disk alike.
+func (f fetched) stat(rel string) error {
+	if f.tree != nil {
+		_, err := f.tree.Stat(path.Clean(filepath.ToSlash(rel)))
+		return err
+	}
+	_, err := os.Stat(filepath.Join(f.dir, rel))
+	return relativeTo(err, f.dir)
+}
+
+// fetchFunc fetches an artifact into memory, or else into the empty
+// directory mkdir makes (once at most).
+type fetchFunc func(mkdir func() (string, error)) (*artifact.Tree, error)
+
+// acquire returns the artifact of digest, fetched by fetch unless another
+// build did, and the function to call once the build is done with it.
+func (t *artifactTrees) acquire(ctx context.Context, digest string, fetch fetchFunc) (fetched, func(), error) {
+	t.mu.Lock()
+	if t.trees == nil {
+		t.trees = map[string]*tree{}
+	}
+	tr, found := t.trees[digest]
+	if found {
+		tr.users++
+		t.mu.Unlock()
+		release := func() { t.release(tr) }
+		select {
+		case <-tr.ready:
+		case <-ctx.Done():
+			release()
+			return fetched{}, nil, ctx.Err()
+		}
+		if tr.err != nil {
+			release()
+			return fetched{}, nil, tr.err
+		}
+		return tr.src, release, nil
+	}
+	tr = &tree{ready: make(chan struct{}), users: 1, kept: true}
+	t.trees[digest] = tr
+	t.kept = append(t.kept, digest)
+	t.evictLocked()
+	t.mu.Unlock()
+
+	var mem *artifact.Tree
+	mem, tr.err = fetch(func() (string, error) { return t.mkdir(tr) })
+	switch {
+	case tr.err == nil && mem != nil:
+		tr.src.tree = mem
+		t.inMemory.Add(1)
+	case tr.err == nil:
+		t.onDisk.Add(1)
+	}
+	if tr.err != nil {
+		t.mu.Lock()
+		t.unkeepLocked(digest, tr)
+		t.mu.Unlock()
+	}
+	close(tr.ready)
+	release := func() { t.release(tr) }
+	if tr.err != nil {
+		release()
+		return fetched{}, nil, tr.err
+	}
+	return tr.src, release, nil
+}
+
+// mkdir makes the directory tr is extracted to.
+func (t *artifactTrees) mkdir(tr *tree) (string, error) {
+	dir, err := os.MkdirTemp("", "kustomization-")
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", errTmpDir, err)
+	}
+	t.mu.Lock()
+	tr.src.dir = dir
+	t.mu.Unlock()
+	return dir, nil
+}
+
+func (t *artifactTrees) release(tr *tree) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	tr.users--
+	t.removeIfUnusedLocked(tr)
+}
+
+// evictLocked stops keeping all but the newest keptTrees trees.
+func (t *artifactTrees) evictLocked() {
+	for len(t.kept) > keptTrees {
+		digest := t.kept[0]
+		t.unkeepLocked(digest, t.trees[digest])
+	}
+}
+
+// unkeepLocked stops keeping tr (and forgets it, so that the next build of
+// digest fetches anew) and removes it if no build reads it.
+func (t *artifactTrees) unkeepLocked(digest string, tr *tree) {
+	if i := slices.Index(t.kept, digest); i >= 0 && t.trees[digest] == tr {
+		t.kept = slices.Delete(t.kept, i, i+1)
+	}
+	if t.trees[digest] == tr {
+		delete(t.trees, digest)
+	}
+	tr.kept = false
+	t.removeIfUnusedLocked(tr)
+}
+
+func (t *artifactTrees) removeIfUnusedLocked(tr *tree) {
+	if tr.users == 0 && !tr.kept && tr.src.dir != "" {
+		_ = os.RemoveAll(tr.src.dir)
+	}
+}
+
+// close removes the trees kept (the controller stops); those still read
+// are removed by their last build.
+func (t *artifactTrees) close() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for len(t.kept) > 0 {
+		digest := t.kept[0]
+		t.unkeepLocked(digest, t.trees[digest])
+	}
+}

@@ -1,0 +1,287 @@
+package eventserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/weir-gitops/weir/internal/runtime/httpserve"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
+	"github.com/weir-gitops/weir/internal/runtime/events"
+)
+
+// maxEventBytes bounds an event body: Flux caps messages at 39,000
+// characters, and metadata is small.
+const maxEventBytes = 256 << 10
+
+// DefaultRateLimitInterval is Flux's --rate-limit-interval default.
+const DefaultRateLimitInterval = 5 * time.Minute
+
+// Options configures a Server.
+type Options struct {
+	// NoCrossNamespaceRefs refuses eventSources entries naming another
+	// namespace than the Alert's (--no-cross-namespace-refs).
+	NoCrossNamespaceRefs bool
+	// RateLimitInterval is how long the same event (object, severity,
+	// reason, message, metadata) is held back after being forwarded
+	// (--rate-limit-interval). Zero forwards every event.
+	RateLimitInterval time.Duration
+	// SecretReader reads Provider Secrets, uncached; the client when nil.
+	SecretReader client.Reader
+	// HTTPClient, when set, delivers every event instead of a client
+	// built from the Provider's timeout, CA and proxy. For tests.
+	HTTPClient *http.Client
+}
+
+// Server receives controllers' events (POST /, JSON events.Event) and
+// forwards each to the Providers of the Alerts that match it. It is a
+// manager.Runnable running on every replica: any replica behind the
+// Service may receive an event.
+type Server struct {
+	addr    string
+	client  client.Client
+	log     logr.Logger
+	opts    Options
+	limiter *limiter
+
+	// inflight counts deliveries still running, so that shutdown (and
+	// tests) can wait for them.
+	inflight sync.WaitGroup
+	// baseCtx parents deliveries: they outlive the request that
+	// triggered them but not the server.
+	baseCtx context.Context
+	cancel  context.CancelFunc
+}
+
+// NewServer returns a Server listening on addr, reading Alerts, Providers
+// and involved objects with c.
+func NewServer(addr string, c client.Client, log logr.Logger, opts Options) *Server {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Server{
+		addr: addr, client: c, log: log, opts: opts,
+		limiter: newLimiter(opts.RateLimitInterval, nil),
+		baseCtx: ctx, cancel: cancel,
+	}
+}
+
+// NeedLeaderElection is false: every replica receives events.
+func (s *Server) NeedLeaderElection() bool { return false }
+
+// Start listens on the address until ctx ends, then stops accepting
+// events and gives deliveries in flight a few seconds to finish.
+func (s *Server) Start(ctx context.Context) error {
+	err := httpserve.Serve(ctx, "event server", s.addr, s.Handler(), s.log, httpserve.Defaults)
+	grace, cancel := context.WithTimeout(context.Background(), httpserve.ShutdownGrace)
+	defer cancel()
+	s.waitDeliveries(grace)
+	// Deliveries still running past the grace period are abandoned.
+	s.cancel()
+	return err
+}
+
+// waitDeliveries waits for deliveries in flight, at most until ctx ends.
+func (s *Server) waitDeliveries(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { s.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// Handler returns the server's routes, for tests and for embedding.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /{$}", s.handle)
+	return mux
+}
+
+// handle answers as Flux's event server does: 400 for a malformed event,
+// 429 for a duplicate within the rate-limit interval, 202 once accepted.
+// Deliveries run after the answer, so a slow provider never holds up the
+// controller that reported the event.
+func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	var e events.Event
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxEventBytes))
+	if err == nil {
+		err = json.Unmarshal(body, &e)
+	}
+	if err == nil {
+		err = validateEvent(&e)
+	}
+	if err != nil {
+		s.log.Error(err, "event refused")
+		http.Error(w, "invalid event: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	log := s.log.WithValues("involvedObject", e.InvolvedObject.Kind+"/"+e.InvolvedObject.Namespace+"/"+e.InvolvedObject.Name,
+		"severity", e.Severity, "reason", e.Reason)
+	e.Metadata = normalizeMetadata(&e)
+	if e.Severity == events.SeverityTrace {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	key := rateLimitKey(&e)
+	if !s.limiter.allow(key) {
+		log.V(1).Info("event rate limited")
+		w.WriteHeader(http.StatusTooManyRequests)
+		return
+	}
+	deliveries, err := s.plan(r.Context(), log, e)
+	if err != nil {
+		// Not forwarded: a retry of the same event must not be held back.
+		s.limiter.forget(key)
+		log.Error(err, "cannot match event to alerts")
+		http.Error(w, "cannot list alerts", http.StatusInternalServerError)
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
+	for _, d := range deliveries {
+		s.inflight.Add(1)
+		go func() {
+			defer s.inflight.Done()
+			s.deliver(d)
+		}()
+	}
+}
+
+// delivery is one event bound for one Provider, as one Alert wants it.
+type delivery struct {
+	log    logr.Logger
+	event  events.Event
+	target *target
+}
+
+// plan finds the Alerts selecting e and resolves their Providers. Alerts
+// are listed in every namespace: an Alert may select objects of another
+// namespace through eventSources.
+func (s *Server) plan(ctx context.Context, log logr.Logger, e events.Event) ([]delivery, error) {
+	var alerts notificationv1beta3.AlertList
+	if err := s.client.List(ctx, &alerts); err != nil {
+		return nil, fmt.Errorf("listing alerts: %w", err)
+	}
+	readLabels := s.labelReader(ctx, e)
+	var out []delivery
+	for i := range alerts.Items {
+		a := &alerts.Items[i]
+		alog := log.WithValues("alert", a.Namespace+"/"+a.Name)
+		sel, errs := selects(a, &e, s.opts.NoCrossNamespaceRefs, readLabels)
+		for _, err := range errs {
+			alog.Error(err, "alert misconfigured")
+		}
+		if !sel.selected {
+			alog.V(1).Info("alert skips event", "why", sel.reason)
+			continue
+		}
+		t, err := s.resolveProvider(ctx, a)
+		if err != nil {
+			alog.Error(err, "cannot forward event")
+			continue
+		}
+		if t == nil {
+			continue
+		}
+		forwarded, ignored := withAlertMetadata(e, a.Spec.Summary, a.Spec.EventMetadata)
+		if len(ignored) > 0 {
+			alog.Info("eventMetadata keys ignored: the event sets them", "keys", ignored)
+		}
+		out = append(out, delivery{
+			log:    alog.WithValues("provider", a.Spec.ProviderRef.Name, "type", t.kind),
+			event:  forwarded,
+			target: t,
+		})
+	}
+	return out, nil
+}
+
+// resolveProvider returns the Alert's Provider resolved, or nil when it is
+// suspended or of a type weir does not deliver to.
+func (s *Server) resolveProvider(ctx context.Context, a *notificationv1beta3.Alert) (*target, error) {
+	var p notificationv1beta3.Provider
+	key := client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.ProviderRef.Name}
+	if err := s.client.Get(ctx, key, &p); err != nil {
+		return nil, fmt.Errorf("reading provider %s: %w", key, err)
+	}
+	if p.Spec.Suspend {
+		return nil, nil
+	}
+	if !supportedType(p.Spec.Type) {
+		s.log.Info(fmt.Sprintf("provider type %s not supported by weir yet", p.Spec.Type),
+			"provider", key.String())
+		return nil, nil
+	}
+	return resolveTarget(ctx, s.secretReader(), &p)
+}
+
+// labelReader reads the involved object once, on first need, as
+// unstructured: the server need not know the kinds it is told about.
+func (s *Server) labelReader(ctx context.Context, e events.Event) labelReader {
+	var (
+		once   sync.Once
+		labels map[string]string
+		err    error
+	)
+	return func() (map[string]string, error) {
+		once.Do(func() {
+			o := e.InvolvedObject
+			gv, perr := schema.ParseGroupVersion(o.APIVersion)
+			if perr != nil || o.APIVersion == "" {
+				err = errors.New("event has no valid involvedObject.apiVersion")
+				return
+			}
+			u := &unstructured.Unstructured{}
+			u.SetGroupVersionKind(gv.WithKind(o.Kind))
+			if err = s.client.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Name}, u); err == nil {
+				labels = u.GetLabels()
+			}
+		})
+		return labels, err
+	}
+}
+
+// deliver sends one event to one Provider and logs the outcome.
+func (s *Server) deliver(d delivery) {
+	// The client's timeout covers built clients; the context covers
+	// Options.HTTPClient too.
+	ctx, cancel := context.WithTimeout(s.baseCtx, d.target.timeout)
+	defer cancel()
+	req, err := buildRequest(ctx, d.target, d.event)
+	if errors.Is(err, errUnsupportedType) {
+		d.log.Info(fmt.Sprintf("provider type %s not supported by weir yet", d.target.kind))
+		return
+	}
+	if err != nil {
+		d.log.Error(err, "cannot forward event")
+		return
+	}
+	c := s.opts.HTTPClient
+	if c == nil {
+		if c, err = newHTTPClient(d.target); err != nil {
+			d.log.Error(err, "cannot forward event")
+			return
+		}
+	}
+	if err := send(c, req); err != nil {
+		d.log.Error(err, "cannot forward event")
+		return
+	}
+	d.log.V(1).Info("event forwarded", "address", redactAddress(d.target.address))
+}
+
+func (s *Server) secretReader() client.Reader {
+	if s.opts.SecretReader != nil {
+		return s.opts.SecretReader
+	}
+	return s.client
+}

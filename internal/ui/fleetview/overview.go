@@ -1,0 +1,170 @@
+package fleetview
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/weir-gitops/weir/internal/view/kinds"
+)
+
+// Filter selects objects as the overview and graph query strings do; an
+// empty field selects everything.
+type Filter struct {
+	Namespace, Kind, State string
+	// Q is a case-insensitive substring of the name.
+	Q string
+}
+
+// matchesScope reports whether s passes the namespace, kind and name parts
+// of the filter (the state part aside, which counts ignore).
+func (f Filter) matchesScope(s Summary) bool {
+	return (f.Namespace == "" || s.Namespace == f.Namespace) &&
+		(f.Kind == "" || strings.EqualFold(s.Kind, f.Kind)) &&
+		(f.Q == "" || strings.Contains(strings.ToLower(s.Name), strings.ToLower(f.Q)))
+}
+
+// Matches reports whether s passes every part of the filter.
+func (f Filter) Matches(s Summary) bool {
+	return f.matchesScope(s) && (f.State == "" || s.State == f.State)
+}
+
+// Count is one kind's line of the overview's counts.
+type Count struct {
+	Kind        string `json:"kind"`
+	Total       int    `json:"total"`
+	Ready       int    `json:"ready"`
+	Failing     int    `json:"failing"`
+	Stalled     int    `json:"stalled"`
+	Reconciling int    `json:"reconciling"`
+	Suspended   int    `json:"suspended"`
+	Unknown     int    `json:"unknown"`
+}
+
+func (c *Count) add(state string) {
+	c.Total++
+	switch state {
+	case StateReady:
+		c.Ready++
+	case StateFailing:
+		c.Failing++
+	case StateStalled:
+		c.Stalled++
+	case StateReconciling:
+		c.Reconciling++
+	case StateSuspended:
+		c.Suspended++
+	default:
+		c.Unknown++
+	}
+}
+
+// Overview is the overview page.
+type Overview struct {
+	// Counts has one line per kind with at least one object in scope, in
+	// `weir get all` order; it ignores the state filter, so that the
+	// counts still show what the other states hold.
+	Counts []Count `json:"counts"`
+	// Attention lists the stalled objects, then the failing ones, each
+	// group newest transition first.
+	Attention []Summary `json:"attention"`
+	// Suspended lists the suspended objects, with who and why.
+	Suspended []Summary `json:"suspended"`
+	// Objects is every selected object, attention first, then by kind,
+	// namespace and name.
+	Objects []Summary `json:"objects"`
+	// Skipped names the kinds left out and why (absent CRD, forbidden).
+	Skipped map[string]string `json:"skipped,omitempty"`
+}
+
+// Summaries computes the Summary of every object.
+func Summaries(objs []unstructured.Unstructured) []Summary {
+	out := make([]Summary, 0, len(objs))
+	for i := range objs {
+		out = append(out, Summarize(&objs[i]))
+	}
+	return out
+}
+
+// NewOverview computes the overview of the summaries f selects.
+func NewOverview(all []Summary, f Filter) Overview {
+	o := Overview{Counts: []Count{}, Attention: []Summary{}, Suspended: []Summary{}, Objects: []Summary{}}
+	counts := map[string]*Count{}
+	for _, s := range all {
+		if !f.matchesScope(s) {
+			continue
+		}
+		c := counts[s.Kind]
+		if c == nil {
+			c = &Count{Kind: s.Kind}
+			counts[s.Kind] = c
+		}
+		c.add(s.State)
+		if !f.Matches(s) {
+			continue
+		}
+		o.Objects = append(o.Objects, s)
+		switch s.State {
+		case StateStalled, StateFailing:
+			o.Attention = append(o.Attention, s)
+		case StateSuspended:
+			o.Suspended = append(o.Suspended, s)
+		}
+	}
+	for _, k := range kinds.All {
+		if c := counts[k.Kind]; c != nil {
+			o.Counts = append(o.Counts, *c)
+		}
+	}
+	slices.SortStableFunc(o.Attention, compareAttention)
+	slices.SortStableFunc(o.Suspended, compareNames)
+	slices.SortStableFunc(o.Objects, func(a, b Summary) int {
+		if c := cmp.Compare(attentionRank(a), attentionRank(b)); c != 0 {
+			return c
+		}
+		if attentionRank(a) < 2 {
+			return compareAttention(a, b)
+		}
+		return compareNames(a, b)
+	})
+	return o
+}
+
+// attentionRank orders stalled (0) before failing (1) before the rest (2).
+func attentionRank(s Summary) int {
+	switch s.State {
+	case StateStalled:
+		return 0
+	case StateFailing:
+		return 1
+	}
+	return 2
+}
+
+// compareAttention sorts stalled before failing, then newest transition
+// first (RFC 3339 in UTC sorts as text), then by name.
+func compareAttention(a, b Summary) int {
+	if c := cmp.Compare(attentionRank(a), attentionRank(b)); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.LastTransition, a.LastTransition); c != 0 {
+		return c
+	}
+	return compareNames(a, b)
+}
+
+// kindRank is a kind's place in `weir get all` order; unknown kinds last.
+func kindRank(kind string) int {
+	for i, k := range kinds.All {
+		if k.Kind == kind {
+			return i
+		}
+	}
+	return len(kinds.All)
+}
+
+func compareNames(a, b Summary) int {
+	return cmp.Or(cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+}
