@@ -1,5 +1,5 @@
 // Package layering holds no code of weir's, only the tests that keep the
-// house standing: every package of the module has a floor (floors.go) and
+// house standing: every package of the module has a floor (floors_test.go) and
 // imports nothing above it; api/ stays free of clients and controllers;
 // nothing imports Flux's own modules; the binaries carry no test servers.
 package layering

@@ -139,7 +139,7 @@ func TestFloors(t *testing.T) {
 		rel, _ := relative(p.ImportPath)
 		from, ok := floorOf(rel)
 		if !ok {
-			t.Errorf("%s has no floor: add it to floors in floors.go (and to docs/architecture.md)", rel)
+			t.Errorf("%s has no floor: add it to floors in floors_test.go (and to docs/architecture.md)", rel)
 			continue
 		}
 		for _, imp := range p.Imports {

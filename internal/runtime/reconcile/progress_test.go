@@ -36,11 +36,11 @@ func TestRunStoresTheFinalizerFirstAndPatchesProgress(t *testing.T) {
 	}
 	ran := false
 	_, err := Run(context.Background(), Driver{Client: c}, ctrl.Request{NamespacedName: key}, &kustomizev1.Kustomization{},
-		Hooks[*kustomizev1.Kustomization]{
-			Kind:      kustomizev1.KustomizationKind,
+		Kind[*kustomizev1.Kustomization, *struct{}]{
+			Name:      kustomizev1.KustomizationKind,
 			Suspended: func(*kustomizev1.Kustomization) bool { return false },
 			Finalize:  func(context.Context, *kustomizev1.Kustomization) error { return nil },
-			Reconcile: func(ctx context.Context, k *kustomizev1.Kustomization) error {
+			Phases: []Phase[*kustomizev1.Kustomization, *struct{}]{func(ctx context.Context, k *kustomizev1.Kustomization, _ *struct{}) error {
 				ran = true
 				if !controllerutil.ContainsFinalizer(stored(ctx), meta.Finalizer) {
 					t.Error("phases began before the finalizer was stored")
@@ -56,7 +56,7 @@ func TestRunStoresTheFinalizerFirstAndPatchesProgress(t *testing.T) {
 				}
 				conditions.MarkReady(k, meta.ReconciliationSucceededReason, "Applied revision: main@sha1:1")
 				return nil
-			},
+			}},
 		})
 	if err != nil || !ran {
 		t.Fatalf("Run: %v (phases ran: %v)", err, ran)

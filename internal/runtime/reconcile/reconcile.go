@@ -57,9 +57,9 @@ type Driver struct {
 	Now    func() time.Time
 }
 
-// Run reconciles the object req names, using obj as the empty value to
-// read it into.
-func Run[T Object](ctx context.Context, d Driver, req ctrl.Request, obj T, h Hooks[T]) (result ctrl.Result, retErr error) {
+// RunHooks is the skeleton's first half only: the kind's Reconcile writes
+// status and events itself. Deprecated: kinds move to Run with a Kind.
+func RunHooks[T Object](ctx context.Context, d Driver, req ctrl.Request, obj T, h Hooks[T]) (result ctrl.Result, retErr error) {
 	now := d.Now
 	if now == nil {
 		now = time.Now

@@ -82,7 +82,7 @@ type Options struct {
 // Reconcile runs the shared skeleton with this kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	d := reconcile.Driver{Client: r.Client, Metrics: r.Metrics, Jitter: r.Options.Jitter, Now: r.Now}
-	return reconcile.Run(ctx, d, req, &helmv2.HelmRelease{}, reconcile.Hooks[*helmv2.HelmRelease]{
+	return reconcile.RunHooks(ctx, d, req, &helmv2.HelmRelease{}, reconcile.Hooks[*helmv2.HelmRelease]{
 		Kind:      helmv2.HelmReleaseKind,
 		Suspended: func(obj *helmv2.HelmRelease) bool { return obj.Spec.Suspend },
 		Finalize:  r.finalize,

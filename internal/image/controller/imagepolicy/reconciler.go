@@ -58,7 +58,7 @@ type Reconciler struct {
 // Reconcile runs the shared skeleton with this kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	d := reconcile.Driver{Client: r.Client, Metrics: r.Metrics, Jitter: r.Jitter, Now: r.Now}
-	return reconcile.Run(ctx, d, req, &imagev1.ImagePolicy{}, reconcile.Hooks[*imagev1.ImagePolicy]{
+	return reconcile.RunHooks(ctx, d, req, &imagev1.ImagePolicy{}, reconcile.Hooks[*imagev1.ImagePolicy]{
 		Kind:      imagev1.ImagePolicyKind,
 		Suspended: func(obj *imagev1.ImagePolicy) bool { return obj.Spec.Suspend },
 		Finalize: func(_ context.Context, obj *imagev1.ImagePolicy) error {

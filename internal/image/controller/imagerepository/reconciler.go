@@ -58,7 +58,7 @@ func (r *Reconciler) now() time.Time {
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	d := reconcile.Driver{Client: r.Client, Metrics: r.Metrics, Jitter: r.Jitter, Now: r.Now}
 	var next time.Duration
-	return reconcile.Run(ctx, d, req, &imagev1.ImageRepository{}, reconcile.Hooks[*imagev1.ImageRepository]{
+	return reconcile.RunHooks(ctx, d, req, &imagev1.ImageRepository{}, reconcile.Hooks[*imagev1.ImageRepository]{
 		Kind:      imagev1.ImageRepositoryKind,
 		Suspended: func(obj *imagev1.ImageRepository) bool { return obj.Spec.Suspend },
 		Finalize:  r.finalize,

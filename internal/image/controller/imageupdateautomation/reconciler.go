@@ -58,7 +58,7 @@ type Reconciler struct {
 // kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	d := reconcile.Driver{Client: r.Client, Metrics: r.Metrics, Jitter: r.Jitter, Now: r.Now}
-	return reconcile.Run(ctx, d, req, &imagev1.ImageUpdateAutomation{}, reconcile.Hooks[*imagev1.ImageUpdateAutomation]{
+	return reconcile.RunHooks(ctx, d, req, &imagev1.ImageUpdateAutomation{}, reconcile.Hooks[*imagev1.ImageUpdateAutomation]{
 		Kind:      imagev1.ImageUpdateAutomationKind,
 		Suspended: func(obj *imagev1.ImageUpdateAutomation) bool { return obj.Spec.Suspend },
 		Finalize:  finalize,

@@ -130,7 +130,7 @@ func (r *Reconciler) driver() reconcile.Driver {
 // Reconcile runs the shared skeleton with this kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	r.store.wait(ctx)
-	return reconcile.Run(ctx, r.driver(), req, &kustomizev1.Kustomization{}, reconcile.Hooks[*kustomizev1.Kustomization]{
+	return reconcile.RunHooks(ctx, r.driver(), req, &kustomizev1.Kustomization{}, reconcile.Hooks[*kustomizev1.Kustomization]{
 		Kind:      kustomizev1.KustomizationKind,
 		Suspended: func(obj *kustomizev1.Kustomization) bool { return obj.Spec.Suspend },
 		Finalize:  r.finalize,

@@ -44,7 +44,7 @@ type Reconciler struct {
 // kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	d := reconcile.Driver{Client: r.Client, Metrics: r.Metrics, Jitter: r.Jitter, Now: r.Now}
-	return reconcile.Run(ctx, d, req, &notificationv1.Receiver{}, reconcile.Hooks[*notificationv1.Receiver]{
+	return reconcile.RunHooks(ctx, d, req, &notificationv1.Receiver{}, reconcile.Hooks[*notificationv1.Receiver]{
 		Kind:      notificationv1.ReceiverKind,
 		Suspended: func(obj *notificationv1.Receiver) bool { return obj.Spec.Suspend },
 		Finalize:  finalize,

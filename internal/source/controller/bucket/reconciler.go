@@ -38,7 +38,7 @@ type Reconciler struct {
 // Reconcile runs the shared skeleton (internal/runtime/reconcile) with this
 // kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	return reconcile.Run(ctx, r.Driver(), req, &sourcev1.Bucket{}, reconcile.Hooks[*sourcev1.Bucket]{
+	return reconcile.RunHooks(ctx, r.Driver(), req, &sourcev1.Bucket{}, reconcile.Hooks[*sourcev1.Bucket]{
 		Kind:      sourcev1.BucketKind,
 		Suspended: func(obj *sourcev1.Bucket) bool { return obj.Spec.Suspend },
 		Finalize:  r.finalize,

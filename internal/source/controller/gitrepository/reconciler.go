@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -30,21 +31,32 @@ func defaultGitClient() git.Client { return git.NewClient() }
 // Reconcile runs the shared skeleton (internal/runtime/reconcile) with this
 // kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	return reconcile.Run(ctx, r.Driver(), req, &sourcev1.GitRepository{}, reconcile.Hooks[*sourcev1.GitRepository]{
-		Kind:      sourcev1.GitRepositoryKind,
-		Suspended: func(obj *sourcev1.GitRepository) bool { return obj.Spec.Suspend },
-		Finalize:  r.finalize,
-		Reconcile: func(ctx context.Context, obj *sourcev1.GitRepository) error {
-			out, err := r.reconcile(ctx, obj)
-			applyStatus(obj, out, err)
-			r.recordEvents(ctx, obj, out, err)
-			return err
-		},
-	})
+	return reconcile.Run(ctx, r.Driver(), req, &sourcev1.GitRepository{}, r.kind())
 }
 
-// outcome is what the phases observed; applyStatus turns it into status.
+// kind is the GitRepository as the skeleton runs it.
+func (r *Reconciler) kind() reconcile.Kind[*sourcev1.GitRepository, *outcome] {
+	return reconcile.Kind[*sourcev1.GitRepository, *outcome]{
+		Name:       sourcev1.GitRepositoryKind,
+		Conditions: conditionTypes,
+		Suspended:  func(obj *sourcev1.GitRepository) bool { return obj.Spec.Suspend },
+		Finalize:   r.finalize,
+		Begin: func(_ context.Context, obj *sourcev1.GitRepository) *outcome {
+			return &outcome{artifact: obj.Status.Artifact}
+		},
+		Timeout: func(obj *sourcev1.GitRepository) time.Duration { return obj.GetTimeout() },
+		Phases:  []reconcile.Phase[*sourcev1.GitRepository, *outcome]{r.begin, r.resolve, r.includePhase, r.fetchAndStore},
+		Status:  applyStatus,
+		Events:  r.recordEvents,
+	}
+}
+
+// outcome is what the phases observed and share; applyStatus turns it into
+// status.
 type outcome struct {
+	// remote and ref are the repository and the reference to fetch.
+	remote git.Remote
+	ref    git.Reference
 	// revision upstream points at now, when it could be resolved.
 	revision string
 	// artifact is the stored artifact after this run (new or kept).
@@ -59,42 +71,43 @@ type outcome struct {
 	newArtifact bool
 }
 
-// reconcile runs the phases in order and stops at the first error.
-func (r *Reconciler) reconcile(ctx context.Context, obj *sourcev1.GitRepository) (*outcome, error) {
-	out := &outcome{artifact: obj.Status.Artifact}
-	if err := source.Begin(ctx, obj, obj.Status.ObservedGeneration, obj.Status.LastHandledReconcileAt); err != nil {
-		return out, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, obj.GetTimeout())
-	defer cancel()
+// begin shows a new generation or a reconcile request as in progress.
+func (r *Reconciler) begin(ctx context.Context, obj *sourcev1.GitRepository, _ *outcome) error {
+	return source.Begin(ctx, obj, obj.Status.ObservedGeneration, obj.Status.LastHandledReconcileAt)
+}
 
+// resolve finds the revision upstream points at.
+func (r *Reconciler) resolve(ctx context.Context, obj *sourcev1.GitRepository, out *outcome) error {
 	if p := obj.GetProvider(); p != sourcev1.GitProviderGeneric {
-		return out, &errs.Stalling{
+		return &errs.Stalling{
 			Err:    fmt.Errorf("provider '%s' is not supported by weir yet: use provider 'generic' with a secretRef", p),
 			Reason: sourcev1.InvalidProviderConfigurationReason,
 		}
 	}
 	auth, err := r.auth(ctx, obj)
 	if err != nil {
-		return out, err
+		return err
 	}
-	remote := r.Git.Remote(ctx, obj.Spec.URL, auth)
-	ref := reference(obj)
-	if out.revision, err = remote.Resolve(ref); err != nil {
-		return out, fetchError(err)
+	out.remote, out.ref = r.Git.Remote(ctx, obj.Spec.URL, auth), reference(obj)
+	if out.revision, err = out.remote.Resolve(out.ref); err != nil {
+		return fetchError(err)
 	}
+	return nil
+}
+
+// includePhase reads the artifacts spec.include names; when the stored
+// artifact already holds what the spec and upstream ask for, the run ends
+// here and nothing is cloned.
+func (r *Reconciler) includePhase(ctx context.Context, obj *sourcev1.GitRepository, out *outcome) error {
 	includes, err := r.includes(ctx, obj)
 	if err != nil {
-		return out, err
+		return err
 	}
 	out.includes = includes
 	if r.upToDate(obj, out) {
-		return out, nil
+		return reconcile.Stop
 	}
-	if err := source.Building(ctx, obj, out.revision); err != nil {
-		return out, err
-	}
-	return out, r.fetchAndStore(ctx, obj, remote, ref, out)
+	return source.Building(ctx, obj, out.revision)
 }
 
 // upToDate reports whether the stored artifact already holds what the spec
@@ -110,15 +123,17 @@ func (r *Reconciler) upToDate(obj *sourcev1.GitRepository, out *outcome) bool {
 	return observedSpecUnchanged(obj, out.includes)
 }
 
-func (r *Reconciler) fetchAndStore(ctx context.Context, obj *sourcev1.GitRepository, remote git.Remote, ref git.Reference, out *outcome) error {
+// fetchAndStore clones the revision, verifies it and stores it as the
+// artifact.
+func (r *Reconciler) fetchAndStore(ctx context.Context, obj *sourcev1.GitRepository, out *outcome) error {
 	dir, err := tempDir(obj)
 	if err != nil {
 		return &errs.Generic{Err: err, Reason: sourcev1.DirCreationFailedReason}
 	}
 	defer removeAll(dir)
 
-	commit, err := remote.Clone(dir, git.CloneOptions{
-		Reference:         ref,
+	commit, err := out.remote.Clone(dir, git.CloneOptions{
+		Reference:         out.ref,
 		SparseCheckout:    obj.Spec.SparseCheckout,
 		RecurseSubmodules: obj.Spec.RecurseSubmodules,
 	})

@@ -48,7 +48,7 @@ func (r *Reconciler) defaults() {
 // Reconcile runs the shared skeleton with this kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	r.defaults()
-	return reconcile.Run(ctx, r.Driver(), req, &sourcev1.HelmChart{}, reconcile.Hooks[*sourcev1.HelmChart]{
+	return reconcile.RunHooks(ctx, r.Driver(), req, &sourcev1.HelmChart{}, reconcile.Hooks[*sourcev1.HelmChart]{
 		Kind:      sourcev1.HelmChartKind,
 		Suspended: func(obj *sourcev1.HelmChart) bool { return obj.Spec.Suspend },
 		Finalize:  r.finalize,

@@ -48,7 +48,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if peek.IsOCI() {
 		return ctrl.Result{}, r.reconcileStatic(ctx, &peek)
 	}
-	return reconcile.Run(ctx, r.Driver(), req, &sourcev1.HelmRepository{}, reconcile.Hooks[*sourcev1.HelmRepository]{
+	return reconcile.RunHooks(ctx, r.Driver(), req, &sourcev1.HelmRepository{}, reconcile.Hooks[*sourcev1.HelmRepository]{
 		Kind:      sourcev1.HelmRepositoryKind,
 		Suspended: func(obj *sourcev1.HelmRepository) bool { return obj.Spec.Suspend },
 		Finalize:  r.finalize,

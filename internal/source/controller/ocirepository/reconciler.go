@@ -34,7 +34,7 @@ func defaultOCIClient() oci.Client { return oci.NewClient() }
 // Reconcile runs the shared skeleton (internal/runtime/reconcile) with this
 // kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	return reconcile.Run(ctx, r.Driver(), req, &sourcev1.OCIRepository{}, reconcile.Hooks[*sourcev1.OCIRepository]{
+	return reconcile.RunHooks(ctx, r.Driver(), req, &sourcev1.OCIRepository{}, reconcile.Hooks[*sourcev1.OCIRepository]{
 		Kind:      sourcev1.OCIRepositoryKind,
 		Suspended: func(obj *sourcev1.OCIRepository) bool { return obj.Spec.Suspend },
 		Finalize:  r.finalize,
