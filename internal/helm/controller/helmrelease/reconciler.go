@@ -82,22 +82,48 @@ type Options struct {
 // Reconcile runs the shared skeleton with this kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	d := reconcile.Driver{Client: r.Client, Metrics: r.Metrics, Jitter: r.Options.Jitter, Now: r.Now}
-	return reconcile.RunHooks(ctx, d, req, &helmv2.HelmRelease{}, reconcile.Hooks[*helmv2.HelmRelease]{
-		Kind:      helmv2.HelmReleaseKind,
+	return reconcile.Run(ctx, d, req, &helmv2.HelmRelease{}, r.kind())
+}
+
+// record is one run of a HelmRelease. The release's own story (install,
+// upgrade, test, rollback…) is the state machine's (run.drive), which
+// records its events as it acts; the skeleton only needs to know whether
+// the status could be read fresh.
+type record struct {
+	// refreshed is false when the fresh status could not be read: the run
+	// then writes no status, the stale one would undo the last run's.
+	refreshed bool
+}
+
+// kind is the HelmRelease as the skeleton runs it.
+func (r *Reconciler) kind() reconcile.Kind[*helmv2.HelmRelease, *record] {
+	return reconcile.Kind[*helmv2.HelmRelease, *record]{
+		Name: helmv2.HelmReleaseKind,
+		Conditions: reconcile.Conditions{Owned: []string{meta.ReadyCondition, meta.ReconcilingCondition,
+			meta.StalledCondition, helmv2.ReleasedCondition, helmv2.TestSuccessCondition, helmv2.RemediatedCondition,
+			helmv2.DriftedCondition}},
 		Suspended: func(obj *helmv2.HelmRelease) bool { return obj.Spec.Suspend },
 		Finalize:  r.finalize,
-		Reconcile: func(ctx context.Context, obj *helmv2.HelmRelease) error {
-			if err := r.refresh(ctx, obj); err != nil {
-				return err
-			}
-			if token, ok := meta.ReconcileAnnotationValue(obj.GetAnnotations()); ok {
-				obj.Status.LastHandledReconcileAt = token
-			}
-			err := r.reconcile(ctx, obj)
-			finishStatus(obj, err)
-			return err
+		Begin:     func(context.Context, *helmv2.HelmRelease) *record { return &record{} },
+		Phases: []reconcile.Phase[*helmv2.HelmRelease, *record]{
+			func(ctx context.Context, obj *helmv2.HelmRelease, out *record) error {
+				if err := r.refresh(ctx, obj); err != nil {
+					return err
+				}
+				out.refreshed = true
+				if token, ok := meta.ReconcileAnnotationValue(obj.GetAnnotations()); ok {
+					obj.Status.LastHandledReconcileAt = token
+				}
+				return nil
+			},
+			func(ctx context.Context, obj *helmv2.HelmRelease, _ *record) error { return r.reconcile(ctx, obj) },
 		},
-	})
+		Status: func(obj *helmv2.HelmRelease, out *record, err error) {
+			if out.refreshed {
+				finishStatus(obj, err)
+			}
+		},
+	}
 }
 
 // refresh re-reads obj's status from the API server. The state machine's

@@ -8,11 +8,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	imagev1 "github.com/weir-gitops/weir/api/image/v1"
 	"github.com/weir-gitops/weir/api/meta"
@@ -58,21 +58,36 @@ type Reconciler struct {
 // Reconcile runs the shared skeleton with this kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	d := reconcile.Driver{Client: r.Client, Metrics: r.Metrics, Jitter: r.Jitter, Now: r.Now}
-	return reconcile.RunHooks(ctx, d, req, &imagev1.ImagePolicy{}, reconcile.Hooks[*imagev1.ImagePolicy]{
-		Kind:      imagev1.ImagePolicyKind,
-		Suspended: func(obj *imagev1.ImagePolicy) bool { return obj.Spec.Suspend },
-		Finalize: func(_ context.Context, obj *imagev1.ImagePolicy) error {
-			controllerutil.RemoveFinalizer(obj, meta.Finalizer)
-			return nil
+	return reconcile.Run(ctx, d, req, &imagev1.ImagePolicy{}, r.kind())
+}
+
+// record is one run of an ImagePolicy: the Ready condition it began with
+// and the image it elected.
+type record struct {
+	before *metav1.Condition
+	ref    *imagev1.ImageRef
+}
+
+// kind is the ImagePolicy as the skeleton runs it: one phase, the
+// election; Ready's transitions are its events.
+func (r *Reconciler) kind() reconcile.Kind[*imagev1.ImagePolicy, *record] {
+	return reconcile.Kind[*imagev1.ImagePolicy, *record]{
+		Name:       imagev1.ImagePolicyKind,
+		Conditions: reconcile.Conditions{Owned: []string{meta.ReadyCondition, meta.ReconcilingCondition, meta.StalledCondition}},
+		Suspended:  func(obj *imagev1.ImagePolicy) bool { return obj.Spec.Suspend },
+		Begin: func(_ context.Context, obj *imagev1.ImagePolicy) *record {
+			return &record{before: conditions.Get(obj, meta.ReadyCondition).DeepCopy()}
 		},
-		Reconcile: func(ctx context.Context, obj *imagev1.ImagePolicy) error {
-			before := conditions.Get(obj, meta.ReadyCondition).DeepCopy()
+		Phases: []reconcile.Phase[*imagev1.ImagePolicy, *record]{func(ctx context.Context, obj *imagev1.ImagePolicy, out *record) error {
 			ref, err := r.reconcile(ctx, obj)
-			applyStatus(obj, ref, err)
-			r.Events.ReadyTransition(ctx, obj, before)
+			out.ref = ref
 			return err
+		}},
+		Status: func(obj *imagev1.ImagePolicy, out *record, err error) { applyStatus(obj, out.ref, err) },
+		Events: func(ctx context.Context, obj *imagev1.ImagePolicy, out *record, _ error) {
+			r.Events.ReadyTransition(ctx, obj, out.before)
 		},
-	})
+	}
 }
 
 // errNoTags is Flux's message while the repository has no tags to offer.

@@ -57,30 +57,37 @@ func (r *Reconciler) now() time.Time {
 // Reconcile runs the shared skeleton with this kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	d := reconcile.Driver{Client: r.Client, Metrics: r.Metrics, Jitter: r.Jitter, Now: r.Now}
-	var next time.Duration
-	return reconcile.RunHooks(ctx, d, req, &imagev1.ImageRepository{}, reconcile.Hooks[*imagev1.ImageRepository]{
-		Kind:      imagev1.ImageRepositoryKind,
-		Suspended: func(obj *imagev1.ImageRepository) bool { return obj.Spec.Suspend },
-		Finalize:  r.finalize,
-		Reconcile: func(ctx context.Context, obj *imagev1.ImageRepository) error {
-			before := conditions.Get(obj, meta.ReadyCondition).DeepCopy()
-			out, err := r.reconcile(ctx, obj)
-			next = out.next
-			applyStatus(obj, out, err)
-			r.recordEvents(ctx, obj, before, out)
-			return err
+	return reconcile.Run(ctx, d, req, &imagev1.ImageRepository{}, r.kind())
+}
+
+// kind is the ImageRepository as the skeleton runs it.
+func (r *Reconciler) kind() reconcile.Kind[*imagev1.ImageRepository, *outcome] {
+	return reconcile.Kind[*imagev1.ImageRepository, *outcome]{
+		Name:       imagev1.ImageRepositoryKind,
+		Conditions: reconcile.Conditions{Owned: []string{meta.ReadyCondition, meta.ReconcilingCondition, meta.StalledCondition}},
+		Suspended:  func(obj *imagev1.ImageRepository) bool { return obj.Spec.Suspend },
+		Finalize:   r.finalize,
+		Begin: func(_ context.Context, obj *imagev1.ImageRepository) *outcome {
+			return &outcome{before: conditions.Get(obj, meta.ReadyCondition).DeepCopy()}
 		},
-		RequeueAfter: func(obj *imagev1.ImageRepository) time.Duration {
-			if next > 0 {
-				return next
+		Phases: []reconcile.Phase[*imagev1.ImageRepository, *outcome]{r.reconcile},
+		Status: applyStatus,
+		Events: func(ctx context.Context, obj *imagev1.ImageRepository, out *outcome, _ error) {
+			r.recordEvents(ctx, obj, out.before, out)
+		},
+		RequeueAfter: func(obj *imagev1.ImageRepository, out *outcome) time.Duration {
+			if out.next > 0 {
+				return out.next
 			}
 			return obj.GetRequeueAfter()
 		},
-	})
+	}
 }
 
 // outcome is what the phases observed; applyStatus turns it into status.
 type outcome struct {
+	// before is the Ready condition the run began with, for the events.
+	before    *metav1.Condition
 	canonical string
 	// scan is the new scan result; nil when no scan was due.
 	scan *imagev1.ScanResult
@@ -94,31 +101,30 @@ type outcome struct {
 }
 
 // reconcile checks the spec, reads credentials and scans when due.
-func (r *Reconciler) reconcile(ctx context.Context, obj *imagev1.ImageRepository) (*outcome, error) {
-	out := &outcome{}
+func (r *Reconciler) reconcile(ctx context.Context, obj *imagev1.ImageRepository, out *outcome) error {
 	if p := obj.GetProvider(); p != imagev1.GenericProvider {
-		return out, &errs.Stalling{Reason: imagev1.AuthenticationFailedReason,
+		return &errs.Stalling{Reason: imagev1.AuthenticationFailedReason,
 			Err: fmt.Errorf("failed to configure authentication options: provider '%s' is not supported yet by weir; use 'generic' with spec.secretRef or spec.serviceAccountName", p)}
 	}
 	repo, err := scan.ParseImage(obj.Spec.Image, obj.Spec.Insecure)
 	if err != nil {
-		return out, &errs.Stalling{Err: err, Reason: imagev1.ImageURLInvalidReason}
+		return &errs.Stalling{Err: err, Reason: imagev1.ImageURLInvalidReason}
 	}
 	out.canonical = repo.String()
 	creds, err := scan.Credentials(ctx, r.reader(), obj)
 	if err != nil {
-		return out, &errs.Generic{Err: fmt.Errorf("failed to configure authentication options: %w", err), Reason: imagev1.AuthenticationFailedReason}
+		return &errs.Generic{Err: fmt.Errorf("failed to configure authentication options: %w", err), Reason: imagev1.AuthenticationFailedReason}
 	}
 	due, next, why := r.shouldScan(obj, out.canonical)
 	out.next, out.why = next, why
 	if !due {
-		return out, nil
+		return nil
 	}
 	ctrl.LoggerFrom(ctx).V(1).Info("scanning", "reason", why)
 	if err := r.scan(ctx, obj, repo, scan.Options{Options: creds, Timeout: obj.GetTimeout(), PageSize: r.PageSize}, out); err != nil {
-		return out, &errs.Generic{Err: fmt.Errorf("scan failed: %w", err), Reason: imagev1.ReadOperationFailedReason}
+		return &errs.Generic{Err: fmt.Errorf("scan failed: %w", err), Reason: imagev1.ReadOperationFailedReason}
 	}
-	return out, nil
+	return nil
 }
 
 func (r *Reconciler) reader() client.Reader {

@@ -15,14 +15,14 @@ import (
 // recordEvents tells people what changed, as Flux does: a push (its
 // summary and the commit message), a recovery, or a failure. A run that
 // changed nothing is only logged.
-func (r *Reconciler) recordEvents(ctx context.Context, obj *imagev1.ImageUpdateAutomation, out *outcome, wasReady bool, err error) {
+func (r *Reconciler) recordEvents(ctx context.Context, obj *imagev1.ImageUpdateAutomation, out *outcome, err error) {
 	ready := conditions.Get(obj, meta.ReadyCondition)
 	switch {
 	case err != nil && ready != nil:
 		r.warning(ctx, obj, ready.Reason, ready.Message)
 	case out != nil && out.push != nil:
 		r.normal(ctx, obj, map[string]string{revisionMetadataKey: out.push.revision}, pushSummary(out.push))
-	case !wasReady:
+	case !out.wasReady:
 		r.normal(ctx, obj, nil, readyMessage)
 	case out != nil && out.skipped:
 		ctrl.LoggerFrom(ctx).V(1).Info("no change since last reconciliation")

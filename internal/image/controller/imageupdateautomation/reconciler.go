@@ -58,24 +58,31 @@ type Reconciler struct {
 // kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	d := reconcile.Driver{Client: r.Client, Metrics: r.Metrics, Jitter: r.Jitter, Now: r.Now}
-	return reconcile.RunHooks(ctx, d, req, &imagev1.ImageUpdateAutomation{}, reconcile.Hooks[*imagev1.ImageUpdateAutomation]{
-		Kind:      imagev1.ImageUpdateAutomationKind,
-		Suspended: func(obj *imagev1.ImageUpdateAutomation) bool { return obj.Spec.Suspend },
-		Finalize:  finalize,
-		Reconcile: func(ctx context.Context, obj *imagev1.ImageUpdateAutomation) error {
-			wasReady := conditions.IsReady(obj)
-			out, err := r.reconcile(ctx, obj)
-			applyStatus(obj, out, err)
-			r.recordEvents(ctx, obj, out, wasReady, err)
-			return err
+	return reconcile.Run(ctx, d, req, &imagev1.ImageUpdateAutomation{}, r.kind())
+}
+
+// kind is the ImageUpdateAutomation as the skeleton runs it.
+func (r *Reconciler) kind() reconcile.Kind[*imagev1.ImageUpdateAutomation, *outcome] {
+	return reconcile.Kind[*imagev1.ImageUpdateAutomation, *outcome]{
+		Name:       imagev1.ImageUpdateAutomationKind,
+		Conditions: reconcile.Conditions{Owned: []string{meta.ReadyCondition, meta.ReconcilingCondition, meta.StalledCondition}},
+		Suspended:  func(obj *imagev1.ImageUpdateAutomation) bool { return obj.Spec.Suspend },
+		Finalize:   finalize,
+		Begin: func(_ context.Context, obj *imagev1.ImageUpdateAutomation) *outcome {
+			return &outcome{runTime: r.now(), wasReady: conditions.IsReady(obj)}
 		},
-	})
+		Phases: []reconcile.Phase[*imagev1.ImageUpdateAutomation, *outcome]{r.reconcile},
+		Status: applyStatus,
+		Events: r.recordEvents,
+	}
 }
 
 // outcome is what the phases observed; applyStatus turns it into status.
 type outcome struct {
 	// runTime is when the run began.
 	runTime time.Time
+	// wasReady is whether the object was Ready before the run.
+	wasReady bool
 	// policies are the images of the policies the run took into account.
 	policies imagev1.ObservedPolicies
 	// sourceRevision is the checked-out revision, <branch>@sha1:<hex>.
@@ -105,27 +112,26 @@ func (r *Reconciler) now() time.Time {
 }
 
 // reconcile runs the phases in order and stops at the first error.
-func (r *Reconciler) reconcile(ctx context.Context, obj *imagev1.ImageUpdateAutomation) (*outcome, error) {
-	out := &outcome{runTime: r.now()}
+func (r *Reconciler) reconcile(ctx context.Context, obj *imagev1.ImageUpdateAutomation, out *outcome) error {
 	obj.Status.LastAutomationRunTime = &metav1.Time{Time: out.runTime}
 	if err := begin(ctx, obj); err != nil {
-		return out, err
+		return err
 	}
 	policies, err := r.policies(ctx, obj)
 	if err != nil {
-		return out, err
+		return err
 	}
 	out.policies = observe(policies)
 	src, err := r.source(ctx, obj)
 	if err != nil {
-		return out, err
+		return err
 	}
 	if r.upToDate(ctx, obj, src, out) {
 		out.skipped = true
 		out.sourceRevision = obj.Status.ObservedSourceRevision
-		return out, nil
+		return nil
 	}
-	return out, r.update(ctx, obj, src, setters.ValuesFor(policies), out)
+	return r.update(ctx, obj, src, setters.ValuesFor(policies), out)
 }
 
 // begin marks the run as under way when there is news to show: a new

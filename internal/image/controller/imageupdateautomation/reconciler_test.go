@@ -353,7 +353,8 @@ func TestWithoutForcePushBranch(t *testing.T) {
 	})
 	f.env.Create(t, obj)
 	r := &Reconciler{Client: f.env.Client}
-	out, err := r.reconcile(context.Background(), obj)
+	out := &outcome{runTime: time.Now()}
+	err := r.reconcile(context.Background(), obj, out)
 	if err != nil || out.push == nil {
 		t.Fatalf("reconcile: %v, %+v", err, out)
 	}
@@ -379,7 +380,8 @@ func TestNoCrossNamespaceRefs(t *testing.T) {
 	})
 	f.env.Create(t, obj)
 	r := &Reconciler{Client: f.env.Client, NoCrossNamespaceRefs: true}
-	out, err := r.reconcile(context.Background(), obj)
+	out := &outcome{runTime: time.Now()}
+	err := r.reconcile(context.Background(), obj, out)
 	applyStatus(obj, out, err)
 	ready := conditions.Get(obj, meta.ReadyCondition)
 	want := "can't access 'GitRepository/elsewhere/app', cross-namespace references have been blocked"

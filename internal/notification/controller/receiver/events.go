@@ -18,7 +18,7 @@ const (
 
 // recordEvents tells people what changed: a failure, or a Receiver that
 // became ready or got a new path. A steady Receiver stays quiet.
-func (r *Reconciler) recordEvents(ctx context.Context, obj *notificationv1.Receiver, pathBefore string, wasReady bool, err error) {
+func (r *Reconciler) recordEvents(ctx context.Context, obj *notificationv1.Receiver, out *outcome, err error) {
 	if r.Events == nil {
 		return
 	}
@@ -26,7 +26,7 @@ func (r *Reconciler) recordEvents(ctx context.Context, obj *notificationv1.Recei
 		r.Events.Warning(ctx, obj, failedEventReason, nil, "%s", err)
 		return
 	}
-	if wasReady && pathBefore == obj.Status.WebhookPath {
+	if out.wasReady && out.pathBefore == obj.Status.WebhookPath {
 		return
 	}
 	r.Events.Normal(ctx, obj, succeededEventReason, nil, "Reconciliation finished, next run in %s", obj.GetInterval())

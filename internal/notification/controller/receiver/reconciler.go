@@ -44,31 +44,39 @@ type Reconciler struct {
 // kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	d := reconcile.Driver{Client: r.Client, Metrics: r.Metrics, Jitter: r.Jitter, Now: r.Now}
-	return reconcile.RunHooks(ctx, d, req, &notificationv1.Receiver{}, reconcile.Hooks[*notificationv1.Receiver]{
-		Kind:      notificationv1.ReceiverKind,
-		Suspended: func(obj *notificationv1.Receiver) bool { return obj.Spec.Suspend },
-		Finalize:  finalize,
-		Reconcile: func(ctx context.Context, obj *notificationv1.Receiver) error {
-			before := obj.Status.WebhookPath
-			wasReady := isReady(obj)
-			out, err := r.reconcile(ctx, obj)
-			applyStatus(obj, out, err)
-			r.recordEvents(ctx, obj, before, wasReady, err)
-			return err
+	return reconcile.Run(ctx, d, req, &notificationv1.Receiver{}, r.kind())
+}
+
+// kind is the Receiver as the skeleton runs it.
+func (r *Reconciler) kind() reconcile.Kind[*notificationv1.Receiver, *outcome] {
+	return reconcile.Kind[*notificationv1.Receiver, *outcome]{
+		Name:       notificationv1.ReceiverKind,
+		Conditions: reconcile.Conditions{Owned: []string{meta.ReadyCondition, meta.ReconcilingCondition, meta.StalledCondition}},
+		Suspended:  func(obj *notificationv1.Receiver) bool { return obj.Spec.Suspend },
+		Finalize:   finalize,
+		Begin: func(_ context.Context, obj *notificationv1.Receiver) *outcome {
+			return &outcome{pathBefore: obj.Status.WebhookPath, wasReady: isReady(obj)}
 		},
-	})
+		Phases: []reconcile.Phase[*notificationv1.Receiver, *outcome]{r.reconcile},
+		Status: applyStatus,
+		Events: r.recordEvents,
+	}
 }
 
 // outcome is what the phases observed; applyStatus turns it into status.
 type outcome struct {
+	// pathBefore and wasReady are the webhook path and readiness the run
+	// began with, for the events.
+	pathBefore string
+	wasReady   bool
 	// webhookPath is the path computed from the current token, when read.
 	webhookPath string
 }
 
 // reconcile checks the spec, then reads the token and derives the path.
-func (r *Reconciler) reconcile(ctx context.Context, obj *notificationv1.Receiver) (*outcome, error) {
+func (r *Reconciler) reconcile(ctx context.Context, obj *notificationv1.Receiver, out *outcome) error {
 	if err := checkSpec(obj, r.NoCrossNamespaceRefs); err != nil {
-		return &outcome{}, err
+		return err
 	}
 	reader := r.APIReader
 	if reader == nil {
@@ -76,9 +84,10 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *notificationv1.Receiver
 	}
 	token, err := readToken(ctx, reader, obj)
 	if err != nil {
-		return &outcome{}, &errs.Generic{Err: err, Reason: notificationv1.TokenNotFoundReason}
+		return &errs.Generic{Err: err, Reason: notificationv1.TokenNotFoundReason}
 	}
-	return &outcome{webhookPath: obj.GetWebhookPath(token)}, nil
+	out.webhookPath = obj.GetWebhookPath(token)
+	return nil
 }
 
 // finalize releases the finalizer: a Receiver owns nothing outside itself.

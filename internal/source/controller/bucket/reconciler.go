@@ -38,21 +38,32 @@ type Reconciler struct {
 // Reconcile runs the shared skeleton (internal/runtime/reconcile) with this
 // kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	return reconcile.RunHooks(ctx, r.Driver(), req, &sourcev1.Bucket{}, reconcile.Hooks[*sourcev1.Bucket]{
-		Kind:      sourcev1.BucketKind,
-		Suspended: func(obj *sourcev1.Bucket) bool { return obj.Spec.Suspend },
-		Finalize:  r.finalize,
-		Reconcile: func(ctx context.Context, obj *sourcev1.Bucket) error {
-			out, err := r.reconcile(ctx, obj)
-			applyStatus(obj, out, err)
-			r.recordEvents(ctx, obj, out, err)
-			return err
-		},
-	})
+	return reconcile.Run(ctx, r.Driver(), req, &sourcev1.Bucket{}, r.kind())
 }
 
-// outcome is what the phases observed; applyStatus turns it into status.
+// kind is the Bucket as the skeleton runs it.
+func (r *Reconciler) kind() reconcile.Kind[*sourcev1.Bucket, *outcome] {
+	return reconcile.Kind[*sourcev1.Bucket, *outcome]{
+		Name:       sourcev1.BucketKind,
+		Conditions: conditionTypes,
+		Suspended:  func(obj *sourcev1.Bucket) bool { return obj.Spec.Suspend },
+		Finalize:   r.finalize,
+		Begin: func(_ context.Context, obj *sourcev1.Bucket) *outcome {
+			return &outcome{artifact: obj.Status.Artifact}
+		},
+		Phases: []reconcile.Phase[*sourcev1.Bucket, *outcome]{r.begin, r.list, r.download},
+		Status: applyStatus,
+		Events: r.recordEvents,
+	}
+}
+
+// outcome is what the phases observed and share; applyStatus turns it into
+// status.
 type outcome struct {
+	// client, index and ignore are what list found, for download.
+	client *bucket.Client
+	index  bucket.Index
+	ignore string
 	// revision is the digest of the upstream index, when it could be listed.
 	revision string
 	// artifact is the stored artifact after this run (new or kept).
@@ -63,33 +74,38 @@ type outcome struct {
 	fetched int
 }
 
-// reconcile runs the phases in order and stops at the first error.
-func (r *Reconciler) reconcile(ctx context.Context, obj *sourcev1.Bucket) (*outcome, error) {
-	out := &outcome{artifact: obj.Status.Artifact}
-	if err := source.Begin(ctx, obj, obj.Status.ObservedGeneration, obj.Status.LastHandledReconcileAt); err != nil {
-		return out, err
-	}
+// begin shows a new generation or a reconcile request as in progress.
+func (r *Reconciler) begin(ctx context.Context, obj *sourcev1.Bucket, _ *outcome) error {
+	return source.Begin(ctx, obj, obj.Status.ObservedGeneration, obj.Status.LastHandledReconcileAt)
+}
+
+// list reads the bucket's index and its revision; when the stored artifact
+// already holds it, the run ends here.
+func (r *Reconciler) list(ctx context.Context, obj *sourcev1.Bucket, out *outcome) error {
 	if err := supported(obj); err != nil {
-		return out, err
+		return err
 	}
 	c, err := r.client(ctx, obj)
 	if err != nil {
-		return out, err
+		return err
 	}
 	ix, ignoreText, err := r.index(ctx, obj, c)
 	if err != nil {
-		return out, err
+		return err
 	}
+	out.client, out.index, out.ignore = c, ix, ignoreText
 	if out.revision, err = ix.Revision(r.Storage.Algorithm()); err != nil {
-		return out, &errs.Stalling{Err: err, Reason: meta.FailedReason}
+		return &errs.Stalling{Err: err, Reason: meta.FailedReason}
 	}
 	if r.upToDate(obj, out.revision) {
-		return out, nil
+		return reconcile.Stop
 	}
-	if err := source.Building(ctx, obj, out.revision); err != nil {
-		return out, err
-	}
-	return out, r.fetchAndStore(ctx, obj, c, ix, ignoreText, out)
+	return source.Building(ctx, obj, out.revision)
+}
+
+// download fetches the listed objects and stores them as the artifact.
+func (r *Reconciler) download(ctx context.Context, obj *sourcev1.Bucket, out *outcome) error {
+	return r.fetchAndStore(ctx, obj, out.client, out.index, out.ignore, out)
 }
 
 // supported stalls the providers and options weir does not implement yet.

@@ -340,73 +340,44 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 	obj = waitReady(t, f.env, obj, revisionOf(map[string]string{"a.yaml": etag}))
 	good := *obj.Status.Artifact
 
-	tests := []struct {
-		name     string
-		sabotage func()
-		reason   string
-		contains []string
-	}{
+	check := testenv.FailureChecks{Secrets: []string{secretKey, "guess"}, FetchFailedReason: true}
+	f.env.AssertFailuresKeepArtifact(t, obj, good, check, []testenv.Sabotage{
 		{
-			name: "wrong secret key",
-			sabotage: func() {
+			Name: "wrong secret key",
+			Break: func() {
 				update(t, f.env, secret, func() { secret.Data["secretkey"] = []byte("guess") })
 			},
-			reason:   sourcev1.BucketOperationFailedReason,
-			contains: []string{"failed to confirm existence of 'app' bucket", "signature"},
+			Reason:   sourcev1.BucketOperationFailedReason,
+			Mentions: []string{"failed to confirm existence of 'app' bucket", "signature"},
 		},
 		{
-			name: "missing bucket",
-			sabotage: func() {
+			Name: "missing bucket",
+			Break: func() {
 				update(t, f.env, secret, func() { secret.Data["secretkey"] = []byte(secretKey) })
 				update(t, f.env, obj, func() { obj.Spec.BucketName = "nope" })
 			},
-			reason: sourcev1.BucketOperationFailedReason, contains: []string{"bucket 'nope' not found"},
+			Reason: sourcev1.BucketOperationFailedReason, Mentions: []string{"bucket 'nope' not found"},
 		},
 		{
-			name: "missing secret",
-			sabotage: func() {
+			Name: "missing secret",
+			Break: func() {
 				update(t, f.env, obj, func() {
 					obj.Spec.BucketName = "app"
 					obj.Spec.SecretRef = &meta.LocalObjectReference{Name: "absent"}
 				})
 			},
-			reason: sourcev1.AuthenticationFailedReason, contains: []string{"failed to get secret '" + f.ns + "/absent'"},
+			Reason: sourcev1.AuthenticationFailedReason, Mentions: []string{"failed to get secret '" + f.ns + "/absent'"},
 		},
 		{
-			name: "secret without the keys",
-			sabotage: func() {
+			Name: "secret without the keys",
+			Break: func() {
 				f.createSecret(t, "bad-keys", map[string][]byte{"accessKey": []byte(accessKey)})
 				update(t, f.env, obj, func() { obj.Spec.SecretRef = &meta.LocalObjectReference{Name: "bad-keys"} })
 			},
-			reason:   sourcev1.AuthenticationFailedReason,
-			contains: []string{"invalid 'bad-keys' secret data: required fields 'accesskey' and 'secretkey'"},
+			Reason:   sourcev1.AuthenticationFailedReason,
+			Mentions: []string{"invalid 'bad-keys' secret data: required fields 'accesskey' and 'secretkey'"},
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tt.sabotage()
-			f.env.RequestReconcile(t, obj)
-			ready := f.env.WaitForFailure(t, obj, tt.reason)
-			for _, s := range tt.contains {
-				if !strings.Contains(ready.Message, s) {
-					t.Errorf("message %q does not contain %q", ready.Message, s)
-				}
-			}
-			if strings.Contains(ready.Message, secretKey) || strings.Contains(ready.Message, "guess") {
-				t.Errorf("message leaks a secret key: %q", ready.Message)
-			}
-			if c := conditions.Get(obj, sourcev1.FetchFailedCondition); c == nil || c.Status != metav1.ConditionTrue || c.Reason != tt.reason {
-				t.Errorf("FetchFailed = %+v", c)
-			}
-			if !conditions.IsTrue(obj, meta.ReconcilingCondition) || conditions.IsTrue(obj, meta.StalledCondition) {
-				t.Error("a retried failure must be Reconciling, not Stalled")
-			}
-			if obj.Status.Artifact == nil || obj.Status.Artifact.Digest != good.Digest {
-				t.Fatalf("artifact lost or changed: %+v", obj.Status.Artifact)
-			}
-			files(t, obj.Status.Artifact)
-		})
-	}
+	})
 }
 
 func TestCertSecretRef(t *testing.T) {

@@ -94,7 +94,7 @@ func TestApplyStatus(t *testing.T) {
 			obj.Status.Artifact, obj.Status.URL = stored, stored.URL
 			// Left over from an earlier failure; success must clear it.
 			conditions.MarkTrue(obj, sourcev1.FetchFailedCondition, sourcev1.BucketOperationFailedReason, "earlier")
-			applyStatus(obj, tt.out, tt.err)
+			(&Reconciler{}).kind().WriteStatus(obj, tt.out, tt.err)
 			ready := conditions.Get(obj, meta.ReadyCondition)
 			if ready.Status != tt.ready || ready.Reason != tt.reason || ready.Message != tt.message {
 				t.Errorf("Ready = %s %s %q", ready.Status, ready.Reason, ready.Message)

@@ -63,7 +63,7 @@ func TestApplyStatus(t *testing.T) {
 				Generation: 4, Annotations: map[string]string{meta.ReconcileRequestAnnotation: "token-1"},
 			}}
 			obj.Status.Artifact = stored
-			applyStatus(obj, tt.out, tt.err)
+			(&Reconciler{}).kind().WriteStatus(obj, tt.out, tt.err)
 			ready := conditions.Get(obj, meta.ReadyCondition)
 			if ready.Status != tt.ready || ready.Reason != tt.reason || ready.Message != tt.message {
 				t.Errorf("Ready = %s %s %q", ready.Status, ready.Reason, ready.Message)

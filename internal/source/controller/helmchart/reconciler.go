@@ -48,21 +48,28 @@ func (r *Reconciler) defaults() {
 // Reconcile runs the shared skeleton with this kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	r.defaults()
-	return reconcile.RunHooks(ctx, r.Driver(), req, &sourcev1.HelmChart{}, reconcile.Hooks[*sourcev1.HelmChart]{
-		Kind:      sourcev1.HelmChartKind,
-		Suspended: func(obj *sourcev1.HelmChart) bool { return obj.Spec.Suspend },
-		Finalize:  r.finalize,
-		Reconcile: func(ctx context.Context, obj *sourcev1.HelmChart) error {
-			out, err := r.reconcile(ctx, obj)
-			applyStatus(obj, out, err)
-			r.recordEvents(ctx, obj, out, err)
-			return err
-		},
-	})
+	return reconcile.Run(ctx, r.Driver(), req, &sourcev1.HelmChart{}, r.kind())
 }
 
-// outcome is what the phases observed; applyStatus turns it into status.
+// kind is the HelmChart as the skeleton runs it.
+func (r *Reconciler) kind() reconcile.Kind[*sourcev1.HelmChart, *outcome] {
+	return reconcile.Kind[*sourcev1.HelmChart, *outcome]{
+		Name:       sourcev1.HelmChartKind,
+		Conditions: conditionTypes,
+		Suspended:  func(obj *sourcev1.HelmChart) bool { return obj.Spec.Suspend },
+		Finalize:   r.finalize,
+		Begin:      r.begin,
+		Phases:     []reconcile.Phase[*sourcev1.HelmChart, *outcome]{r.source, r.buildAndStore},
+		Status:     applyStatus,
+		Events:     r.recordEvents,
+	}
+}
+
+// outcome is what the phases observed and share; applyStatus turns it into
+// status.
 type outcome struct {
+	// src is the object spec.sourceRef names.
+	src sourceObject
 	// sourceRevision is the source artifact's revision, when it has one.
 	sourceRevision string
 	// build is the chart built or found up to date; it may carry a name
@@ -77,8 +84,9 @@ type outcome struct {
 	verified bool
 }
 
-// reconcile runs the phases in order and stops at the first error.
-func (r *Reconciler) reconcile(ctx context.Context, obj *sourcev1.HelmChart) (*outcome, error) {
+// begin starts the record from the stored chart, when it is still in the
+// storage.
+func (r *Reconciler) begin(_ context.Context, obj *sourcev1.HelmChart) *outcome {
 	out := &outcome{artifact: obj.Status.Artifact}
 	if a := obj.Status.Artifact; a != nil {
 		out.previousDigest = a.Digest
@@ -86,15 +94,20 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *sourcev1.HelmChart) (*o
 			out.artifact = nil
 		}
 	}
+	return out
+}
+
+// source reads spec.sourceRef and waits for its artifact.
+func (r *Reconciler) source(ctx context.Context, obj *sourcev1.HelmChart, out *outcome) error {
 	src, err := r.getSource(ctx, obj)
 	if err != nil {
-		return out, err
+		return err
 	}
 	repo, fromRepository := src.(*sourcev1.HelmRepository)
 	a := src.GetArtifact()
 	static := fromRepository && repo.IsOCI() // an OCI HelmRepository has no artifact
 	if !static && (a == nil || !r.Storage.Exists(*a)) {
-		return out, &errs.Waiting{
+		return &errs.Waiting{
 			Err:          fmt.Errorf("no artifact available for %s source '%s'", obj.Spec.SourceRef.Kind, obj.Spec.SourceRef.Name),
 			Reason:       noSourceArtifactReason,
 			RequeueAfter: obj.GetRequeueAfter(),
@@ -103,25 +116,32 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *sourcev1.HelmChart) (*o
 	if a != nil {
 		out.sourceRevision = a.Revision
 	}
+	out.src = src
+	return nil
+}
+
+// buildAndStore builds the chart in a working directory of its own and
+// stores it, unless the stored chart is up to date.
+func (r *Reconciler) buildAndStore(ctx context.Context, obj *sourcev1.HelmChart, out *outcome) error {
 	dir, err := os.MkdirTemp("", fmt.Sprintf("helmchart-%s-%s-", obj.Namespace, obj.Name))
 	if err != nil {
-		return out, &errs.Generic{Err: fmt.Errorf("failed to create temporary working directory: %w", err), Reason: sourcev1.DirCreationFailedReason}
+		return &errs.Generic{Err: fmt.Errorf("failed to create temporary working directory: %w", err), Reason: sourcev1.DirCreationFailedReason}
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
 
-	if fromRepository {
+	if repo, fromRepository := out.src.(*sourcev1.HelmRepository); fromRepository {
 		out.build, err = r.buildFromRepository(ctx, obj, repo, dir, out)
 	} else {
-		out.build, err = r.buildFromSource(ctx, obj, src, dir)
+		out.build, err = r.buildFromSource(ctx, obj, out.src, dir)
 	}
 	if err != nil {
-		return out, buildError(err)
+		return buildError(err)
 	}
 	if out.build.UpToDate {
 		out.build.ValuesFiles = obj.Status.ObservedValuesFiles
-		return out, nil
+		return nil
 	}
-	return out, r.store(ctx, obj, out)
+	return r.store(ctx, obj, out)
 }
 
 // getSource reads spec.sourceRef, in the HelmChart's namespace.

@@ -7,8 +7,19 @@ import (
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
+	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 	"github.com/weir-gitops/weir/internal/source/chart"
 )
+
+// conditionTypes are the conditions a HelmChart carries, as
+// source-controller writes them; the negative ones go after a success.
+var conditionTypes = reconcile.Conditions{
+	Owned: []string{meta.ReadyCondition, meta.ReconcilingCondition, meta.StalledCondition,
+		sourcev1.ArtifactInStorageCondition, sourcev1.SourceVerifiedCondition, sourcev1.FetchFailedCondition,
+		sourcev1.BuildFailedCondition, sourcev1.StorageOperationFailedCondition, sourcev1.ArtifactOutdatedCondition},
+	Negative: []string{sourcev1.FetchFailedCondition, sourcev1.BuildFailedCondition,
+		sourcev1.StorageOperationFailedCondition, sourcev1.ArtifactOutdatedCondition},
+}
 
 // applyStatus computes the status from what the phases observed (out) and
 // how they ended (err). It reads nothing else and writes nothing else, so it
@@ -37,10 +48,6 @@ func applyStatus(obj *sourcev1.HelmChart, out *outcome, err error) {
 	b := out.build
 	obj.Status.ObservedChartName = b.Name
 	obj.Status.ObservedValuesFiles = b.ValuesFiles
-	for _, c := range []string{sourcev1.FetchFailedCondition, sourcev1.BuildFailedCondition,
-		sourcev1.StorageOperationFailedCondition, sourcev1.ArtifactOutdatedCondition} {
-		conditions.Delete(obj, c)
-	}
 	reason := buildReason(b)
 	conditions.MarkTrue(obj, sourcev1.ArtifactInStorageCondition, reason, "%s", b.Summary())
 	conditions.MarkReady(obj, reason, "%s", b.Summary())

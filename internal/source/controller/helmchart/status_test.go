@@ -55,7 +55,7 @@ func TestApplyStatus(t *testing.T) {
 			obj := &sourcev1.HelmChart{ObjectMeta: metav1.ObjectMeta{Generation: 3}}
 			obj.Status.Artifact = stored
 			obj.Status.ObservedChartName = "app"
-			applyStatus(obj, tt.out, tt.err)
+			(&Reconciler{}).kind().WriteStatus(obj, tt.out, tt.err)
 			ready := conditions.Get(obj, meta.ReadyCondition)
 			if ready.Status != tt.wantReady || ready.Reason != tt.reason || ready.Message != tt.message {
 				t.Errorf("Ready = %s %s %q, want %s %s %q", ready.Status, ready.Reason, ready.Message, tt.wantReady, tt.reason, tt.message)

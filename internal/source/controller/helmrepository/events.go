@@ -13,7 +13,7 @@ import (
 
 // recordEvents tells people what happened: a new index, a recovery from a
 // failure, or a failure. An unchanged index stays quiet, as in Flux.
-func (r *Reconciler) recordEvents(ctx context.Context, obj *sourcev1.HelmRepository, out *outcome, wasFailing bool, err error) {
+func (r *Reconciler) recordEvents(ctx context.Context, obj *sourcev1.HelmRepository, out *outcome, err error) {
 	if r.Events == nil {
 		return
 	}
@@ -25,7 +25,7 @@ func (r *Reconciler) recordEvents(ctx context.Context, obj *sourcev1.HelmReposit
 	reason := "NewArtifact"
 	switch {
 	case out.newArtifact && a.Digest != out.previousDigest:
-	case wasFailing:
+	case out.wasFailing:
 		reason = meta.SucceededReason
 	default:
 		return

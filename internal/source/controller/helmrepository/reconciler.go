@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -48,18 +49,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if peek.IsOCI() {
 		return ctrl.Result{}, r.reconcileStatic(ctx, &peek)
 	}
-	return reconcile.RunHooks(ctx, r.Driver(), req, &sourcev1.HelmRepository{}, reconcile.Hooks[*sourcev1.HelmRepository]{
-		Kind:      sourcev1.HelmRepositoryKind,
-		Suspended: func(obj *sourcev1.HelmRepository) bool { return obj.Spec.Suspend },
-		Finalize:  r.finalize,
-		Reconcile: func(ctx context.Context, obj *sourcev1.HelmRepository) error {
-			wasFailing := failing(obj)
-			out, err := r.reconcile(ctx, obj)
-			applyStatus(obj, out, err)
-			r.recordEvents(ctx, obj, out, wasFailing, err)
-			return err
-		},
-	})
+	return reconcile.Run(ctx, r.Driver(), req, &sourcev1.HelmRepository{}, r.kind())
+}
+
+// kind is the HelmRepository of the index kind as the skeleton runs it.
+func (r *Reconciler) kind() reconcile.Kind[*sourcev1.HelmRepository, *outcome] {
+	return reconcile.Kind[*sourcev1.HelmRepository, *outcome]{
+		Name:       sourcev1.HelmRepositoryKind,
+		Conditions: conditionTypes,
+		Suspended:  func(obj *sourcev1.HelmRepository) bool { return obj.Spec.Suspend },
+		Finalize:   r.finalize,
+		Begin:      r.begin,
+		Timeout:    func(obj *sourcev1.HelmRepository) time.Duration { return obj.GetTimeout() },
+		Phases:     []reconcile.Phase[*sourcev1.HelmRepository, *outcome]{r.fetch},
+		Status:     applyStatus,
+		Events:     r.recordEvents,
+	}
 }
 
 // outcome is what the phases observed; applyStatus turns it into status.
@@ -76,35 +81,42 @@ type outcome struct {
 	newArtifact bool
 	// url is the repository URL the index came from, for the event.
 	url string
+	// wasFailing is whether the run before this one failed.
+	wasFailing bool
 }
 
-// reconcile runs the phases in order and stops at the first error.
-func (r *Reconciler) reconcile(ctx context.Context, obj *sourcev1.HelmRepository) (*outcome, error) {
-	out := &outcome{artifact: obj.Status.Artifact, url: obj.Spec.URL}
+// begin starts the record from the stored artifact, when it is still in
+// the storage, and remembers whether the last run failed, so that
+// recovering from it is announced.
+func (r *Reconciler) begin(_ context.Context, obj *sourcev1.HelmRepository) *outcome {
+	out := &outcome{artifact: obj.Status.Artifact, url: obj.Spec.URL, wasFailing: failing(obj)}
 	if a := out.artifact; a != nil {
 		out.previousDigest = a.Digest
 		if !r.Storage.Exists(*a) {
 			out.artifact = nil
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, obj.GetTimeout())
-	defer cancel()
+	return out
+}
 
+// fetch downloads the index unless upstream says it is unchanged, and
+// stores it when it changed.
+func (r *Reconciler) fetch(ctx context.Context, obj *sourcev1.HelmRepository, out *outcome) error {
 	c, err := helmrepo.NewClient(ctx, r.APIReader, obj, r.Helm.Limits)
 	if err != nil {
-		return out, clientError(err)
+		return clientError(err)
 	}
 	ix, changed, err := c.FetchIndex(ctx, r.previous(obj, out.artifact))
 	if err != nil {
-		return out, fetchError(err)
+		return fetchError(err)
 	}
 	out.revision = ix.Digest
 	if !changed && out.artifact != nil {
 		r.remember(obj, ix)
 		r.Helm.Cache.Touch(out.artifact.Path)
-		return out, nil
+		return nil
 	}
-	return out, r.store(ctx, obj, ix, out)
+	return r.store(ctx, obj, ix, out)
 }
 
 // previous is what FetchIndex may skip: the validators of the stored index

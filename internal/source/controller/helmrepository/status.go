@@ -5,7 +5,18 @@ import (
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
+	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
+
+// conditionTypes are the conditions a HelmRepository carries, as
+// source-controller writes them; the negative ones go after a success.
+var conditionTypes = reconcile.Conditions{
+	Owned: []string{meta.ReadyCondition, meta.ReconcilingCondition, meta.StalledCondition,
+		sourcev1.ArtifactInStorageCondition, sourcev1.FetchFailedCondition,
+		sourcev1.StorageOperationFailedCondition, sourcev1.ArtifactOutdatedCondition},
+	Negative: []string{sourcev1.FetchFailedCondition, sourcev1.StorageOperationFailedCondition,
+		sourcev1.ArtifactOutdatedCondition},
+}
 
 // applyStatus computes the status of a default HelmRepository from what the
 // phases observed (out) and how they ended (err). It reads nothing else and
@@ -26,10 +37,6 @@ func applyStatus(obj *sourcev1.HelmRepository, out *outcome, err error) {
 	if err != nil {
 		applyFailure(obj, out, err)
 		return
-	}
-	for _, c := range []string{sourcev1.FetchFailedCondition, sourcev1.StorageOperationFailedCondition,
-		sourcev1.ArtifactOutdatedCondition} {
-		conditions.Delete(obj, c)
 	}
 	msg := readyMessage(obj.Status.Artifact.Revision)
 	conditions.MarkTrue(obj, sourcev1.ArtifactInStorageCondition, meta.SucceededReason, "%s", msg)

@@ -92,7 +92,7 @@ func TestApplyStatus(t *testing.T) {
 				conditions.MarkTrue(obj, sourcev1.ArtifactInStorageCondition, meta.SucceededReason, "%s", readyMessage(tt.before.Revision))
 				conditions.MarkTrue(obj, sourcev1.ArtifactOutdatedCondition, sourcev1.NewRevisionReason, "stale")
 			}
-			applyStatus(obj, tt.out, tt.err)
+			(&Reconciler{}).kind().WriteStatus(obj, tt.out, tt.err)
 			ready := conditions.Get(obj, meta.ReadyCondition)
 			if ready == nil || ready.Status != tt.ready || ready.Reason != tt.reason || ready.Message != tt.message {
 				t.Fatalf("Ready = %+v, want %s %s %q", ready, tt.ready, tt.reason, tt.message)

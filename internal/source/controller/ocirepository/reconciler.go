@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -34,21 +35,36 @@ func defaultOCIClient() oci.Client { return oci.NewClient() }
 // Reconcile runs the shared skeleton (internal/runtime/reconcile) with this
 // kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	return reconcile.RunHooks(ctx, r.Driver(), req, &sourcev1.OCIRepository{}, reconcile.Hooks[*sourcev1.OCIRepository]{
-		Kind:      sourcev1.OCIRepositoryKind,
-		Suspended: func(obj *sourcev1.OCIRepository) bool { return obj.Spec.Suspend },
-		Finalize:  r.finalize,
-		Reconcile: func(ctx context.Context, obj *sourcev1.OCIRepository) error {
-			out, err := r.reconcile(ctx, obj)
-			applyStatus(obj, out, err)
-			r.recordEvents(ctx, obj, out, err)
-			return err
-		},
-	})
+	return reconcile.Run(ctx, r.Driver(), req, &sourcev1.OCIRepository{}, r.kind())
 }
 
-// outcome is what the phases observed; applyStatus turns it into status.
+// kind is the OCIRepository as the skeleton runs it.
+func (r *Reconciler) kind() reconcile.Kind[*sourcev1.OCIRepository, *outcome] {
+	return reconcile.Kind[*sourcev1.OCIRepository, *outcome]{
+		Name:       sourcev1.OCIRepositoryKind,
+		Conditions: conditionTypes,
+		Suspended:  func(obj *sourcev1.OCIRepository) bool { return obj.Spec.Suspend },
+		Finalize:   r.finalize,
+		Begin: func(_ context.Context, obj *sourcev1.OCIRepository) *outcome {
+			out := &outcome{artifact: obj.Status.Artifact}
+			if a := obj.Status.Artifact; a != nil {
+				out.previousDigest = a.Digest
+			}
+			return out
+		},
+		Timeout: func(obj *sourcev1.OCIRepository) time.Duration { return obj.GetTimeout() },
+		Phases:  []reconcile.Phase[*sourcev1.OCIRepository, *outcome]{r.begin, r.resolve, r.pull},
+		Status:  applyStatus,
+		Events:  r.recordEvents,
+	}
+}
+
+// outcome is what the phases observed and share; applyStatus turns it into
+// status.
 type outcome struct {
+	// remote and resolved are the registry and the artifact resolve found.
+	remote   oci.Remote
+	resolved *oci.Resolved
 	// revision upstream points at now, when it could be resolved.
 	revision string
 	// ref is the resolved reference (host/repo:tag or @digest), for
@@ -65,41 +81,40 @@ type outcome struct {
 	newArtifact bool
 }
 
-// reconcile runs the phases in order and stops at the first error.
-func (r *Reconciler) reconcile(ctx context.Context, obj *sourcev1.OCIRepository) (*outcome, error) {
-	out := &outcome{artifact: obj.Status.Artifact}
-	if err := source.Begin(ctx, obj, obj.Status.ObservedGeneration, obj.Status.LastHandledReconcileAt); err != nil {
-		return out, err
-	}
-	if a := obj.Status.Artifact; a != nil {
-		out.previousDigest = a.Digest
-	}
-	ctx, cancel := context.WithTimeout(ctx, obj.GetTimeout())
-	defer cancel()
+// begin shows a new generation or a reconcile request as in progress.
+func (r *Reconciler) begin(ctx context.Context, obj *sourcev1.OCIRepository, _ *outcome) error {
+	return source.Begin(ctx, obj, obj.Status.ObservedGeneration, obj.Status.LastHandledReconcileAt)
+}
 
+// resolve finds and verifies the artifact the reference points at; when
+// the stored artifact already holds it, the run ends here.
+func (r *Reconciler) resolve(ctx context.Context, obj *sourcev1.OCIRepository, out *outcome) error {
 	opts, err := r.remoteOptions(ctx, obj)
 	if err != nil {
-		return out, err
+		return err
 	}
 	remote, err := r.OCI.Remote(ctx, obj.Spec.URL, opts)
 	if err != nil {
-		return out, &errs.Stalling{Err: fmt.Errorf("URL validation failed for '%s': %w", obj.Spec.URL, err), Reason: sourcev1.URLInvalidReason}
+		return &errs.Stalling{Err: fmt.Errorf("URL validation failed for '%s': %w", obj.Spec.URL, err), Reason: sourcev1.URLInvalidReason}
 	}
 	res, err := remote.Resolve(reference(obj))
 	if err != nil {
-		return out, resolveError(obj.Spec.URL, err)
+		return resolveError(obj.Spec.URL, err)
 	}
+	out.remote, out.resolved = remote, res
 	out.revision, out.ref = res.Revision, res.Ref
 	if out.verifiedBy, err = r.verify(ctx, obj, remote, res); err != nil {
-		return out, err
+		return err
 	}
 	if r.upToDate(obj, out) {
-		return out, nil
+		return reconcile.Stop
 	}
-	if err := source.Building(ctx, obj, out.revision); err != nil {
-		return out, err
-	}
-	return out, r.pullAndStore(ctx, obj, remote, res, out)
+	return source.Building(ctx, obj, out.revision)
+}
+
+// pull pulls the resolved artifact and stores it.
+func (r *Reconciler) pull(ctx context.Context, obj *sourcev1.OCIRepository, out *outcome) error {
+	return r.pullAndStore(ctx, obj, out.remote, out.resolved, out)
 }
 
 // upToDate reports whether the stored artifact already holds what the spec

@@ -219,40 +219,35 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 	obj = waitReady(t, env, obj, "v1@"+digest)
 	good := *obj.Status.Artifact
 
-	tests := []struct {
-		name     string
-		sabotage func()
-		reason   string
-		text     string
-		stalled  bool
-	}{
+	check := testenv.FailureChecks{Secrets: []string{"-pass"}, Event: true}
+	env.AssertFailuresKeepArtifact(t, obj, good, check, []testenv.Sabotage{
 		{
-			name: "wrong password",
-			sabotage: func() {
+			Name: "wrong password",
+			Break: func() {
 				secret.Data[corev1.DockerConfigJsonKey] = dockerConfigJSON(reg.Host(), "bot", "wrong-pass")
 				if err := env.Client.Update(ctx, secret); err != nil {
 					t.Fatal(err)
 				}
 			},
-			reason: sourcev1.AuthenticationFailedReason, text: "failed to determine artifact digest: authentication failed",
+			Reason: sourcev1.AuthenticationFailedReason, Mentions: []string{"failed to determine artifact digest: authentication failed"},
 		},
 		{
-			name: "no credentials",
-			sabotage: func() {
+			Name: "no credentials",
+			Break: func() {
 				update(t, env, obj, func(o *sourcev1.OCIRepository) { o.Spec.SecretRef = nil })
 			},
-			reason: sourcev1.AuthenticationFailedReason, text: "401 Unauthorized",
+			Reason: sourcev1.AuthenticationFailedReason, Mentions: []string{"401 Unauthorized"},
 		},
 		{
-			name: "missing secret",
-			sabotage: func() {
+			Name: "missing secret",
+			Break: func() {
 				update(t, env, obj, func(o *sourcev1.OCIRepository) { o.Spec.SecretRef = &meta.LocalObjectReference{Name: "nope"} })
 			},
-			reason: sourcev1.AuthenticationFailedReason, text: "failed to get credential: failed to get secret '" + ns + "/nope'",
+			Reason: sourcev1.AuthenticationFailedReason, Mentions: []string{"failed to get credential: failed to get secret '" + ns + "/nope'"},
 		},
 		{
-			name: "missing tag",
-			sabotage: func() {
+			Name: "missing tag",
+			Break: func() {
 				secret.Data[corev1.DockerConfigJsonKey] = dockerConfigJSON(reg.Host(), "bot", "right-pass")
 				if err := env.Client.Update(ctx, secret); err != nil {
 					t.Fatal(err)
@@ -262,62 +257,35 @@ func TestFailuresKeepTheLastArtifact(t *testing.T) {
 					o.Spec.Reference = &sourcev1.OCIRepositoryRef{Tag: "v9.9.9"}
 				})
 			},
-			reason: sourcev1.OCIPullFailedReason,
-			text:   "failed to determine artifact digest: tag 'v9.9.9' not found in '" + reg.Host() + "/org/app'",
+			Reason:   sourcev1.OCIPullFailedReason,
+			Mentions: []string{"failed to determine artifact digest: tag 'v9.9.9' not found in '" + reg.Host() + "/org/app'"},
 		},
 		{
-			name: "no semver match",
-			sabotage: func() {
+			Name: "no semver match",
+			Break: func() {
 				update(t, env, obj, func(o *sourcev1.OCIRepository) { o.Spec.Reference = &sourcev1.OCIRepositoryRef{SemVer: ">=2.0.0"} })
 			},
-			reason: sourcev1.ReadOperationFailedReason,
-			text:   "failed to determine the artifact tag for 'oci://" + reg.Host() + "/org/app': tag matching semver '>=2.0.0' not found",
+			Reason:   sourcev1.ReadOperationFailedReason,
+			Mentions: []string{"failed to determine the artifact tag for 'oci://" + reg.Host() + "/org/app': tag matching semver '>=2.0.0' not found"},
 		},
 		{
-			name: "unreachable registry",
-			sabotage: func() {
+			Name: "unreachable registry",
+			Break: func() {
 				update(t, env, obj, func(o *sourcev1.OCIRepository) {
 					o.Spec.URL = "oci://127.0.0.1:1/org/app"
 					o.Spec.Reference = &sourcev1.OCIRepositoryRef{Tag: "v1"}
 				})
 			},
-			reason: sourcev1.OCIPullFailedReason, text: "registry unreachable",
+			Reason: sourcev1.OCIPullFailedReason, Mentions: []string{"registry unreachable"},
 		},
 		{
-			name: "URL with a tag",
-			sabotage: func() {
+			Name: "URL with a tag",
+			Break: func() {
 				update(t, env, obj, func(o *sourcev1.OCIRepository) { o.Spec.URL = "oci://" + reg.Host() + "/org/app:v1" })
 			},
-			reason: sourcev1.URLInvalidReason, text: "URL validation failed for 'oci://" + reg.Host() + "/org/app:v1'", stalled: true,
+			Reason: sourcev1.URLInvalidReason, Mentions: []string{"URL validation failed for 'oci://" + reg.Host() + "/org/app:v1'"}, Stalled: true,
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-				t.Fatal(err)
-			}
-			tt.sabotage()
-			env.RequestReconcile(t, obj)
-			ready := env.WaitForFailure(t, obj, tt.reason)
-			if !strings.Contains(ready.Message, tt.text) {
-				t.Errorf("message %q does not mention %q", ready.Message, tt.text)
-			}
-			if strings.Contains(ready.Message, "-pass") {
-				t.Errorf("message leaks a password: %q", ready.Message)
-			}
-			if !conditions.IsTrue(obj, sourcev1.FetchFailedCondition) {
-				t.Error("FetchFailed is not True")
-			}
-			if conditions.IsTrue(obj, meta.StalledCondition) != tt.stalled {
-				t.Errorf("Stalled = %v, want %v", !tt.stalled, tt.stalled)
-			}
-			if obj.Status.Artifact == nil || obj.Status.Artifact.Digest != good.Digest {
-				t.Fatalf("artifact lost or changed: %+v", obj.Status.Artifact)
-			}
-			download(t, obj.Status.Artifact)
-			env.AssertEvent(t, obj, tt.reason, ready.Message)
-		})
-	}
+	})
 }
 
 func TestServiceAccountImagePullSecrets(t *testing.T) {

@@ -132,7 +132,7 @@ func TestApplyStatus(t *testing.T) {
 			for _, c := range tt.before {
 				conditions.Set(obj, c.Type, c.Status, c.Reason, "before")
 			}
-			applyStatus(obj, tt.out, tt.err)
+			(&Reconciler{}).kind().WriteStatus(obj, tt.out, tt.err)
 			ready := conditions.Get(obj, meta.ReadyCondition)
 			if ready.Status != tt.ready || ready.Reason != tt.reason || ready.Message != tt.message {
 				t.Errorf("Ready = %s %s %q", ready.Status, ready.Reason, ready.Message)
@@ -162,7 +162,7 @@ func TestApplyStatus(t *testing.T) {
 func TestArtifactOutdatedMessage(t *testing.T) {
 	obj := &sourcev1.OCIRepository{}
 	obj.Status.Artifact = &meta.Artifact{Revision: storedRev}
-	applyStatus(obj, &outcome{revision: newerRev, ref: "127.0.0.1:5000/org/app:v1", artifact: obj.Status.Artifact},
+	(&Reconciler{}).kind().WriteStatus(obj, &outcome{revision: newerRev, ref: "127.0.0.1:5000/org/app:v1", artifact: obj.Status.Artifact},
 		&errs.Generic{Err: errors.New("x"), Reason: sourcev1.OCIPullFailedReason})
 	c := conditions.Get(obj, sourcev1.ArtifactOutdatedCondition)
 	if want := "new revision '" + newerRev + "' for '127.0.0.1:5000/org/app:v1'"; c == nil || c.Reason != "NewRevision" || c.Message != want {
