@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/weir-gitops/weir/api/meta"
+	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
 
@@ -44,4 +45,16 @@ func Building(ctx context.Context, obj Observed, revision string) error {
 		return reconcile.Progress(ctx, obj, "building artifact: new upstream revision '%s'", revision)
 	}
 	return nil
+}
+
+// Conditions declares a source kind's conditions for the skeleton: the ones
+// every source writes (Ready, Reconciling, Stalled, ArtifactInStorage, and
+// the negative FetchFailed, StorageOperationFailed and ArtifactOutdated,
+// which a success clears), then the kind's own positive and negative ones.
+func Conditions(own []string, ownNegative ...string) reconcile.Conditions {
+	negative := append([]string{sourcev1.FetchFailedCondition, sourcev1.StorageOperationFailedCondition,
+		sourcev1.ArtifactOutdatedCondition}, ownNegative...)
+	owned := append([]string{meta.ReadyCondition, meta.ReconcilingCondition, meta.StalledCondition,
+		sourcev1.ArtifactInStorageCondition}, own...)
+	return reconcile.Conditions{Owned: append(owned, negative...), Negative: negative}
 }

@@ -9,18 +9,12 @@ import (
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
-	"github.com/weir-gitops/weir/internal/runtime/reconcile"
+	"github.com/weir-gitops/weir/internal/source"
 )
 
 // conditionTypes are the conditions a GitRepository carries, as
 // source-controller writes them; the negative ones go after a success.
-var conditionTypes = reconcile.Conditions{
-	Owned: []string{meta.ReadyCondition, meta.ReconcilingCondition, meta.StalledCondition,
-		sourcev1.ArtifactInStorageCondition, sourcev1.SourceVerifiedCondition, sourcev1.FetchFailedCondition,
-		sourcev1.StorageOperationFailedCondition, sourcev1.ArtifactOutdatedCondition, sourcev1.IncludeUnavailableCondition},
-	Negative: []string{sourcev1.FetchFailedCondition, sourcev1.StorageOperationFailedCondition,
-		sourcev1.ArtifactOutdatedCondition, sourcev1.IncludeUnavailableCondition},
-}
+var conditionTypes = source.Conditions([]string{sourcev1.SourceVerifiedCondition}, sourcev1.IncludeUnavailableCondition)
 
 // applyStatus computes the status from what the phases observed (out) and
 // how they ended (err). It reads nothing else and writes nothing else, so it

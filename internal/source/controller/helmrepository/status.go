@@ -5,18 +5,12 @@ import (
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
-	"github.com/weir-gitops/weir/internal/runtime/reconcile"
+	"github.com/weir-gitops/weir/internal/source"
 )
 
 // conditionTypes are the conditions a HelmRepository carries, as
 // source-controller writes them; the negative ones go after a success.
-var conditionTypes = reconcile.Conditions{
-	Owned: []string{meta.ReadyCondition, meta.ReconcilingCondition, meta.StalledCondition,
-		sourcev1.ArtifactInStorageCondition, sourcev1.FetchFailedCondition,
-		sourcev1.StorageOperationFailedCondition, sourcev1.ArtifactOutdatedCondition},
-	Negative: []string{sourcev1.FetchFailedCondition, sourcev1.StorageOperationFailedCondition,
-		sourcev1.ArtifactOutdatedCondition},
-}
+var conditionTypes = source.Conditions(nil)
 
 // applyStatus computes the status of a default HelmRepository from what the
 // phases observed (out) and how they ended (err). It reads nothing else and

@@ -9,6 +9,7 @@ import (
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
+	"github.com/weir-gitops/weir/internal/runtime/conditions/conditionstest"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 )
 
@@ -133,19 +134,7 @@ func TestApplyStatus(t *testing.T) {
 				conditions.Set(obj, c.Type, c.Status, c.Reason, "before")
 			}
 			(&Reconciler{}).kind().WriteStatus(obj, tt.out, tt.err)
-			ready := conditions.Get(obj, meta.ReadyCondition)
-			if ready.Status != tt.ready || ready.Reason != tt.reason || ready.Message != tt.message {
-				t.Errorf("Ready = %s %s %q", ready.Status, ready.Reason, ready.Message)
-			}
-			for c, want := range tt.conditions {
-				got := conditions.Get(obj, c)
-				switch {
-				case want == "" && got != nil:
-					t.Errorf("%s present: %+v", c, got)
-				case want != "" && (got == nil || got.Status != want):
-					t.Errorf("%s = %+v, want %s", c, got, want)
-				}
-			}
+			conditionstest.Expect(t, obj, conditionstest.Want{Ready: tt.ready, Reason: tt.reason, Message: tt.message, Others: tt.conditions})
 			if obj.Status.ObservedGeneration != 4 || obj.Status.LastHandledReconcileAt != "token-1" {
 				t.Errorf("observedGeneration %d, lastHandledReconcileAt %q", obj.Status.ObservedGeneration, obj.Status.LastHandledReconcileAt)
 			}
