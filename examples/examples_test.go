@@ -13,8 +13,8 @@ import (
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/examples"
-	"github.com/weir-gitops/weir/internal/kustomize/decrypt"
 	"github.com/weir-gitops/weir/internal/kustomize"
+	"github.com/weir-gitops/weir/internal/kustomize/decrypt"
 )
 
 // TestFleetBuilds builds every Kustomization of clusters/dev from the

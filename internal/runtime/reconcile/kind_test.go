@@ -76,7 +76,7 @@ func TestRunOwnsTheLifecycle(t *testing.T) {
 					},
 					Timeout: func(*kustomizev1.Kustomization) time.Duration { return time.Minute },
 					Phases:  phases,
-					Status: func(obj *kustomizev1.Kustomization, r *record, err error) {
+					Status: func(obj *kustomizev1.Kustomization, _ *record, err error) {
 						order = append(order, "status")
 						if err != nil {
 							conditions.MarkTrue(obj, "FetchFailed", "FetchFailed", "%s", err)
@@ -85,7 +85,7 @@ func TestRunOwnsTheLifecycle(t *testing.T) {
 						}
 						conditions.MarkReady(obj, meta.SucceededReason, "done")
 					},
-					Events: func(_ context.Context, obj *kustomizev1.Kustomization, r *record, err error) {
+					Events: func(_ context.Context, obj *kustomizev1.Kustomization, _ *record, _ error) {
 						order = append(order, "events")
 						if got := conditions.Get(obj, "FetchFailed") != nil; got != tt.wantNegative {
 							t.Errorf("events see FetchFailed = %v, want %v", got, tt.wantNegative)
