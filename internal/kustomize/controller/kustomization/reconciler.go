@@ -307,8 +307,9 @@ func (r *Reconciler) fetchAndBuild(ctx context.Context, obj *kustomizev1.Kustomi
 	name := types.NamespacedName{Namespace: obj.Namespace, Name: obj.Name}
 	opts := r.renderOptions()
 	key := ""
+	// vars, read once for the key, are the ones the build substitutes.
+	var vars map[string]string
 	if obj.Spec.Decryption == nil {
-		var vars map[string]string
 		if obj.Spec.PostBuild != nil {
 			v, err := render.Variables(ctx, r.APIReader, obj)
 			if err != nil {
@@ -336,7 +337,7 @@ func (r *Reconciler) fetchAndBuild(ctx context.Context, obj *kustomizev1.Kustomi
 	if err := r.progress(ctx, obj, out, "Building manifests"); err != nil {
 		return nil, err
 	}
-	res, err := r.build(ctx, obj, src, out, runs)
+	res, err := r.build(ctx, obj, src, vars, out, runs)
 	if err != nil {
 		return nil, err
 	}
@@ -389,11 +390,13 @@ func (r *Reconciler) fetch(ctx context.Context, obj *kustomizev1.Kustomization, 
 }
 
 // build renders the objects to apply with render.Kustomization, reading ConfigMaps and
-// Secrets uncached.
-func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, src fetched, out *outcome,
+// Secrets uncached; vars, when not nil, are spec.postBuild's variables
+// already read (render.Options.Variables).
+func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, src fetched, vars map[string]string, out *outcome,
 	runs func([]schema.GroupKind) func([]*unstructured.Unstructured)) (*kustomize.Result, error) {
 	opts := r.renderOptions()
 	opts.Runs = runs
+	opts.Variables = vars
 	if src.tree != nil {
 		opts.Tree = src.tree
 	}
