@@ -36,6 +36,10 @@ type Options struct {
 	// Tree is kustomize.BuildOptions.Tree: the source in memory, in place
 	// of the root directory.
 	Tree fs.FS `json:"-"`
+	// Variables, when not nil, are spec.postBuild's variables as Variables
+	// already read them for this build: the build substitutes them and
+	// reads no substituteFrom object again.
+	Variables map[string]string `json:"-"`
 }
 
 // Kustomization builds obj's manifests from the source tree at root exactly
@@ -51,9 +55,12 @@ func Kustomization(ctx context.Context, reader client.Reader, obj *kustomizev1.K
 	build.Tree = opts.Tree
 	if build.PostBuild != nil {
 		vars := map[string]string{}
-		if opts.Offline {
+		switch {
+		case opts.Offline:
 			maps.Copy(vars, obj.Spec.PostBuild.Substitute)
-		} else {
+		case opts.Variables != nil:
+			maps.Copy(vars, opts.Variables)
+		default:
 			var err error
 			if vars, err = Variables(ctx, reader, obj); err != nil {
 				return nil, err

@@ -127,29 +127,62 @@ func (r *Reconciler) driver() reconcile.Driver {
 	return reconcile.Driver{Client: r.Client, Metrics: r.Metrics, Jitter: r.Options.Jitter, Now: r.Now}
 }
 
-// Reconcile runs the shared skeleton with this kind's phases.
+// Reconcile runs the shared skeleton (internal/runtime/reconcile) with
+// this kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	r.store.wait(ctx)
-	return reconcile.RunHooks(ctx, r.driver(), req, &kustomizev1.Kustomization{}, reconcile.Hooks[*kustomizev1.Kustomization]{
-		Kind:      kustomizev1.KustomizationKind,
-		Suspended: func(obj *kustomizev1.Kustomization) bool { return obj.Spec.Suspend },
-		Finalize:  r.finalize,
-		Reconcile: func(ctx context.Context, obj *kustomizev1.Kustomization) error {
-			start := r.now()
-			before := obj.Status.DeepCopy()
-			out, err := r.reconcile(ctx, obj)
-			if out != nil && !out.started.IsZero() {
-				start = out.started
-			}
-			if quietEnd(obj, before, out, err) {
-				r.recordQuietEnd(ctx, obj, out, r.now().Sub(start))
-				return nil
-			}
-			applyStatus(obj, out, err, r.now(), r.now().Sub(start))
-			r.recordEvents(ctx, obj, out, err, r.now().Sub(start))
-			return err
-		},
-	})
+	return reconcile.Run(ctx, r.driver(), req, &kustomizev1.Kustomization{}, r.kind())
+}
+
+// conditionTypes are the conditions a Kustomization carries, as
+// kustomize-controller writes them. None is removed on every success:
+// Healthy goes only when no health check ran (applyStatus).
+var conditionTypes = reconcile.Conditions{
+	Owned: []string{meta.ReadyCondition, meta.ReconcilingCondition, meta.StalledCondition, meta.HealthyCondition},
+}
+
+// kind is the Kustomization as the skeleton runs it. The deadline of
+// spec.timeout is the phase's own (it starts after the dependencies and a
+// parked health check), so Timeout stays unset.
+func (r *Reconciler) kind() reconcile.Kind[*kustomizev1.Kustomization, *outcome] {
+	return reconcile.Kind[*kustomizev1.Kustomization, *outcome]{
+		Name:       kustomizev1.KustomizationKind,
+		Conditions: conditionTypes,
+		Suspended:  func(obj *kustomizev1.Kustomization) bool { return obj.Spec.Suspend },
+		Finalize:   r.finalize,
+		Begin:      r.begin,
+		Phases:     []reconcile.Phase[*kustomizev1.Kustomization, *outcome]{r.reconcile},
+		Status:     r.status,
+		Events:     r.events,
+	}
+}
+
+// begin starts the record of a run with the time it starts and the status
+// it starts from, which the quiet ending compares against (quiet.go).
+func (r *Reconciler) begin(_ context.Context, obj *kustomizev1.Kustomization) *outcome {
+	return &outcome{wasHealthy: isHealthy(obj), start: r.now(), before: obj.Status.DeepCopy()}
+}
+
+// status is the one ending's status: a quiet run that changed nothing
+// leaves it as it found it (quietEnd), any other run writes it from the
+// record (applyStatus). A quiet end only ever follows a success, so the
+// queue hears nil for it as before.
+func (r *Reconciler) status(obj *kustomizev1.Kustomization, out *outcome, err error) {
+	if out.silent = quietEnd(obj, out.before, out, err); out.silent {
+		return
+	}
+	applyStatus(obj, out, err, r.now(), out.took(r.now()))
+}
+
+// events is the one ending's events, after status: the notification
+// controller alone hears of a quiet end (recordQuietEnd), people of any
+// other (recordEvents).
+func (r *Reconciler) events(ctx context.Context, obj *kustomizev1.Kustomization, out *outcome, err error) {
+	if out.silent {
+		r.recordQuietEnd(ctx, obj, out, out.took(r.now()))
+		return
+	}
+	r.recordEvents(ctx, obj, out, err, out.took(r.now()))
 }
 
 // outcome is what the phases observed; applyStatus turns it into status.
@@ -191,6 +224,20 @@ type outcome struct {
 	// detecting is the "Detecting drift" progress message the first
 	// stage's intent reports (recordIntent), set while it is due.
 	detecting string
+	// start is when the run began and before the status it began from
+	// (begin); silent is true once status ended it quietly (quietEnd).
+	start  time.Time
+	before *kustomizev1.KustomizationStatus
+	silent bool
+}
+
+// took is how long the work this run ends took, up to now: from the
+// resumed apply when there was one (started), else from the run's start.
+func (o *outcome) took(now time.Time) time.Duration {
+	if !o.started.IsZero() {
+		return now.Sub(o.started)
+	}
+	return now.Sub(o.start)
 }
 
 // changed reports whether the apply that this run ends changed objects.
@@ -198,20 +245,20 @@ func (o *outcome) changed() bool {
 	return o.resumedChanged || o.applied != nil && o.applied.Changes() != ""
 }
 
-// reconcile runs the phases in order and stops at the first error.
-func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomization) (*outcome, error) {
-	out := &outcome{wasHealthy: isHealthy(obj)}
+// reconcile runs the steps of a Kustomization in order and stops at the
+// first error: the skeleton's one phase (not yet split into several).
+func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomization, out *outcome) error {
 	checks, err := r.compileHealthChecks(obj)
 	if err != nil {
-		return out, err
+		return err
 	}
 	src, err := r.getSource(ctx, obj)
 	if err != nil {
-		return out, err
+		return err
 	}
 	a := src.GetArtifact()
 	if a == nil {
-		return out, &errs.Waiting{
+		return &errs.Waiting{
 			Err:          fmt.Errorf("Source artifact not found, retrying in %s", r.Options.RequeueDependency), //nolint:staticcheck // Flux's message
 			Reason:       meta.ArtifactFailedReason,
 			RequeueAfter: r.Options.RequeueDependency,
@@ -222,30 +269,30 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomizati
 
 	if len(obj.Spec.DependsOn) > 0 {
 		if err := r.checkDependencies(ctx, obj, src); err != nil {
-			return out, err
+			return err
 		}
 	}
 	if w := r.parked(obj, out.revision); w != nil {
-		return out, r.resumeHealth(ctx, obj, w, out)
+		return r.resumeHealth(ctx, obj, w, out)
 	}
 
 	out.quiet, out.begun = steady(obj, out), r.now()
 	if err := r.progress(ctx, obj, out, "Fetching manifests"); err != nil {
-		return out, err
+		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, obj.GetTimeout())
 	defer cancel()
 	kube, err := r.Clients.For(ctx, obj)
 	if err != nil {
-		return out, r.retry(obj, meta.ReconciliationFailedReason, err)
+		return r.retry(obj, meta.ReconciliationFailedReason, err)
 	}
 	early := &earlyApply{ctx: ctx, mgr: r.newManager(kube), options: func() ssa.ApplyOptions { return r.applyOptions(obj, out) }}
 	defer early.stop()
 	objects, err := r.fetchAndBuild(ctx, obj, a, out, early.runs)
 	if err != nil {
-		return out, err
+		return err
 	}
-	return out, r.apply(ctx, obj, early.mgr, early.applyOptions(), objects, checks, out)
+	return r.apply(ctx, obj, early.mgr, early.applyOptions(), objects, checks, out)
 }
 
 // fetchAndBuild returns the objects to apply: from the build cache when
@@ -260,8 +307,9 @@ func (r *Reconciler) fetchAndBuild(ctx context.Context, obj *kustomizev1.Kustomi
 	name := types.NamespacedName{Namespace: obj.Namespace, Name: obj.Name}
 	opts := r.renderOptions()
 	key := ""
+	// vars, read once for the key, are the ones the build substitutes.
+	var vars map[string]string
 	if obj.Spec.Decryption == nil {
-		var vars map[string]string
 		if obj.Spec.PostBuild != nil {
 			v, err := render.Variables(ctx, r.APIReader, obj)
 			if err != nil {
@@ -289,7 +337,7 @@ func (r *Reconciler) fetchAndBuild(ctx context.Context, obj *kustomizev1.Kustomi
 	if err := r.progress(ctx, obj, out, "Building manifests"); err != nil {
 		return nil, err
 	}
-	res, err := r.build(ctx, obj, src, out, runs)
+	res, err := r.build(ctx, obj, src, vars, out, runs)
 	if err != nil {
 		return nil, err
 	}
@@ -342,11 +390,13 @@ func (r *Reconciler) fetch(ctx context.Context, obj *kustomizev1.Kustomization, 
 }
 
 // build renders the objects to apply with render.Kustomization, reading ConfigMaps and
-// Secrets uncached.
-func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, src fetched, out *outcome,
+// Secrets uncached; vars, when not nil, are spec.postBuild's variables
+// already read (render.Options.Variables).
+func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, src fetched, vars map[string]string, out *outcome,
 	runs func([]schema.GroupKind) func([]*unstructured.Unstructured)) (*kustomize.Result, error) {
 	opts := r.renderOptions()
 	opts.Runs = runs
+	opts.Variables = vars
 	if src.tree != nil {
 		opts.Tree = src.tree
 	}
