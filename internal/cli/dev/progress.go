@@ -71,12 +71,7 @@ func (p *progress) poll(ctx context.Context) (*snapshot, error) {
 	if err := p.c.List(ctx, &list); err != nil {
 		return nil, err
 	}
-	s.kustomizations = list.Items
-	sort.Slice(s.kustomizations, func(i, j int) bool {
-		return s.kustomizations[i].CreationTimestamp.Before(&s.kustomizations[j].CreationTimestamp) ||
-			s.kustomizations[i].CreationTimestamp.Equal(&s.kustomizations[j].CreationTimestamp) &&
-				s.kustomizations[i].Name < s.kustomizations[j].Name
-	})
+	s.kustomizations = dependencyOrder(list.Items)
 	p.report("GitRepository/"+syncName, s.source, s.source.Generation)
 	s.objects = map[string][]objectState{}
 	for i := range s.kustomizations {
@@ -93,6 +88,59 @@ func (p *progress) poll(ctx context.Context) (*snapshot, error) {
 		p.reportObjects(displayName(k), objs)
 	}
 	return s, nil
+}
+
+// dependencyOrder sorts Kustomizations for printing: each after those it
+// dependsOn, else by creation and name. One poll can find a dependency and
+// its dependent both changed; printed in this order, the lines never show
+// a dependent applied before what it waits for. A cycle is printed in
+// creation order.
+func dependencyOrder(ks []kustomizev1.Kustomization) []kustomizev1.Kustomization {
+	sort.SliceStable(ks, func(i, j int) bool {
+		return ks[i].CreationTimestamp.Before(&ks[j].CreationTimestamp) ||
+			ks[i].CreationTimestamp.Equal(&ks[j].CreationTimestamp) && ks[i].Name < ks[j].Name
+	})
+	listed := map[client.ObjectKey]bool{}
+	for i := range ks {
+		listed[client.ObjectKeyFromObject(&ks[i])] = true
+	}
+	done := map[client.ObjectKey]bool{}
+	out := make([]kustomizev1.Kustomization, 0, len(ks))
+	for len(out) < len(ks) {
+		progressed := false
+		for i := range ks {
+			key := client.ObjectKeyFromObject(&ks[i])
+			if done[key] || !dependenciesDone(&ks[i], listed, done) {
+				continue
+			}
+			done[key], progressed = true, true
+			out = append(out, ks[i])
+		}
+		if !progressed { // a cycle: the rest in creation order
+			for i := range ks {
+				if !done[client.ObjectKeyFromObject(&ks[i])] {
+					out = append(out, ks[i])
+				}
+			}
+			break
+		}
+	}
+	return out
+}
+
+// dependenciesDone reports whether every listed dependency of k is done.
+func dependenciesDone(k *kustomizev1.Kustomization, listed, done map[client.ObjectKey]bool) bool {
+	for _, ref := range k.Spec.DependsOn {
+		ns := ref.Namespace
+		if ns == "" {
+			ns = k.Namespace
+		}
+		dep := client.ObjectKey{Namespace: ns, Name: ref.Name}
+		if listed[dep] && !done[dep] {
+			return false
+		}
+	}
+	return true
 }
 
 // reportObjects prints each inventory object of the Kustomization name

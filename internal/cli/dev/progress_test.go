@@ -110,3 +110,40 @@ func TestConverged(t *testing.T) {
 		})
 	}
 }
+
+// TestDependencyOrder: a poll prints each Kustomization after those it
+// dependsOn (the example's apps after infrastructure although "apps" sorts
+// first), else by creation and name; a cycle keeps creation order.
+func TestDependencyOrder(t *testing.T) {
+	k := func(name string, created int, deps ...string) kustomizev1.Kustomization {
+		k := kustomization(name, 1, "", nil)
+		k.CreationTimestamp = metav1.Unix(int64(created), 0)
+		for _, d := range deps {
+			k.Spec.DependsOn = append(k.Spec.DependsOn, meta.DependencyReference{Name: d})
+		}
+		return k
+	}
+	for _, tt := range []struct {
+		name string
+		in   []kustomizev1.Kustomization
+		want string
+	}{
+		{"the example", []kustomizev1.Kustomization{k("apps", 2, "infrastructure"), k("infrastructure", 2, "flux-system"), k("flux-system", 1)},
+			"flux-system infrastructure apps"},
+		{"no edges: creation, then name", []kustomizev1.Kustomization{k("b", 2), k("a", 2), k("c", 1)}, "c a b"},
+		{"a dependency that is not listed", []kustomizev1.Kustomization{k("b", 1, "elsewhere"), k("a", 1)}, "a b"},
+		{"a chain against creation order", []kustomizev1.Kustomization{k("first", 1, "second"), k("second", 2, "third"), k("third", 3)},
+			"third second first"},
+		{"a cycle", []kustomizev1.Kustomization{k("y", 2, "x"), k("x", 1, "y"), k("free", 3)}, "free x y"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var names []string
+			for _, k := range dependencyOrder(tt.in) {
+				names = append(names, k.Name)
+			}
+			if got := strings.Join(names, " "); got != tt.want {
+				t.Errorf("order %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

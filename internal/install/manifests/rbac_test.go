@@ -2,6 +2,7 @@ package manifests_test
 
 import (
 	"testing"
+	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -24,6 +25,10 @@ func TestSourceControllerRBAC(t *testing.T) {
 		t.Helper()
 		return canI(t, env, ns, manifests.SourceController, group, resource, sub, verb)
 	}
+	mayEventually := func(group, resource, sub, verb string) bool {
+		t.Helper()
+		return grantedEventually(t, env, ns, manifests.SourceController, group, resource, sub, verb)
+	}
 	const group = "source.toolkit.fluxcd.io"
 	for _, resource := range []string{"helmrepositories", "helmcharts"} {
 		for _, sub := range []string{"", "status", "finalizers"} {
@@ -31,14 +36,14 @@ func TestSourceControllerRBAC(t *testing.T) {
 				if sub != "" && (verb == "list" || verb == "watch" || verb == "create" || verb == "delete") {
 					continue
 				}
-				if !allowed(group, resource, sub, verb) {
+				if !mayEventually(group, resource, sub, verb) {
 					t.Errorf("source-controller may not %s %s/%s", verb, resource, sub)
 				}
 			}
 		}
 	}
 	for _, verb := range []string{"get", "list", "watch"} {
-		if !allowed("", "secrets", "", verb) {
+		if !mayEventually("", "secrets", "", verb) {
 			t.Errorf("source-controller may not %s secrets", verb)
 		}
 	}
@@ -63,7 +68,7 @@ func TestHelmControllerRBAC(t *testing.T) {
 		{"apps", "deployments", "", "patch"},
 		{"", "serviceaccounts", "", "impersonate"},
 	} {
-		if !canI(t, env, ns, manifests.HelmController, tt.group, tt.resource, tt.sub, tt.verb) {
+		if !grantedEventually(t, env, ns, manifests.HelmController, tt.group, tt.resource, tt.sub, tt.verb) {
 			t.Errorf("helm-controller may not %s %s/%s in group %q", tt.verb, tt.resource, tt.sub, tt.group)
 		}
 	}
@@ -92,6 +97,24 @@ func applyRBAC(t *testing.T, env *testenv.Env, objs ...*unstructured.Unstructure
 			t.Fatalf("%s %s: %v", obj.GetKind(), obj.GetName(), err)
 		}
 		t.Cleanup(func() { _ = env.Client.Delete(t.Context(), obj.DeepCopy()) })
+	}
+}
+
+// grantedEventually is canI for what must be allowed: the RBAC authorizer
+// learns of a new role or binding through its informers a moment after the
+// write returns, so a grant is asked for again until it shows or ten seconds
+// pass. A denial needs no wait: the lag can only deny what will be allowed.
+func grantedEventually(t *testing.T, env *testenv.Env, ns, sa, group, resource, sub, verb string) bool {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if canI(t, env, ns, sa, group, resource, sub, verb) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

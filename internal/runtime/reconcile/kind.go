@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -87,12 +88,23 @@ func Run[T Object, O any](ctx context.Context, d Driver, req ctrl.Request, obj T
 	}
 	start := now()
 	if err := d.Client.Get(ctx, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			d.Written.forget(req.NamespacedName)
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if err := d.Written.fresh(ctx, d.Reader, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			d.Written.forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	helper := patch.NewHelper(obj, d.Client)
 	defer func() {
 		if err := helper.Patch(ctx, obj); err != nil {
 			retErr = errors.Join(retErr, err)
+		} else {
+			d.Written.left(req.NamespacedName, obj)
 		}
 		if d.Metrics != nil {
 			d.Metrics.RecordDuration(k.Name, obj.GetNamespace(), obj.GetName(), start)

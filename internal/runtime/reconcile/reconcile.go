@@ -33,6 +33,11 @@ type Driver struct {
 	// Jitter is --interval-jitter-percentage.
 	Jitter float64
 	Now    func() time.Time
+	// Written and Reader, when both are set, make a run start from the
+	// object as the previous run left it, not from a cache that lags
+	// behind that run's writes (see Written).
+	Written *Written
+	Reader  client.Reader
 }
 
 // Result turns a phase error into the queue's reaction: success requeues

@@ -71,3 +71,48 @@ func TestParkedHealthChecksFreeWorkersAndFollowWatches(t *testing.T) {
 		t.Errorf("waits-1 woke with its Deployment missing: Reconciling %+v, applied %q", r, ks[1].Status.LastAppliedRevision)
 	}
 }
+
+// TestParkedHealthCheckOutlivesItsDependencyRun parks a dependent's health
+// check (it waits for a Deployment that does not exist yet), then breaks
+// the dependency (a path that is not in the source). The dependent applied
+// under a gate that held; when its Deployment rolls out, its wait ends as
+// Flux's inline health check would: Ready, and never DependencyNotReady.
+// Before, the wake read the dependencies first and threw the wait away.
+func TestParkedHealthCheckOutlivesItsDependencyRun(t *testing.T) {
+	t.Parallel()
+	f, sha := newFixture(t, map[string]string{
+		"dep/cm.yaml":   configMapYAML("dep", "k", "v"),
+		"waits/cm.yaml": configMapYAML("waits", "k", "v"),
+	})
+	rev := "main@sha1:" + sha
+	dep := f.kustomization("dep", "./dep", func(s *kustomizev1.KustomizationSpec) { s.Prune = false })
+	f.env.Create(t, dep)
+	f.waitApplied(dep, rev)
+
+	waits := f.kustomization("waits", "./waits", func(s *kustomizev1.KustomizationSpec) {
+		s.Prune = false
+		s.Timeout = &metav1.Duration{Duration: 10 * time.Minute}
+		s.DependsOn = []meta.DependencyReference{{Name: "dep"}}
+		s.HealthChecks = []meta.NamespacedObjectKindReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: "later", Namespace: f.ns}}
+	})
+	f.env.Create(t, waits)
+	waitProgress(t, f, waits, "Running health checks for revision "+rev+" with a timeout of 10m0s")
+
+	f.env.Update(t, dep, func() { dep.Spec.Path = "./missing" })
+	f.waitFailed(dep, rev, meta.ArtifactFailedReason)
+
+	f.env.Create(t, &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "later", Namespace: f.ns},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "later"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "later"}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "example.com/app:1"}}},
+			},
+		},
+	})
+	f.waitApplied(waits, rev)
+	if h := conditions.Get(waits, meta.HealthyCondition); h == nil || h.Status != metav1.ConditionTrue {
+		t.Errorf("Healthy = %+v after the Deployment rolled out", h)
+	}
+}

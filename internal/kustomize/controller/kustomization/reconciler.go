@@ -58,9 +58,12 @@ type Reconciler struct {
 	cacheOnce sync.Once
 	cache     *buildCache
 	waits     parkedWaits
-	memos     applyMemos
-	store     *memoStore
-	trees     artifactTrees
+	// written is the version each Kustomization's last run left it at
+	// (reconcile.Written).
+	written reconcile.Written
+	memos   applyMemos
+	store   *memoStore
+	trees   artifactTrees
 }
 
 // Options are the controller's flags and feature gates.
@@ -124,7 +127,8 @@ func (r *Reconciler) now() time.Time {
 }
 
 func (r *Reconciler) driver() reconcile.Driver {
-	return reconcile.Driver{Client: r.Client, Metrics: r.Metrics, Jitter: r.Options.Jitter, Now: r.Now}
+	return reconcile.Driver{Client: r.Client, Metrics: r.Metrics, Jitter: r.Options.Jitter, Now: r.Now,
+		Written: &r.written, Reader: r.APIReader}
 }
 
 // Reconcile runs the shared skeleton (internal/runtime/reconcile) with
@@ -267,13 +271,18 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomizati
 	out.revision = a.Revision
 	out.originRevision = a.Metadata[originRevisionKey]
 
+	// A parked health check resumes before the dependencies are read: its
+	// apply passed their gate for this generation and revision, and a
+	// dependency that has begun a run of its own since (Ready Unknown)
+	// must not turn a dependent waiting for its objects into one waiting
+	// for the dependency, throwing the wait away.
+	if w := r.parked(obj, out.revision); w != nil {
+		return r.resumeHealth(ctx, obj, w, out)
+	}
 	if len(obj.Spec.DependsOn) > 0 {
 		if err := r.checkDependencies(ctx, obj, src); err != nil {
 			return err
 		}
-	}
-	if w := r.parked(obj, out.revision); w != nil {
-		return r.resumeHealth(ctx, obj, w, out)
 	}
 
 	out.quiet, out.begun = steady(obj, out), r.now()
