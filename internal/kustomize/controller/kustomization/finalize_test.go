@@ -2,16 +2,22 @@ package kustomization
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/runtime/errs"
+	"github.com/weir-gitops/weir/internal/source/artifact"
 )
 
 // TestDeletedDuringFirstApplyPrunesEverything deletes a prune:true
@@ -46,5 +52,40 @@ func TestDeletedDuringFirstApplyPrunesEverything(t *testing.T) {
 	})
 	if left := f.env.OwnedConfigMaps(t, f.ns, key); left != 0 {
 		t.Errorf("%d ConfigMaps left after the finalizer ran, want 0 (%d existed when the delete landed)", left, atDelete)
+	}
+}
+
+// TestDeleteDuringFirstBuild finalizes one Kustomization while another is
+// in its first build, on another goroutine, as two workers do at the
+// default --concurrent=4. Run with -race: the finalizer reaches the build
+// cache only through the same sync.Once that made it.
+func TestDeleteDuringFirstBuild(t *testing.T) {
+	finalized := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		<-finalized // the build is under way until the deletion is done
+		http.NotFound(w, nil)
+	}))
+	defer srv.Close()
+	r := &Reconciler{Fetcher: &artifact.Fetcher{}}
+	building := &kustomizev1.Kustomization{ObjectMeta: metav1.ObjectMeta{Name: "building", Namespace: "ns"}}
+	deleted := &kustomizev1.Kustomization{ObjectMeta: metav1.ObjectMeta{
+		Name: "deleted", Namespace: "ns", Finalizers: []string{meta.Finalizer},
+	}}
+
+	built := make(chan error, 1)
+	go func() {
+		a := &meta.Artifact{URL: srv.URL + "/fleet.tar.gz", Digest: "sha256:" + strings.Repeat("0", 64)}
+		_, err := r.fetchAndBuild(context.Background(), building, a, &outcome{}, nil)
+		built <- err
+	}()
+	if err := r.finalize(context.Background(), deleted); err != nil {
+		t.Fatal(err)
+	}
+	close(finalized)
+	if _, ok := errs.AsWaiting(<-built); !ok {
+		t.Error("the build of a missing artifact does not wait for the source")
+	}
+	if len(deleted.Finalizers) != 0 {
+		t.Errorf("finalizers %v left", deleted.Finalizers)
 	}
 }

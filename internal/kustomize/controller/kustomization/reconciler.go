@@ -22,6 +22,7 @@ import (
 	"github.com/weir-gitops/weir/internal/apply/inventory"
 	"github.com/weir-gitops/weir/internal/apply/ssa"
 	"github.com/weir-gitops/weir/internal/kustomize"
+	"github.com/weir-gitops/weir/internal/kustomize/buildcache"
 	"github.com/weir-gitops/weir/internal/kustomize/render"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
@@ -56,7 +57,7 @@ type Reconciler struct {
 	Health *healthwatch.Watcher
 
 	cacheOnce sync.Once
-	cache     *buildCache
+	cache     *buildcache.Cache
 	waits     parkedWaits
 	// written is the version each Kustomization's last run left it at
 	// (reconcile.Written).
@@ -327,10 +328,10 @@ func (r *Reconciler) fetchAndBuild(ctx context.Context, obj *kustomizev1.Kustomi
 			vars = v
 		}
 		var err error
-		if key, err = buildKey(a.Digest, &obj.Spec, vars, opts); err != nil {
+		if key, err = buildcache.Key(a.Digest, &obj.Spec, vars, opts); err != nil {
 			return nil, r.retry(obj, meta.BuildFailedReason, err)
 		}
-		if res, ok := cache.get(name, key); ok {
+		if res, ok := cache.Get(name, key); ok {
 			out.attempted, out.checksum = true, res.Checksum
 			return res.Objects, nil
 		}
@@ -351,9 +352,22 @@ func (r *Reconciler) fetchAndBuild(ctx context.Context, obj *kustomizev1.Kustomi
 		return nil, err
 	}
 	if key != "" {
-		cache.put(name, key, res)
+		cache.Put(name, key, res)
 	}
 	return res.Objects, nil
+}
+
+// DefaultBuildCacheObjects bounds the objects the build cache holds, over
+// all Kustomizations (buildcache.DefaultObjects).
+const DefaultBuildCacheObjects = buildcache.DefaultObjects
+
+// builds returns the build cache (internal/kustomize/buildcache), made on
+// first use. Every use goes through it: the reconcile that builds one
+// Kustomization and the finalizer of another run on different workers,
+// and only the Once orders them.
+func (r *Reconciler) builds() *buildcache.Cache {
+	r.cacheOnce.Do(func() { r.cache = buildcache.New(r.Options.BuildCacheObjects) })
+	return r.cache
 }
 
 func (r *Reconciler) renderOptions() render.Options {

@@ -1,4 +1,4 @@
-package kustomization
+package buildcache
 
 import (
 	"crypto/sha256"
@@ -16,11 +16,11 @@ import (
 	"github.com/weir-gitops/weir/internal/runtime/intern"
 )
 
-// DefaultBuildCacheObjects bounds the objects the build cache holds, over
-// all Kustomizations.
-const DefaultBuildCacheObjects = 100_000
+// DefaultObjects bounds the objects a cache holds, over all
+// Kustomizations, when New is given zero.
+const DefaultObjects = 100_000
 
-// buildCache keeps the last build of each Kustomization, so that a
+// Cache keeps the last build of each Kustomization, so that a
 // reconcile whose inputs have not changed — the periodic drift check, a
 // dependency that became ready, a reconcile request — skips the download
 // and kustomize, which for large trees costs seconds (kustomize's resource
@@ -29,7 +29,7 @@ const DefaultBuildCacheObjects = 100_000
 // Builds that load remote bases are not cached (they can change while the
 // artifact does not), nor are builds with decryption (plaintext Secrets are
 // not kept in memory longer than a reconcile).
-type buildCache struct {
+type Cache struct {
 	mu      sync.Mutex
 	budget  int
 	objects int
@@ -49,23 +49,17 @@ type cachedBuild struct {
 	remote   bool
 }
 
-// builds returns the build cache, made on first use. Every use goes through
-// it: the reconcile that builds one Kustomization and the finalizer of
-// another run on different workers, and only the Once orders them.
-func (r *Reconciler) builds() *buildCache {
-	r.cacheOnce.Do(func() { r.cache = newBuildCache(r.Options.BuildCacheObjects) })
-	return r.cache
-}
-
-func newBuildCache(budget int) *buildCache {
+// New returns a cache of at most budget objects: DefaultObjects when
+// zero, none at all (every Get misses) when negative.
+func New(budget int) *Cache {
 	if budget == 0 {
-		budget = DefaultBuildCacheObjects
+		budget = DefaultObjects
 	}
-	return &buildCache{budget: budget, entries: map[types.NamespacedName]cachedBuild{}}
+	return &Cache{budget: budget, entries: map[types.NamespacedName]cachedBuild{}}
 }
 
-// get returns a copy of the cached build of name if it was made from key.
-func (c *buildCache) get(name types.NamespacedName, key string) (*kustomize.Result, bool) {
+// Get returns a copy of the cached build of name if it was made from key.
+func (c *Cache) Get(name types.NamespacedName, key string) (*kustomize.Result, bool) {
 	if c == nil || c.budget < 0 {
 		return nil, false
 	}
@@ -87,8 +81,8 @@ func (c *buildCache) get(name types.NamespacedName, key string) (*kustomize.Resu
 	return res, true
 }
 
-// put stores a copy of res as the build of name from key.
-func (c *buildCache) put(name types.NamespacedName, key string, res *kustomize.Result) {
+// Put stores a copy of res as the build of name from key.
+func (c *Cache) Put(name types.NamespacedName, key string, res *kustomize.Result) {
 	if c == nil || c.budget < 0 || res.Remote || len(res.Objects) > c.budget {
 		return
 	}
@@ -116,8 +110,8 @@ func (c *buildCache) put(name types.NamespacedName, key string, res *kustomize.R
 	}
 }
 
-// forget drops the build of name (the Kustomization is gone).
-func (c *buildCache) forget(name types.NamespacedName) {
+// Forget drops the build of name (the Kustomization is gone).
+func (c *Cache) Forget(name types.NamespacedName) {
 	if c == nil {
 		return
 	}
@@ -126,7 +120,7 @@ func (c *buildCache) forget(name types.NamespacedName) {
 	c.removeLocked(name)
 }
 
-func (c *buildCache) removeLocked(name types.NamespacedName) {
+func (c *Cache) removeLocked(name types.NamespacedName) {
 	e, ok := c.entries[name]
 	if !ok {
 		return
@@ -138,9 +132,9 @@ func (c *buildCache) removeLocked(name types.NamespacedName) {
 	}
 }
 
-// buildKey hashes what a build of obj reads besides the tree: the artifact
-// digest, the spec, the variables and the options.
-func buildKey(digest string, spec *kustomizev1.KustomizationSpec, vars map[string]string, opts render.Options) (string, error) {
+// Key hashes what a build reads besides the tree: the artifact digest,
+// the spec, the post-build variables and the options.
+func Key(digest string, spec *kustomizev1.KustomizationSpec, vars map[string]string, opts render.Options) (string, error) {
 	data, err := json.Marshal(struct {
 		Digest string
 		Spec   *kustomizev1.KustomizationSpec
