@@ -200,3 +200,39 @@ func TestRunStartsFromWhatTheLastRunLeft(t *testing.T) {
 		})
 	}
 }
+
+// counting counts the reads that pass through it.
+type counting struct {
+	client.Reader
+	gets int
+}
+
+func (c *counting) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	c.gets++
+	return c.Reader.Get(ctx, key, obj, opts...)
+}
+
+// TestWrittenReadsOnlyWhatLags: the uncached read is spent only on a
+// cached copy older than the last run left; the same version, or a newer
+// one (someone else wrote after the run), is used as it is.
+func TestWrittenReadsOnlyWhatLags(t *testing.T) {
+	key := types.NamespacedName{Namespace: "ns", Name: "apps"}
+	for _, tt := range []struct {
+		left, cached string
+		want         int
+	}{
+		{"20", "20", 0}, {"20", "21", 0}, {"20", "100", 0}, {"20", "19", 1}, {"20", "9", 1}, {"20", "opaque", 1},
+	} {
+		c, _ := fakeKustomization(t)
+		r := &counting{Reader: c}
+		w := &Written{}
+		w.left(key, &kustomizev1.Kustomization{ObjectMeta: metav1.ObjectMeta{ResourceVersion: tt.left}})
+		obj := &kustomizev1.Kustomization{ObjectMeta: metav1.ObjectMeta{ResourceVersion: tt.cached}}
+		if err := w.fresh(context.Background(), r, key, obj); err != nil {
+			t.Fatal(err)
+		}
+		if r.gets != tt.want {
+			t.Errorf("left %s, cached %s: %d uncached reads, want %d", tt.left, tt.cached, r.gets, tt.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -14,25 +15,30 @@ import (
 // (a watch event, a dependency's wake) may start from the object as it
 // was mid-run, Reconciling and Ready Unknown, take a steady Kustomization
 // for one in progress and run it in full, flipping Ready for its
-// dependents. When the cached version is not the one the last run left,
-// Run reads the object uncached once. The zero value is ready to use.
+// dependents. When the cached version is older than the one the last run
+// left, Run reads the object uncached once. The zero value is ready to use.
 type Written struct {
 	mu sync.Mutex
 	rv map[types.NamespacedName]string
 }
 
-// fresh returns obj as the API server has it when the cached copy is not
-// the version the last run left, else obj unchanged. The uncached read
-// costs one request, only after a write by someone else or while the
-// cache is behind.
+// fresh reads obj again, uncached, when the cached copy is older than the
+// version the last run left. Resource versions of one resource compare
+// (apimachinery's CompareResourceVersion); a newer copy, written by
+// someone else since, came through the same watch after the run's own
+// writes and holds them, so it needs no second read. A version that does
+// not compare (not an etcd revision) is read again, to be safe.
 func (w *Written) fresh(ctx context.Context, r client.Reader, key types.NamespacedName, obj client.Object) error {
 	if w == nil || r == nil {
 		return nil
 	}
 	w.mu.Lock()
-	rv, ok := w.rv[key]
+	left, ok := w.rv[key]
 	w.mu.Unlock()
-	if !ok || rv == obj.GetResourceVersion() {
+	if !ok {
+		return nil
+	}
+	if cmp, err := resourceversion.CompareResourceVersion(obj.GetResourceVersion(), left); err == nil && cmp >= 0 {
 		return nil
 	}
 	return r.Get(ctx, key, obj)
