@@ -49,16 +49,7 @@ func TestParkedHealthChecksFreeWorkersAndFollowWatches(t *testing.T) {
 	t.Logf("applied with %d health checks parked: %s", waiting, time.Since(start).Round(time.Millisecond))
 
 	start = time.Now()
-	f.env.Create(t, &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: "later-0", Namespace: f.ns},
-		Spec: appsv1.DeploymentSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "later-0"}},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "later-0"}},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "example.com/app:1"}}},
-			},
-		},
-	})
+	f.env.Create(t, deployment("later-0", f.ns))
 	f.waitApplied(ks[0], rev)
 	t.Logf("Ready %s after its Deployment was created", time.Since(start).Round(time.Millisecond))
 	if h := conditions.Get(ks[0], meta.HealthyCondition); h == nil || h.Status != metav1.ConditionTrue {
@@ -101,18 +92,24 @@ func TestParkedHealthCheckOutlivesItsDependencyRun(t *testing.T) {
 	f.env.Update(t, dep, func() { dep.Spec.Path = "./missing" })
 	f.waitFailed(dep, rev, meta.ArtifactFailedReason)
 
-	f.env.Create(t, &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: "later", Namespace: f.ns},
-		Spec: appsv1.DeploymentSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "later"}},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "later"}},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "example.com/app:1"}}},
-			},
-		},
-	})
+	f.env.Create(t, deployment("later", f.ns))
 	f.waitApplied(waits, rev)
 	if h := conditions.Get(waits, meta.HealthyCondition); h == nil || h.Status != metav1.ConditionTrue {
 		t.Errorf("Healthy = %+v after the Deployment rolled out", h)
+	}
+}
+
+// deployment is a one-container Deployment labelled app=name.
+func deployment(name, ns string) *appsv1.Deployment {
+	labels := map[string]string{"app": name}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "example.com/app:1"}}},
+			},
+		},
 	}
 }
