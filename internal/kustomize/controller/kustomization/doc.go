@@ -1,6 +1,8 @@
 // Package kustomization is the Kustomization reconciler: it fetches the
-// artifact of the referenced source, builds it with internal/kustomize
-// (variables, decryption), applies the result with internal/apply/ssa in stages,
+// artifact of the referenced source (shared among builds by
+// internal/kustomize/sharedtree), builds it with internal/kustomize
+// (variables, decryption; the last build of each is kept by
+// internal/kustomize/buildcache), applies the result with internal/apply/ssa in stages,
 // records what it applied in status.inventory, prunes what left the build,
 // waits for health, and orders Kustomizations by spec.dependsOn with Flux's
 // rules.
@@ -17,7 +19,9 @@
 //     dependency cycle also marks Stalled). A dependency is ready when its
 //     Ready condition is True at its generation and, when it builds from the
 //     same source, it has applied the source's current revision: a dependent
-//     never builds revision N before its dependencies applied N.
+//     never builds revision N before its dependencies applied N. A health
+//     check parked by an earlier run of this generation and revision resumes
+//     before this step: its apply passed the gate already.
 //  3. Download the artifact, verify its digest, extract it under a bound
 //     (ArtifactFailed; a 404 waits for the source's next artifact).
 //  4. Build: substituteFrom variables, kustomize build, decryption,

@@ -44,7 +44,7 @@ func TestBuildInMemoryOrOnDisk(t *testing.T) {
 			ns := env.Namespace(t)
 			repo := servedArtifact(t, env, ns, testenv.TarGz(t, tt.entries...))
 			f := &fixture{t: t, env: env, ns: ns, repo: repo}
-			memBefore, diskBefore := mainReconciler.trees.inMemory.Load(), mainReconciler.trees.onDisk.Load()
+			memBefore, diskBefore := mainReconciler.trees.Fetched()
 
 			k := f.kustomization("tree", "./app", nil)
 			env.Create(t, k)
@@ -56,7 +56,8 @@ func TestBuildInMemoryOrOnDisk(t *testing.T) {
 			if got := f.configMap("tree").Data["from"]; got != want {
 				t.Errorf("applied data.from = %q, want %q", got, want)
 			}
-			mem, disk := mainReconciler.trees.inMemory.Load()-memBefore, mainReconciler.trees.onDisk.Load()-diskBefore
+			mem, disk := mainReconciler.trees.Fetched()
+			mem, disk = mem-memBefore, disk-diskBefore
 			if tt.wantDisk && disk < 1 || !tt.wantDisk && mem < 1 {
 				t.Errorf("fetches since: %d in memory, %d on disk; want the artifact on disk: %v", mem, disk, tt.wantDisk)
 			}

@@ -24,6 +24,7 @@ import (
 	"github.com/weir-gitops/weir/internal/kustomize"
 	"github.com/weir-gitops/weir/internal/kustomize/buildcache"
 	"github.com/weir-gitops/weir/internal/kustomize/render"
+	"github.com/weir-gitops/weir/internal/kustomize/sharedtree"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 	"github.com/weir-gitops/weir/internal/runtime/events"
@@ -64,7 +65,7 @@ type Reconciler struct {
 	written reconcile.Written
 	memos   applyMemos
 	store   *memoStore
-	trees   artifactTrees
+	trees   sharedtree.Trees
 }
 
 // Options are the controller's flags and feature gates.
@@ -378,35 +379,35 @@ func (r *Reconciler) renderOptions() render.Options {
 }
 
 // fetch returns the artifact, in memory or extracted in a directory
-// (shared with the other builds of it, see artifactTrees), and the
+// (shared with the other builds of it, internal/kustomize/sharedtree), and the
 // function that gives it back, and checks spec.path.
-func (r *Reconciler) fetch(ctx context.Context, obj *kustomizev1.Kustomization, a *meta.Artifact) (fetched, func(), error) {
+func (r *Reconciler) fetch(ctx context.Context, obj *kustomizev1.Kustomization, a *meta.Artifact) (sharedtree.Source, func(), error) {
 	fetcher := r.Fetcher
 	if fetcher == nil {
 		fetcher = &artifact.Fetcher{}
 	}
-	src, release, err := r.trees.acquire(ctx, a.Digest, func(mkdir func() (string, error)) (*artifact.Tree, error) {
+	src, release, err := r.trees.Acquire(ctx, a.Digest, func(mkdir func() (string, error)) (*artifact.Tree, error) {
 		tree, _, err := fetcher.FetchTree(ctx, a.URL, a.Digest, mkdir)
 		return tree, err
 	})
 	switch {
-	case errors.Is(err, errTmpDir):
-		return fetched{}, nil, r.retry(obj, meta.ReconciliationFailedReason, err)
+	case errors.Is(err, sharedtree.ErrTmpDir):
+		return sharedtree.Source{}, nil, r.retry(obj, meta.ReconciliationFailedReason, err)
 	case errors.Is(err, artifact.ErrArtifactNotFound):
-		return fetched{}, nil, &errs.Waiting{
+		return sharedtree.Source{}, nil, &errs.Waiting{
 			Err:          fmt.Errorf("Source is not ready, artifact not found, retrying in %s", r.Options.RequeueDependency), //nolint:staticcheck // Flux's message
 			Reason:       meta.ArtifactFailedReason,
 			RequeueAfter: r.Options.RequeueDependency,
 		}
 	case err != nil:
-		return fetched{}, nil, r.retry(obj, meta.ArtifactFailedReason, err)
+		return sharedtree.Source{}, nil, r.retry(obj, meta.ArtifactFailedReason, err)
 	}
 	// An unsafe path (absolute, climbing out) is left to the build, which
 	// refuses it without touching the disk.
 	if rel := filepath.FromSlash(trimDotSlash(obj.Spec.Path)); filepath.IsLocal(rel) {
-		if err := src.stat(rel); err != nil {
+		if err := relativeTo(src.Stat(rel), src.Dir); err != nil {
 			release()
-			return fetched{}, nil, r.retry(obj, meta.ArtifactFailedReason, fmt.Errorf("kustomization path not found: %w", err))
+			return sharedtree.Source{}, nil, r.retry(obj, meta.ArtifactFailedReason, fmt.Errorf("kustomization path not found: %w", err))
 		}
 	}
 	return src, release, nil
@@ -415,22 +416,22 @@ func (r *Reconciler) fetch(ctx context.Context, obj *kustomizev1.Kustomization, 
 // build renders the objects to apply with render.Kustomization, reading ConfigMaps and
 // Secrets uncached; vars, when not nil, are spec.postBuild's variables
 // already read (render.Options.Variables).
-func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, src fetched, vars map[string]string, out *outcome,
+func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, src sharedtree.Source, vars map[string]string, out *outcome,
 	runs func([]schema.GroupKind) func([]*unstructured.Unstructured)) (*kustomize.Result, error) {
 	opts := r.renderOptions()
 	opts.Runs = runs
 	opts.Variables = vars
-	if src.tree != nil {
-		opts.Tree = src.tree
+	if src.Mem != nil {
+		opts.Tree = src.Mem
 	}
-	res, err := render.Kustomization(ctx, r.APIReader, obj, src.dir, opts)
+	res, err := render.Kustomization(ctx, r.APIReader, obj, src.Dir, opts)
 	if err != nil {
 		reason := meta.BuildFailedReason
 		if errors.Is(err, kustomize.ErrDecryptionRequired) {
 			// Flux finds this at apply time and reports it so.
 			reason = meta.ReconciliationFailedReason
 		}
-		return nil, r.retry(obj, reason, relativeTo(err, src.dir))
+		return nil, r.retry(obj, reason, relativeTo(err, src.Dir))
 	}
 	out.checksum = res.Checksum
 	return res, nil

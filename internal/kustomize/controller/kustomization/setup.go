@@ -84,7 +84,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	// controller.
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		<-ctx.Done()
-		r.trees.close()
+		r.trees.Close()
 		return nil
 	})); err != nil {
 		return fmt.Errorf("adding the artifact trees' cleanup: %w", err)

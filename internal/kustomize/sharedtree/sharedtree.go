@@ -1,4 +1,4 @@
-package kustomization
+package sharedtree
 
 import (
 	"context"
@@ -14,13 +14,13 @@ import (
 	"github.com/weir-gitops/weir/internal/source/artifact"
 )
 
-// keptTrees is how many extracted artifacts stay (on disk or in memory)
+// Kept is how many extracted artifacts stay (on disk or in memory)
 // once no build reads them: the newest, by first use. A fan-out's
 // Kustomizations of one source build within seconds of each other; more
 // would only hold disk.
-const keptTrees = 2
+const Kept = 2
 
-// artifactTrees shares the extracted tree of an artifact among the builds
+// Trees shares the extracted tree of an artifact among the builds
 // that read it: N Kustomizations of one source download, verify and
 // extract its artifact once, not N times (a temporary directory, a
 // download and a file per entry each, most of a small build's system
@@ -33,7 +33,7 @@ const keptTrees = 2
 // A small artifact of regular files is held in memory (artifact.Tree,
 // see Fetcher.FetchTree) and any other is extracted to a directory made
 // for it; both kinds are shared, kept and dropped alike.
-type artifactTrees struct {
+type Trees struct {
 	mu    sync.Mutex
 	trees map[string]*tree
 	kept  []string // digests, oldest first
@@ -41,43 +41,50 @@ type artifactTrees struct {
 	inMemory, onDisk atomic.Int64 // artifacts fetched, by where they went
 }
 
-// errTmpDir is a failure to make the directory a tree is extracted to:
+// Fetched returns how many artifacts were fetched into memory and how
+// many onto disk.
+func (t *Trees) Fetched() (inMemory, onDisk int64) {
+	return t.inMemory.Load(), t.onDisk.Load()
+}
+
+// ErrTmpDir is a failure to make the directory a tree is extracted to:
 // the controller's, not the artifact's.
-var errTmpDir = errors.New("tmp dir error")
+var ErrTmpDir = errors.New("tmp dir error")
 
 type tree struct {
-	src   fetched       // the directory is set under artifactTrees.mu
+	src   Source        // the directory is set under Trees.mu
 	ready chan struct{} // closed once fetched, with err set
 	err   error
 	users int
 	kept  bool
 }
 
-// fetched is an artifact as builds read it: in memory, or extracted in a
+// Source is an artifact as builds read it: in memory, or extracted in a
 // directory.
-type fetched struct {
-	dir  string         // "" when in memory
-	tree *artifact.Tree // nil when on disk
+type Source struct {
+	Dir string         // "" when in memory
+	Mem *artifact.Tree // nil when on disk
 }
 
-// stat checks that rel, a local path, names something in the artifact;
-// its error names rel as os.Stat does, in memory or on disk alike.
-func (f fetched) stat(rel string) error {
-	if f.tree != nil {
-		_, err := f.tree.Stat(path.Clean(filepath.ToSlash(rel)))
+// Stat checks that rel, a local path, names something in the artifact,
+// with os.Stat's error (on disk it names the directory: the caller
+// rewrites it out of messages).
+func (s Source) Stat(rel string) error {
+	if s.Mem != nil {
+		_, err := s.Mem.Stat(path.Clean(filepath.ToSlash(rel)))
 		return err
 	}
-	_, err := os.Stat(filepath.Join(f.dir, rel))
-	return relativeTo(err, f.dir)
+	_, err := os.Stat(filepath.Join(s.Dir, rel))
+	return err
 }
 
-// fetchFunc fetches an artifact into memory, or else into the empty
+// Fetch fetches an artifact into memory, or else into the empty
 // directory mkdir makes (once at most).
-type fetchFunc func(mkdir func() (string, error)) (*artifact.Tree, error)
+type Fetch func(mkdir func() (string, error)) (*artifact.Tree, error)
 
-// acquire returns the artifact of digest, fetched by fetch unless another
+// Acquire returns the artifact of digest, fetched by fetch unless another
 // build did, and the function to call once the build is done with it.
-func (t *artifactTrees) acquire(ctx context.Context, digest string, fetch fetchFunc) (fetched, func(), error) {
+func (t *Trees) Acquire(ctx context.Context, digest string, fetch Fetch) (Source, func(), error) {
 	t.mu.Lock()
 	if t.trees == nil {
 		t.trees = map[string]*tree{}
@@ -91,11 +98,11 @@ func (t *artifactTrees) acquire(ctx context.Context, digest string, fetch fetchF
 		case <-tr.ready:
 		case <-ctx.Done():
 			release()
-			return fetched{}, nil, ctx.Err()
+			return Source{}, nil, ctx.Err()
 		}
 		if tr.err != nil {
 			release()
-			return fetched{}, nil, tr.err
+			return Source{}, nil, tr.err
 		}
 		return tr.src, release, nil
 	}
@@ -109,7 +116,7 @@ func (t *artifactTrees) acquire(ctx context.Context, digest string, fetch fetchF
 	mem, tr.err = fetch(func() (string, error) { return t.mkdir(tr) })
 	switch {
 	case tr.err == nil && mem != nil:
-		tr.src.tree = mem
+		tr.src.Mem = mem
 		t.inMemory.Add(1)
 	case tr.err == nil:
 		t.onDisk.Add(1)
@@ -123,33 +130,33 @@ func (t *artifactTrees) acquire(ctx context.Context, digest string, fetch fetchF
 	release := func() { t.release(tr) }
 	if tr.err != nil {
 		release()
-		return fetched{}, nil, tr.err
+		return Source{}, nil, tr.err
 	}
 	return tr.src, release, nil
 }
 
 // mkdir makes the directory tr is extracted to.
-func (t *artifactTrees) mkdir(tr *tree) (string, error) {
+func (t *Trees) mkdir(tr *tree) (string, error) {
 	dir, err := os.MkdirTemp("", "kustomization-")
 	if err != nil {
-		return "", fmt.Errorf("%w: %w", errTmpDir, err)
+		return "", fmt.Errorf("%w: %w", ErrTmpDir, err)
 	}
 	t.mu.Lock()
-	tr.src.dir = dir
+	tr.src.Dir = dir
 	t.mu.Unlock()
 	return dir, nil
 }
 
-func (t *artifactTrees) release(tr *tree) {
+func (t *Trees) release(tr *tree) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	tr.users--
 	t.removeIfUnusedLocked(tr)
 }
 
-// evictLocked stops keeping all but the newest keptTrees trees.
-func (t *artifactTrees) evictLocked() {
-	for len(t.kept) > keptTrees {
+// evictLocked stops keeping all but the newest Kept trees.
+func (t *Trees) evictLocked() {
+	for len(t.kept) > Kept {
 		digest := t.kept[0]
 		t.unkeepLocked(digest, t.trees[digest])
 	}
@@ -157,7 +164,7 @@ func (t *artifactTrees) evictLocked() {
 
 // unkeepLocked stops keeping tr (and forgets it, so that the next build of
 // digest fetches anew) and removes it if no build reads it.
-func (t *artifactTrees) unkeepLocked(digest string, tr *tree) {
+func (t *Trees) unkeepLocked(digest string, tr *tree) {
 	if i := slices.Index(t.kept, digest); i >= 0 && t.trees[digest] == tr {
 		t.kept = slices.Delete(t.kept, i, i+1)
 	}
@@ -168,15 +175,15 @@ func (t *artifactTrees) unkeepLocked(digest string, tr *tree) {
 	t.removeIfUnusedLocked(tr)
 }
 
-func (t *artifactTrees) removeIfUnusedLocked(tr *tree) {
-	if tr.users == 0 && !tr.kept && tr.src.dir != "" {
-		_ = os.RemoveAll(tr.src.dir)
+func (t *Trees) removeIfUnusedLocked(tr *tree) {
+	if tr.users == 0 && !tr.kept && tr.src.Dir != "" {
+		_ = os.RemoveAll(tr.src.Dir)
 	}
 }
 
-// close removes the trees kept (the controller stops); those still read
+// Close removes the trees kept (the controller stops); those still read
 // are removed by their last build.
-func (t *artifactTrees) close() {
+func (t *Trees) Close() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for len(t.kept) > 0 {

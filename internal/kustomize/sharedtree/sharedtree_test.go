@@ -1,4 +1,4 @@
-package kustomization
+package sharedtree
 
 import (
 	"context"
@@ -18,7 +18,7 @@ func dirExists(dir string) bool {
 }
 
 // onDisk is a fetch that extracts to a directory, with fill.
-func onDisk(fill func(dir string) error) fetchFunc {
+func onDisk(fill func(dir string) error) Fetch {
 	return func(mkdir func() (string, error)) (*artifact.Tree, error) {
 		dir, err := mkdir()
 		if err != nil {
@@ -31,8 +31,8 @@ func onDisk(fill func(dir string) error) fetchFunc {
 // TestArtifactTreesFetchOncePerDigest: concurrent builds of one artifact
 // fetch it once and read the same tree; another digest is another tree.
 func TestArtifactTreesFetchOncePerDigest(t *testing.T) {
-	var trees artifactTrees
-	defer trees.close()
+	var trees Trees
+	defer trees.Close()
 	var fetches atomic.Int32
 	fetch := onDisk(func(dir string) error {
 		fetches.Add(1)
@@ -42,8 +42,8 @@ func TestArtifactTreesFetchOncePerDigest(t *testing.T) {
 	dirs := make([]string, 10)
 	for i := range dirs {
 		wg.Go(func() {
-			src, release, err := trees.acquire(context.Background(), "sha256:a", fetch)
-			dir := src.dir
+			src, release, err := trees.Acquire(context.Background(), "sha256:a", fetch)
+			dir := src.Dir
 			if err != nil {
 				t.Error(err)
 				return
@@ -64,37 +64,37 @@ func TestArtifactTreesFetchOncePerDigest(t *testing.T) {
 			t.Errorf("builds of one artifact read %s and %s", dirs[0], d)
 		}
 	}
-	otherSrc, release, err := trees.acquire(context.Background(), "sha256:b", fetch)
+	otherSrc, release, err := trees.Acquire(context.Background(), "sha256:b", fetch)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := otherSrc.dir
+	other := otherSrc.Dir
 	release()
 	if other == dirs[0] || fetches.Load() != 2 {
 		t.Errorf("another digest: tree %s (first %s), %d fetches", other, dirs[0], fetches.Load())
 	}
 }
 
-// TestArtifactTreesEvictAndRemove: the newest keptTrees trees stay after
+// TestArtifactTreesEvictAndRemove: the newest Kept trees stay after
 // their builds; an older one is removed once its last build is done (not
 // before), a failed fetch is not kept, and close removes the rest.
 func TestArtifactTreesEvictAndRemove(t *testing.T) {
-	var trees artifactTrees
+	var trees Trees
 	ctx := context.Background()
 	ok := onDisk(func(string) error { return nil })
-	firstSrc, releaseFirst, err := trees.acquire(ctx, "sha256:1", ok)
+	firstSrc, releaseFirst, err := trees.Acquire(ctx, "sha256:1", ok)
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := firstSrc.dir
+	first := firstSrc.Dir
 	var kept []string
 	for _, d := range []string{"sha256:2", "sha256:3"} {
-		src, release, err := trees.acquire(ctx, d, ok)
+		src, release, err := trees.Acquire(ctx, d, ok)
 		if err != nil {
 			t.Fatal(err)
 		}
 		release()
-		kept = append(kept, src.dir)
+		kept = append(kept, src.Dir)
 	}
 	if !dirExists(first) {
 		t.Fatal("an evicted tree was removed while a build read it")
@@ -111,20 +111,20 @@ func TestArtifactTreesEvictAndRemove(t *testing.T) {
 
 	failure := errors.New("artifact server down")
 	var failedDir string
-	if _, _, err := trees.acquire(ctx, "sha256:4", onDisk(func(dir string) error { failedDir = dir; return failure })); !errors.Is(err, failure) {
+	if _, _, err := trees.Acquire(ctx, "sha256:4", onDisk(func(dir string) error { failedDir = dir; return failure })); !errors.Is(err, failure) {
 		t.Fatalf("failed fetch: %v", err)
 	}
 	if dirExists(failedDir) {
 		t.Error("the tree of a failed fetch was kept")
 	}
 	fetched := false
-	if _, release, err := trees.acquire(ctx, "sha256:4", onDisk(func(string) error { fetched = true; return nil })); err != nil || !fetched {
+	if _, release, err := trees.Acquire(ctx, "sha256:4", onDisk(func(string) error { fetched = true; return nil })); err != nil || !fetched {
 		t.Errorf("after a failed fetch: fetched again %v, err %v", fetched, err)
 	} else {
 		release()
 	}
 
-	trees.close()
+	trees.Close()
 	for _, dir := range kept {
 		if dirExists(dir) {
 			t.Errorf("tree %s left after close", dir)
@@ -135,17 +135,17 @@ func TestArtifactTreesEvictAndRemove(t *testing.T) {
 // TestArtifactTreesInMemory: an artifact held in memory is shared like a
 // directory and makes none; a fetch that falls back to disk gets one.
 func TestArtifactTreesInMemory(t *testing.T) {
-	var trees artifactTrees
-	defer trees.close()
+	var trees Trees
+	defer trees.Close()
 	mem := &artifact.Tree{}
 	var fetches atomic.Int32
 	inMemory := func(func() (string, error)) (*artifact.Tree, error) { fetches.Add(1); return mem, nil }
 	for range 3 {
-		src, release, err := trees.acquire(context.Background(), "sha256:m", inMemory)
+		src, release, err := trees.Acquire(context.Background(), "sha256:m", inMemory)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if src.tree != mem || src.dir != "" {
+		if src.Mem != mem || src.Dir != "" {
 			t.Errorf("acquired %+v, want the tree in memory", src)
 		}
 		release()
@@ -153,12 +153,12 @@ func TestArtifactTreesInMemory(t *testing.T) {
 	if n := fetches.Load(); n != 1 {
 		t.Errorf("%d fetches, want 1", n)
 	}
-	src, release, err := trees.acquire(context.Background(), "sha256:d", onDisk(func(string) error { return nil }))
+	src, release, err := trees.Acquire(context.Background(), "sha256:d", onDisk(func(string) error { return nil }))
 	if err != nil {
 		t.Fatal(err)
 	}
 	release()
-	if src.tree != nil || !dirExists(src.dir) {
+	if src.Mem != nil || !dirExists(src.Dir) {
 		t.Errorf("acquired %+v, want a directory", src)
 	}
 }
