@@ -65,7 +65,7 @@ func (r *Reconciler) finalize(ctx context.Context, obj *kustomizev1.Kustomizatio
 				r.Events.Normal(ctx, obj, meta.ProgressingReason, nil, "%s", changes)
 			}
 			if obj.GetDeletionPolicy() == kustomizev1.DeletionPolicyWaitForTermination {
-				if err := waitForTermination(ctx, kube, deleted(cs), obj.GetTimeout()); err != nil {
+				if err := r.waitForTermination(ctx, obj, kube, deleted(cs)); err != nil {
 					ctrl.LoggerFrom(ctx).Error(err, "failed to wait for resources termination")
 					r.Events.Warning(ctx, obj, meta.PruneFailedReason, nil, "failed to wait for resources termination: %s", err)
 				}
@@ -89,9 +89,9 @@ func deleted(cs *ssa.ChangeSet) []ssa.ObjMetadata {
 }
 
 // waitForTermination polls until every object is gone (finalizers run,
-// garbage collection done) or timeout passes.
-func waitForTermination(ctx context.Context, kube client.Client, objects []ssa.ObjMetadata, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+// garbage collection done) or spec.timeout passes (deadline.go).
+func (r *Reconciler) waitForTermination(ctx context.Context, obj *kustomizev1.Kustomization, kube client.Client, objects []ssa.ObjMetadata) error {
+	ctx, cancel := withDeadline(ctx, obj)
 	defer cancel()
 	remaining := objects
 	for {

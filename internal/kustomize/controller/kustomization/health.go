@@ -3,7 +3,6 @@ package kustomization
 import (
 	"context"
 	"fmt"
-	"time"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -62,11 +61,7 @@ func (r *Reconciler) checkHealth(ctx context.Context, obj *kustomizev1.Kustomiza
 	if err := r.progressMessage(ctx, obj, out, msg); err != nil {
 		return err
 	}
-	timeout := obj.GetTimeout()
-	if deadline, ok := ctx.Deadline(); ok {
-		timeout = min(timeout, time.Until(deadline))
-	}
-	w := r.park(obj, toCheck, checks, timeout, out)
+	w := r.park(obj, toCheck, checks, deadlineOf(ctx, obj, r.now()), out)
 	return r.judgeHealth(ctx, obj, mgr, mgr.Client(), w, out)
 }
 

@@ -109,11 +109,11 @@ func (r *Reconciler) parked(obj *kustomizev1.Kustomization, revision string) *pa
 
 // park starts a wait for the objects of a health check.
 func (r *Reconciler) park(obj *kustomizev1.Kustomization, objects []ssa.ObjMetadata,
-	checks *healthChecks, timeout time.Duration, out *outcome) *parkedWait {
+	checks *healthChecks, deadline time.Time, out *outcome) *parkedWait {
 	now := r.now()
 	w := &parkedWait{
 		generation: obj.Generation, revision: out.revision, token: requestToken(obj),
-		health: ssa.NewHealth(objects), checks: checks, start: now, deadline: now.Add(timeout),
+		health: ssa.NewHealth(objects), checks: checks, start: now, deadline: deadline,
 		checksum: out.checksum, changed: out.changed(),
 		cacheable: r.Health != nil && watchable(obj), fresh: true, written: writtenBy(out.applied), applied: out.applied,
 	}

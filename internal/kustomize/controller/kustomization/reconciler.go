@@ -148,8 +148,8 @@ var conditionTypes = reconcile.Conditions{
 }
 
 // kind is the Kustomization as the skeleton runs it. The deadline of
-// spec.timeout is the phase's own (it starts after the dependencies and a
-// parked health check), so Timeout stays unset.
+// spec.timeout is the phase's own (deadline.go: it starts after the
+// dependencies and a parked health check), so Timeout stays unset.
 func (r *Reconciler) kind() reconcile.Kind[*kustomizev1.Kustomization, *outcome] {
 	return reconcile.Kind[*kustomizev1.Kustomization, *outcome]{
 		Name:       kustomizev1.KustomizationKind,
@@ -291,7 +291,7 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomizati
 	if err := r.progress(ctx, obj, out, "Fetching manifests"); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, obj.GetTimeout())
+	ctx, cancel := withDeadline(ctx, obj)
 	defer cancel()
 	kube, err := r.Clients.For(ctx, obj)
 	if err != nil {
