@@ -33,7 +33,7 @@ var floors = []floor{
 	}},
 	{4, "domain packages", []string{
 		`internal/source/(artifact|git|oci|bucket|helmrepo|chart|neterr|sshkey)`,
-		`internal/kustomize(/(render|decrypt|sopsformat|buildcache|sharedtree))?`,
+		`internal/kustomize(/(render|decrypt|sopsformat|buildcache|sharedtree|applymemo))?`,
 		`internal/helm/release`,
 		`internal/apply/(ssa|inventory|health|healthwatch|dependency|restconfig)`,
 		`internal/image/(scan|tagpolicy|setters)`,

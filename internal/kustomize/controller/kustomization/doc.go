@@ -2,7 +2,9 @@
 // artifact of the referenced source (shared among builds by
 // internal/kustomize/sharedtree), builds it with internal/kustomize
 // (variables, decryption; the last build of each is kept by
-// internal/kustomize/buildcache), applies the result with internal/apply/ssa in stages,
+// internal/kustomize/buildcache), applies the result with internal/apply/ssa in stages
+// (skipping the dry-run of objects nobody wrote since, by the memo of
+// internal/kustomize/applymemo, kept across restarts in Secrets),
 // records what it applied in status.inventory, prunes what left the build,
 // waits for health, and orders Kustomizations by spec.dependsOn with Flux's
 // rules.

@@ -73,7 +73,7 @@ func (r *Reconciler) finalize(ctx context.Context, obj *kustomizev1.Kustomizatio
 		}
 	}
 	r.builds().Forget(types.NamespacedName{Namespace: obj.Namespace, Name: obj.Name})
-	r.memos.forget(types.NamespacedName{Namespace: obj.Namespace, Name: obj.Name})
+	r.memos.Forget(types.NamespacedName{Namespace: obj.Namespace, Name: obj.Name})
 	controllerutil.RemoveFinalizer(obj, meta.Finalizer)
 	return nil
 }

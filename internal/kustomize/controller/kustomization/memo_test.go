@@ -4,9 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/types"
-
-	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
 )
 
@@ -58,34 +55,4 @@ func TestDriftIsCorrectedAfterNoOpReconciles(t *testing.T) {
 		t.Errorf("ConfigMap b written (resourceVersion %s, was %s)", got, versions["b"])
 	}
 	f.env.AssertEvent(t, k, meta.ProgressingReason, "ConfigMap/"+f.ns+"/a configured\nConfigMap/"+f.ns+"/c created")
-}
-
-// TestMemoBelongsToTheIdentity checks that a memo is not carried over to
-// another service account, a re-created Kustomization, or a remote
-// cluster.
-func TestMemoBelongsToTheIdentity(t *testing.T) {
-	var memos applyMemos
-	k := &kustomizev1.Kustomization{}
-	k.Name, k.Namespace, k.UID = "app", "ns", "uid-1"
-	first := memos.of(k)
-	if first == nil || memos.of(k) != first {
-		t.Fatal("the same Kustomization got another memo")
-	}
-	k.Spec.ServiceAccountName = "tenant"
-	if memos.of(k) == first {
-		t.Error("a new service account kept the memo")
-	}
-	second := memos.of(k)
-	k.UID = "uid-2"
-	if memos.of(k) == second {
-		t.Error("a re-created Kustomization kept the memo")
-	}
-	k.Spec.KubeConfig = &meta.KubeConfigReference{}
-	if memos.of(k) != nil {
-		t.Error("a Kustomization applying to a remote cluster got a memo")
-	}
-	memos.forget(types.NamespacedName{Namespace: k.Namespace, Name: k.Name})
-	if len(memos.memos) != 0 {
-		t.Error("forget left the memo")
-	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/weir-gitops/weir/internal/apply/inventory"
 	"github.com/weir-gitops/weir/internal/apply/ssa"
 	"github.com/weir-gitops/weir/internal/kustomize"
+	"github.com/weir-gitops/weir/internal/kustomize/applymemo"
 	"github.com/weir-gitops/weir/internal/kustomize/buildcache"
 	"github.com/weir-gitops/weir/internal/kustomize/render"
 	"github.com/weir-gitops/weir/internal/kustomize/sharedtree"
@@ -63,8 +64,8 @@ type Reconciler struct {
 	// written is the version each Kustomization's last run left it at
 	// (reconcile.Written).
 	written reconcile.Written
-	memos   applyMemos
-	store   *memoStore
+	memos   applymemo.Memos
+	store   *applymemo.Store
 	trees   sharedtree.Trees
 }
 
@@ -115,7 +116,7 @@ type Options struct {
 	// namespace (--watch-all-namespaces=false); all when empty.
 	WatchNamespace string
 	// MemoNamespace and MemoName name the Secrets that keep the apply
-	// memo across restarts (memostore.go): MemoName-0, MemoName-1, … in
+	// memo across restarts (applymemo.Store): MemoName-0, MemoName-1, … in
 	// MemoNamespace. In memory only when either is empty.
 	MemoNamespace string
 	MemoName      string
@@ -136,7 +137,7 @@ func (r *Reconciler) driver() reconcile.Driver {
 // Reconcile runs the shared skeleton (internal/runtime/reconcile) with
 // this kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	r.store.wait(ctx)
+	r.store.Wait(ctx)
 	return reconcile.Run(ctx, r.driver(), req, &kustomizev1.Kustomization{}, r.kind())
 }
 
@@ -539,7 +540,7 @@ func (r *Reconciler) applyOptions(obj *kustomizev1.Kustomization, out *outcome) 
 		OverrideManagers: r.Options.OverrideManagers,
 		BeforeWrite:      r.recordWrites(obj, out),
 		IntendWrites:     r.recordIntent(obj, out),
-		Memo:             r.memos.of(obj),
+		Memo:             r.memos.Of(obj),
 		Live:             r.live(obj),
 		// The health check's first look reads the answers (parked.go).
 		KeepWritten: obj.Spec.Wait || len(obj.Spec.HealthChecks) > 0,

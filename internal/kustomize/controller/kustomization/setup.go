@@ -18,6 +18,7 @@ import (
 	"github.com/weir-gitops/weir/internal/apply/dependency"
 	"github.com/weir-gitops/weir/internal/apply/healthwatch"
 	"github.com/weir-gitops/weir/internal/apply/ssa"
+	"github.com/weir-gitops/weir/internal/kustomize/applymemo"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
 
@@ -90,6 +91,23 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		return fmt.Errorf("adding the artifact trees' cleanup: %w", err)
 	}
 	return reconcile.Setup(mgr, &kustomizev1.Kustomization{}, r, opts, watches...)
+}
+
+// addMemoStore keeps r's memos across restarts when Options name the
+// Secrets (applymemo.Store).
+func (r *Reconciler) addMemoStore(mgr ctrl.Manager) error {
+	if r.Options.MemoNamespace == "" || r.Options.MemoName == "" {
+		return nil
+	}
+	r.store = applymemo.NewStore(&r.memos, applymemo.StoreOptions{
+		Namespace: r.Options.MemoNamespace, Name: r.Options.MemoName,
+		Reader: r.APIReader, Writer: r.Client, FieldOwner: ControllerName,
+		Kustomizations: mgr.GetCache(), Log: mgr.GetLogger().WithName("apply-memo"),
+	})
+	if err := mgr.Add(r.store); err != nil {
+		return fmt.Errorf("adding the apply memo store: %w", err)
+	}
+	return nil
 }
 
 // WatchHealth makes health checks follow watches: a shared cache of the

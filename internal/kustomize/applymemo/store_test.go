@@ -1,4 +1,4 @@
-package kustomization
+package applymemo
 
 import (
 	"bytes"
@@ -67,7 +67,7 @@ func fleetMemos(seed uint64, n int) []savedMemo {
 }
 
 // sortedSnapshot is a's snapshot in name order (a map's order otherwise).
-func sortedSnapshot(a *applyMemos) []savedMemo {
+func sortedSnapshot(a *Memos) []savedMemo {
 	s := a.snapshot()
 	slices.SortFunc(s, func(x, y savedMemo) int { return strings.Compare(x.Name.String(), y.Name.String()) })
 	return s
@@ -184,7 +184,7 @@ func TestMemoSplitShards(t *testing.T) {
 }
 
 func TestMemoStoreShardIndex(t *testing.T) {
-	s := &memoStore{name: "weir-kustomize-apply-memo"}
+	s := &Store{name: "weir-kustomize-apply-memo"}
 	for name, want := range map[string]int{
 		"weir-kustomize-apply-memo-0":              0,
 		"weir-kustomize-apply-memo-12":             12,
@@ -235,9 +235,13 @@ func newStoreFixture(t *testing.T) *storeFixture {
 	return &storeFixture{t: t, env: env, ns: env.Namespace(t), writes: &writeCounter{Writer: env.Client}, log: &testenv.LogBuffer{}}
 }
 
-// store returns a store of memos named name in the fixture's namespace.
-func (f *storeFixture) store(memos *applyMemos) *memoStore {
-	return newMemoStore(memos, f.env.Client, f.writes, f.ns, "weir-kustomize-apply-memo", f.log.Logger())
+// store returns a store of memos in the fixture's namespace, writing as
+// the controller does.
+func (f *storeFixture) store(memos *Memos) *Store {
+	return NewStore(memos, StoreOptions{
+		Namespace: f.ns, Name: "weir-kustomize-apply-memo", Reader: f.env.Client, Writer: f.writes,
+		FieldOwner: "kustomize-controller", Log: f.log.Logger(),
+	})
 }
 
 // shards returns the names and resourceVersions of the memo's Secrets.
@@ -267,15 +271,15 @@ func (f *storeFixture) wantShards(names ...string) map[string]string {
 }
 
 // loaded returns the memos a new store loads from the fixture's Secrets.
-func (f *storeFixture) loaded() *applyMemos {
-	var memos applyMemos
+func (f *storeFixture) loaded() *Memos {
+	var memos Memos
 	f.store(&memos).load(context.Background())
 	return &memos
 }
 
 func (f *storeFixture) save(saved []savedMemo) {
 	f.t.Helper()
-	var memos applyMemos
+	var memos Memos
 	memos.restore(saved)
 	if err := f.store(&memos).save(context.Background()); err != nil {
 		f.t.Fatal(err)
@@ -283,7 +287,7 @@ func (f *storeFixture) save(saved []savedMemo) {
 }
 
 // TestMemoStoreSaveLoad saves the memos of a few Kustomizations into one
-// Secret and loads them back into new applyMemos: the same records, and
+// Secret and loads them back into new Memos: the same records, and
 // a memo that goes on matching its Kustomization.
 func TestMemoStoreSaveLoad(t *testing.T) {
 	f := newStoreFixture(t)
@@ -301,7 +305,7 @@ func TestMemoStoreSaveLoad(t *testing.T) {
 	}
 	k := &kustomizev1.Kustomization{}
 	k.Namespace, k.Name, k.UID, k.Spec.ServiceAccountName = saved[3].Name.Namespace, saved[3].Name.Name, saved[3].UID, "tenant"
-	if got := memos.of(k).Records(); !cmp.Equal(got, saved[3].Records) {
+	if got := memos.Of(k).Records(); !cmp.Equal(got, saved[3].Records) {
 		t.Errorf("the Kustomization's memo after the load holds %d records, want its %d saved ones", len(got), len(saved[3].Records))
 	}
 	if !strings.Contains(f.log.String(), `"kustomizations"=10 "objects"=40`) {
@@ -341,7 +345,7 @@ func TestMemoStorePrunesTheGone(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var memos applyMemos
+	var memos Memos
 	memos.restore(saved)
 	s := f.store(&memos)
 	s.kustomizations = f.env.Client
@@ -437,19 +441,19 @@ func TestMemoStoreNoWriteWhenUnchanged(t *testing.T) {
 	before := f.wantShards("weir-kustomize-apply-memo-0")
 	f.writes.writes.Store(0)
 
-	var memos applyMemos
+	var memos Memos
 	s := f.store(&memos)
 	s.every = 50 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- s.Start(ctx) }()
-	s.wait(ctx)
+	s.Wait(ctx)
 	if diff := cmp.Diff(sortedMemos(saved), sortedSnapshot(&memos)); diff != "" {
 		t.Errorf("loaded memos differ (-saved +loaded):\n%s", diff)
 	}
 	k := &kustomizev1.Kustomization{}
 	k.Namespace, k.Name, k.UID = saved[0].Name.Namespace, saved[0].Name.Name, saved[0].UID
-	memos.of(k) // a reconcile of a Kustomization whose memo was loaded
+	memos.Of(k) // a reconcile of a Kustomization whose memo was loaded
 	time.Sleep(300 * time.Millisecond)
 	cancel()
 	if err := <-done; err != nil {
@@ -475,21 +479,21 @@ func TestMemoStoreSavesChanges(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newStoreFixture(t)
-			var memos applyMemos
+			var memos Memos
 			s := f.store(&memos)
 			s.every = tt.every
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			done := make(chan error)
 			go func() { done <- s.Start(ctx) }()
-			s.wait(ctx)
+			s.Wait(ctx)
 			f.wantShards()
 
 			saved := fleetMemos(10, 3)
 			memos.restore(saved)
 			k := &kustomizev1.Kustomization{}
 			k.Namespace, k.Name, k.UID = "other", "new", "uid-new"
-			memos.of(k) // a new Kustomization: the version moves
+			memos.Of(k) // a new Kustomization: the version moves
 			if tt.every == time.Hour {
 				cancel()
 				if err := <-done; err != nil {
@@ -524,18 +528,18 @@ func TestMemoStoreMissing(t *testing.T) {
 // TestMemoStoreWaitIsBounded: reconciles do not wait for a store that
 // never starts longer than its bound, nor for one without Secrets.
 func TestMemoStoreWaitIsBounded(t *testing.T) {
-	var none *memoStore
-	none.wait(context.Background())
-	s := newMemoStore(&applyMemos{}, nil, nil, "ns", "name", logr.Discard())
+	var none *Store
+	none.Wait(context.Background())
+	s := NewStore(&Memos{}, StoreOptions{Namespace: "ns", Name: "name", Log: logr.Discard()})
 	s.waitFor = 200 * time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	s.wait(ctx)
+	s.Wait(ctx)
 	if ctx.Err() == nil {
 		t.Error("wait returned before the load or its bound")
 	}
 	start := time.Now()
-	s.wait(context.Background())
+	s.Wait(context.Background())
 	if took := time.Since(start); took > 2*s.waitFor {
 		t.Errorf("wait took %s, more than its bound %s", took, s.waitFor)
 	}

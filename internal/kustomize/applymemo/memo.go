@@ -1,4 +1,4 @@
-package kustomization
+package applymemo
 
 import (
 	"sync"
@@ -9,7 +9,7 @@ import (
 	"github.com/weir-gitops/weir/internal/apply/ssa"
 )
 
-// applyMemos keeps one ssa.Memo per Kustomization, so that a reconcile
+// Memos keeps one ssa.Memo per Kustomization, so that a reconcile
 // whose objects nobody wrote since the last one skips their dry-runs
 // (docs/design/0020-large-and-idle-fleets.md). A memo belongs to the
 // Kustomization's uid and to the identity it applies as: a new
@@ -18,7 +18,7 @@ import (
 // that apply to a remote cluster get none: the kubeconfig Secret may point
 // elsewhere or carry other credentials from one reconcile to the next.
 // The zero value is ready to use.
-type applyMemos struct {
+type Memos struct {
 	mu    sync.Mutex
 	memos map[types.NamespacedName]applyMemo
 	// changes counts memos added and forgotten (with the versions of
@@ -32,8 +32,8 @@ type applyMemo struct {
 	memo     *ssa.Memo
 }
 
-// of returns obj's memo, nil when it gets none.
-func (a *applyMemos) of(obj *kustomizev1.Kustomization) *ssa.Memo {
+// Of returns obj's memo, nil when it gets none.
+func (a *Memos) Of(obj *kustomizev1.Kustomization) *ssa.Memo {
 	if obj.Spec.KubeConfig != nil {
 		return nil
 	}
@@ -56,8 +56,8 @@ func (a *applyMemos) of(obj *kustomizev1.Kustomization) *ssa.Memo {
 	return m.memo
 }
 
-// forget drops the memo of name (the Kustomization is gone).
-func (a *applyMemos) forget(name types.NamespacedName) {
+// Forget drops the memo of name (the Kustomization is gone).
+func (a *Memos) Forget(name types.NamespacedName) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if m, ok := a.memos[name]; ok {
@@ -70,7 +70,7 @@ func (a *applyMemos) forget(name types.NamespacedName) {
 // and uid): one deleted while the controller was down, or whose finalizer
 // was removed by hand, is never finalized here and would be saved again
 // and again. It returns how many it dropped.
-func (a *applyMemos) keepOnly(live map[types.NamespacedName]types.UID) int {
+func (a *Memos) keepOnly(live map[types.NamespacedName]types.UID) int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	dropped := 0
@@ -84,7 +84,9 @@ func (a *applyMemos) keepOnly(live map[types.NamespacedName]types.UID) int {
 	return dropped
 }
 
-// savedMemo is one Kustomization's memo as a memoStore keeps it.
+// savedMemo is one Kustomization's memo as a Store keeps it. The gob a
+// Store saves matches fields by name: one renamed loads empty from the
+// memos saved before.
 type savedMemo struct {
 	Name     types.NamespacedName
 	UID      types.UID
@@ -93,7 +95,7 @@ type savedMemo struct {
 }
 
 // snapshot returns every memo's records.
-func (a *applyMemos) snapshot() []savedMemo {
+func (a *Memos) snapshot() []savedMemo {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	out := make([]savedMemo, 0, len(a.memos))
@@ -108,7 +110,7 @@ func (a *applyMemos) snapshot() []savedMemo {
 // restore adds the memos of saved that a reconcile has not made yet.
 // What it adds proves nothing by itself: Apply still compares every entry
 // with the object in the cluster.
-func (a *applyMemos) restore(saved []savedMemo) {
+func (a *Memos) restore(saved []savedMemo) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.memos == nil {
@@ -123,7 +125,7 @@ func (a *applyMemos) restore(saved []savedMemo) {
 }
 
 // version grows whenever a memo changes: a keeper saves when it moved.
-func (a *applyMemos) version() uint64 {
+func (a *Memos) version() uint64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	v := a.changes

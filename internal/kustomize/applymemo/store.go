@@ -1,4 +1,4 @@
-package kustomization
+package applymemo
 
 import (
 	"bytes"
@@ -21,7 +21,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
@@ -57,29 +56,27 @@ const (
 	memoComponent      = "apply-memo"
 )
 
-// memoStore keeps the Reconciler's applyMemos in Secrets of the
-// controller's namespace, so that a restart does not dry-run every object
-// of a fleet nobody changed: loaded once when the controller starts
-// leading, before its reconciles use a memo, and saved every
-// memoSaveEvery and once at stop when it changed since. The Secrets are
-// named <name>-0, <name>-1, …: the memo (memoFormat, then the gzipped gob
-// of applyMemos.snapshot) cut into memoShardBytes parts, each Secret
-// holding its part, the number of parts and the digest of the whole; the
-// one of part 0 is written last, so that a save cut short reads as a
-// mismatch, never as a mix of two saves. A memo that cannot be read is
-// logged and the controller starts with none: what it holds is a claim
-// that Apply checks against every object anyway (ssa.Memo). Nothing of the
-// memo's content is logged, only counts and sizes.
-type memoStore struct {
-	memos *applyMemos
-	// reader reads uncached (a cached Get would start a cluster-wide
-	// informer of Secrets); writer applies and deletes.
-	reader client.Reader
-	writer client.Writer
-	// kustomizations lists the Kustomizations that exist (the manager's
-	// cache) so that a save leaves out the memos of those gone; nil keeps
-	// every memo.
+// Store keeps Memos in Secrets of the controller's namespace, so that a
+// restart does not dry-run every object of a fleet nobody changed: loaded
+// once when the controller starts leading, before its reconciles use a
+// memo (Wait), and saved every memoSaveEvery and once at stop when it
+// changed since. The Secrets are named <name>-0, <name>-1, …: the memo
+// (memoFormat, then the gzipped gob of Memos.snapshot) cut into
+// memoShardBytes parts, each Secret holding its part, the number of parts
+// and the digest of the whole; the one of part 0 is written last, so that
+// a save cut short reads as a mismatch, never as a mix of two saves. A
+// memo that cannot be read is logged and the controller starts with none:
+// what it holds is a claim that Apply checks against every object anyway
+// (ssa.Memo). Nothing of the memo's content is logged, only counts and
+// sizes.
+type Store struct {
+	memos *Memos
+	// reader, writer, kustomizations, fieldOwner, namespace, name and log
+	// are StoreOptions'.
+	reader         client.Reader
+	writer         client.Writer
 	kustomizations client.Reader
+	fieldOwner     string
 	namespace      string
 	name           string
 	log            logr.Logger
@@ -92,42 +89,44 @@ type memoStore struct {
 	loaded   chan struct{}
 	loadOnce sync.Once
 	waitOnce sync.Once
-	// saved is applyMemos.version at the last load or save (Start's
+	// saved is Memos.version at the last load or save (Start's
 	// goroutine only).
 	saved uint64
 }
 
-// newMemoStore returns a store of memos in the Secrets <name>-N of
-// namespace.
-func newMemoStore(memos *applyMemos, reader client.Reader, writer client.Writer, namespace, name string, log logr.Logger) *memoStore {
-	return &memoStore{
-		memos: memos, reader: reader, writer: writer, namespace: namespace, name: name, log: log,
+// StoreOptions say where a Store keeps its memos and how it reaches them.
+type StoreOptions struct {
+	// Namespace and Name name the Secrets: Name-0, Name-1, … in Namespace.
+	Namespace string
+	Name      string
+	// Reader reads uncached (a cached Get would start a cluster-wide
+	// informer of Secrets); Writer applies and deletes, as FieldOwner.
+	Reader     client.Reader
+	Writer     client.Writer
+	FieldOwner string
+	// Kustomizations lists the Kustomizations that exist (the manager's
+	// cache) so that a save leaves out the memos of those gone; nil keeps
+	// every memo.
+	Kustomizations client.Reader
+	Log            logr.Logger
+}
+
+// NewStore returns a store of memos in the Secrets opts name.
+func NewStore(memos *Memos, opts StoreOptions) *Store {
+	return &Store{
+		memos: memos, reader: opts.Reader, writer: opts.Writer, kustomizations: opts.Kustomizations,
+		fieldOwner: opts.FieldOwner, namespace: opts.Namespace, name: opts.Name, log: opts.Log,
 		shardBytes: memoShardBytes, every: memoSaveEvery, waitFor: memoWait, loaded: make(chan struct{}),
 	}
 }
 
-// addMemoStore keeps r's memos across restarts when Options name the
-// Secrets (memoStore).
-func (r *Reconciler) addMemoStore(mgr ctrl.Manager) error {
-	if r.Options.MemoNamespace == "" || r.Options.MemoName == "" {
-		return nil
-	}
-	r.store = newMemoStore(&r.memos, r.APIReader, r.Client, r.Options.MemoNamespace, r.Options.MemoName,
-		mgr.GetLogger().WithName("apply-memo"))
-	r.store.kustomizations = mgr.GetCache()
-	if err := mgr.Add(r.store); err != nil {
-		return fmt.Errorf("adding the apply memo store: %w", err)
-	}
-	return nil
-}
-
 // NeedLeaderElection makes only the leader load and save: it is the one
 // that reconciles.
-func (s *memoStore) NeedLeaderElection() bool { return true }
+func (s *Store) NeedLeaderElection() bool { return true }
 
 // Start loads the memo, then saves it every s.every and once more when
 // ctx ends, each time it changed since.
-func (s *memoStore) Start(ctx context.Context) error {
+func (s *Store) Start(ctx context.Context) error {
 	s.load(ctx)
 	tick := time.NewTicker(s.every)
 	defer tick.Stop()
@@ -144,9 +143,9 @@ func (s *memoStore) Start(ctx context.Context) error {
 	}
 }
 
-// wait returns once the memo was loaded, or s.waitFor after the first
-// wait, or when ctx ends. A nil store has nothing to wait for.
-func (s *memoStore) wait(ctx context.Context) {
+// Wait returns once the memo was loaded, or s.waitFor after the first
+// Wait, or when ctx ends. A nil store has nothing to wait for.
+func (s *Store) Wait(ctx context.Context) {
 	if s == nil {
 		return
 	}
@@ -157,11 +156,11 @@ func (s *memoStore) wait(ctx context.Context) {
 	}
 }
 
-func (s *memoStore) markLoaded() { s.loadOnce.Do(func() { close(s.loaded) }) }
+func (s *Store) markLoaded() { s.loadOnce.Do(func() { close(s.loaded) }) }
 
 // load restores the saved memo into s.memos; one it cannot read is
 // logged and left out.
-func (s *memoStore) load(ctx context.Context) {
+func (s *Store) load(ctx context.Context) {
 	defer s.markLoaded()
 	ctx, cancel := context.WithTimeout(ctx, memoTimeout)
 	defer cancel()
@@ -182,7 +181,7 @@ func (s *memoStore) load(ctx context.Context) {
 
 // read returns the saved memo and the number of Secrets it is in; nil
 // when there is none.
-func (s *memoStore) read(ctx context.Context) ([]byte, int, error) {
+func (s *Store) read(ctx context.Context) ([]byte, int, error) {
 	first, err := s.getShard(ctx, 0)
 	if apierrors.IsNotFound(err) {
 		return nil, 0, nil
@@ -212,7 +211,7 @@ func (s *memoStore) read(ctx context.Context) ([]byte, int, error) {
 	return payload, n, nil
 }
 
-func (s *memoStore) getShard(ctx context.Context, i int) (*corev1.Secret, error) {
+func (s *Store) getShard(ctx context.Context, i int) (*corev1.Secret, error) {
 	var sec corev1.Secret
 	if err := s.reader.Get(ctx, client.ObjectKey{Namespace: s.namespace, Name: s.shardName(i)}, &sec); err != nil {
 		return nil, fmt.Errorf("reading Secret %s/%s: %w", s.namespace, s.shardName(i), err)
@@ -220,11 +219,11 @@ func (s *memoStore) getShard(ctx context.Context, i int) (*corev1.Secret, error)
 	return &sec, nil
 }
 
-func (s *memoStore) shardName(i int) string { return s.name + "-" + strconv.Itoa(i) }
+func (s *Store) shardName(i int) string { return s.name + "-" + strconv.Itoa(i) }
 
 // saveIfChanged saves the memo when it changed since the last load or
 // save; a failed save is logged and tried again at the next one.
-func (s *memoStore) saveIfChanged(ctx context.Context) {
+func (s *Store) saveIfChanged(ctx context.Context) {
 	if s.memos.version() == s.saved {
 		return
 	}
@@ -235,7 +234,7 @@ func (s *memoStore) saveIfChanged(ctx context.Context) {
 
 // save writes the memo's shards, part 0 last, and deletes the shards of
 // an earlier, larger save.
-func (s *memoStore) save(ctx context.Context) error {
+func (s *Store) save(ctx context.Context) error {
 	s.prune(ctx)
 	version := s.memos.version()
 	saved := s.memos.snapshot()
@@ -266,7 +265,7 @@ func (s *memoStore) save(ctx context.Context) error {
 // prune drops the memos of Kustomizations that no longer exist. A list
 // that fails (the cache not synced before a stop) prunes nothing: a memo
 // kept too long costs bytes, one dropped too soon a dry-run per object.
-func (s *memoStore) prune(ctx context.Context) {
+func (s *Store) prune(ctx context.Context) {
 	if s.kustomizations == nil {
 		return
 	}
@@ -285,19 +284,19 @@ func (s *memoStore) prune(ctx context.Context) {
 	}
 }
 
-func (s *memoStore) writeShard(ctx context.Context, i, n int, sum string, part []byte) error {
+func (s *Store) writeShard(ctx context.Context, i, n int, sum string, part []byte) error {
 	sec := corev1ac.Secret(s.shardName(i), s.namespace).
 		WithLabels(map[string]string{memoManagedByLabel: memoManagedBy, memoComponentLabel: memoComponent}).
 		WithType(corev1.SecretTypeOpaque).
 		WithData(map[string][]byte{memoDataKey: part, memoShardsKey: []byte(strconv.Itoa(n)), memoSumKey: []byte(sum)})
-	if err := s.writer.Apply(ctx, sec, client.FieldOwner(ControllerName), client.ForceOwnership); err != nil {
+	if err := s.writer.Apply(ctx, sec, client.FieldOwner(s.fieldOwner), client.ForceOwnership); err != nil {
 		return fmt.Errorf("writing Secret %s/%s: %w", s.namespace, s.shardName(i), err)
 	}
 	return nil
 }
 
 // deleteShardsFrom deletes this store's shards numbered n and up.
-func (s *memoStore) deleteShardsFrom(ctx context.Context, n int) error {
+func (s *Store) deleteShardsFrom(ctx context.Context, n int) error {
 	var list metav1.PartialObjectMetadataList
 	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
 	if err := s.reader.List(ctx, &list, client.InNamespace(s.namespace),
@@ -318,7 +317,7 @@ func (s *memoStore) deleteShardsFrom(ctx context.Context, n int) error {
 }
 
 // shardIndex is the number of this store's shard called name.
-func (s *memoStore) shardIndex(name string) (int, bool) {
+func (s *Store) shardIndex(name string) (int, bool) {
 	rest, ok := strings.CutPrefix(name, s.name+"-")
 	if !ok || rest == "" || strings.TrimLeft(rest, "0123456789") != "" {
 		return 0, false
