@@ -112,15 +112,15 @@ func fluxArgsCases() []fluxArgsCase {
 			send: fluxEventsURL,
 		},
 		{
-			name: "image-reflector-controller with its storage flags and weir's cap",
+			name: "image-reflector-controller with its storage flags, FluxStorage and weir's cap",
 			args: withArgs([]string{fluxEventsAddr}, "--storage-path=/data", "--storage-compression-threshold=128",
-				"--max-tags-per-image-repository=500", "--concurrent=8", "--feature-gates=ObjectLevelWorkloadIdentity=true",
+				"--max-tags-per-image-repository=500", "--concurrent=8", "--feature-gates=ObjectLevelWorkloadIdentity=true,FluxStorage=true",
 				"--controllers=image-reflector"),
 			want: func(o *Options) {
 				sends(o)
 				o.Controllers, o.StoragePath, o.Concurrent = []string{"image-reflector"}, "/data", 8
 				o.ImageReflector = ImageReflectorOptions{CompressionThresholdKiB: 128, MaxTags: 500}
-				o.FeatureGates = map[string]bool{"ObjectLevelWorkloadIdentity": true}
+				o.FeatureGates = map[string]bool{"ObjectLevelWorkloadIdentity": true, "FluxStorage": true}
 			},
 			send: fluxEventsURL,
 		},
@@ -230,48 +230,111 @@ func TestFluxInstallArgsMeanTheSame(t *testing.T) {
 	}
 }
 
-func TestFeatureGatesAreFluxs(t *testing.T) {
+// notSupported is the error a Flux controller starts with for a gate it
+// does not have.
+func notSupported(gate string) string {
+	return "unable to load feature gates: feature-gate '" + gate + "' not supported"
+}
+
+// TestFeatureGatesAnsweredAsTheirOwner gives --feature-gates to subsets of
+// controllers and expects each gate answered as the Flux controller that
+// owns it answers: accepted when one of the selected controllers has it,
+// else Flux's error, word for word.
+func TestFeatureGatesAnsweredAsTheirOwner(t *testing.T) {
+	single := []string{"source", "kustomize", "helm", "notification", "image-reflector", "image-automation"}
 	tests := []struct {
-		gates    map[string]bool
+		name     string
 		selected []string
+		gates    []string
 		wantErr  string
 	}{
-		{gates: map[string]bool{"StrictPostBuildSubstitutions": true}, selected: []string{"kustomize"}},
-		{gates: map[string]bool{"ExternalArtifact": true}, selected: []string{"source", "kustomize", "notification"}},
-		{gates: map[string]bool{"CacheSecretsAndConfigMaps": false}, selected: []string{"notification"}},
-		{gates: map[string]bool{"OOMWatch": true, "DefaultToRetryOnFailure": true}, selected: []string{"helm"}},
-		{
-			// A helm-controller gate on kustomize-controller's Deployment.
-			gates: map[string]bool{"OOMWatch": true}, selected: []string{"kustomize"},
-			wantErr: "feature-gate 'OOMWatch' not supported",
-		},
-		{
-			gates: map[string]bool{"StrictPostBuildSubstitution": true}, selected: []string{"kustomize"},
-			wantErr: "unable to load feature gates: feature-gate 'StrictPostBuildSubstitution' not supported",
-		},
-		{
-			// A kustomize-controller gate on source-controller's Deployment.
-			gates: map[string]bool{"ExternalArtifact": true}, selected: []string{"source"},
-			wantErr: "feature-gate 'ExternalArtifact' not supported",
-		},
-		{
-			gates: map[string]bool{"Zeta": true, "Alpha": true, "ExternalArtifact": true}, selected: []string{"kustomize"},
-			wantErr: "feature-gate 'Alpha' not supported",
-		},
+		// Every gate of each Flux controller, on that controller alone.
+		{name: "source-controller's", selected: []string{"source"},
+			gates: []string{"CacheSecretsAndConfigMaps", "ObjectLevelWorkloadIdentity"}},
+		{name: "kustomize-controller's", selected: []string{"kustomize"},
+			gates: []string{"CacheSecretsAndConfigMaps", "DisableStatusPollerCache", "DisableFailFastBehavior",
+				"StrictPostBuildSubstitutions", "GroupChangeLog", "AdditiveCELDependencyCheck", "ExternalArtifact",
+				"CancelHealthCheckOnNewRevision", "DisableConfigWatchers", "DirectSourceFetch", "MigrateAPIVersion",
+				"ObjectLevelWorkloadIdentity"}},
+		{name: "helm-controller's", selected: []string{"helm"},
+			gates: []string{"CacheSecretsAndConfigMaps", "DetectDrift", "CorrectDrift", "AllowDNSLookups", "OOMWatch",
+				"AdoptLegacyReleases", "DisableChartDigestTracking", "AdditiveCELDependencyCheck", "ExternalArtifact",
+				"DisableConfigWatchers", "DirectSourceFetch", "UseHelm3Defaults", "CancelHealthCheckOnNewRevision",
+				"DefaultToRetryOnFailure", "ObjectLevelWorkloadIdentity"}},
+		{name: "notification-controller's", selected: []string{"notification"},
+			gates: []string{"CacheSecretsAndConfigMaps", "DisableConfigWatchers", "ObjectLevelWorkloadIdentity"}},
+		{name: "image-reflector-controller's", selected: []string{"image-reflector"},
+			gates: []string{"CacheSecretsAndConfigMaps", "FluxStorage", "ObjectLevelWorkloadIdentity"}},
+		{name: "image-automation-controller's", selected: []string{"image-automation"},
+			gates: []string{"GitForcePushBranch", "GitShallowClone", "GitAllBranchReferences", "GitSparseCheckout",
+				"CacheSecretsAndConfigMaps", "ObjectLevelWorkloadIdentity"}},
+
+		// FluxStorage is image-reflector-controller's (v1.2).
+		{name: "FluxStorage in the single layout", selected: single, gates: []string{"FluxStorage"}},
+		{name: "FluxStorage with the image controllers", selected: []string{"image-reflector", "image-automation"},
+			gates: []string{"FluxStorage"}},
+		{name: "FluxStorage on source-controller", selected: []string{"source"},
+			gates: []string{"FluxStorage"}, wantErr: notSupported("FluxStorage")},
+		{name: "FluxStorage on image-automation-controller", selected: []string{"image-automation"},
+			gates: []string{"FluxStorage"}, wantErr: notSupported("FluxStorage")},
+		{name: "FluxStorage without the image controllers", selected: []string{"source", "kustomize", "helm", "notification"},
+			gates: []string{"FluxStorage"}, wantErr: notSupported("FluxStorage")},
+
+		// The image controllers alone take the gates they share with the others.
+		{name: "image-automation alone: its fluxcd/pkg auth gate", selected: []string{"image-automation"},
+			gates: []string{"ObjectLevelWorkloadIdentity"}},
+		{name: "image-reflector alone: its cache gate", selected: []string{"image-reflector"},
+			gates: []string{"CacheSecretsAndConfigMaps"}},
+
+		// A gate Flux removed is unknown like any other.
+		{name: "OptimizedGitClones, removed in source-controller v1.0", selected: []string{"source"},
+			gates: []string{"OptimizedGitClones"}, wantErr: notSupported("OptimizedGitClones")},
+		{name: "OptimizedGitClones in the single layout", selected: single,
+			gates: []string{"OptimizedGitClones"}, wantErr: notSupported("OptimizedGitClones")},
+
+		// One controller's gate on another controller's Deployment.
+		{name: "helm gate on kustomize", selected: []string{"kustomize"},
+			gates: []string{"OOMWatch"}, wantErr: notSupported("OOMWatch")},
+		{name: "kustomize gate on source", selected: []string{"source"},
+			gates: []string{"ExternalArtifact"}, wantErr: notSupported("ExternalArtifact")},
+		{name: "image-automation gate on kustomize", selected: []string{"kustomize"},
+			gates: []string{"GitForcePushBranch"}, wantErr: notSupported("GitForcePushBranch")},
+		{name: "kustomize gate on helm", selected: []string{"helm"},
+			gates: []string{"StrictPostBuildSubstitutions"}, wantErr: notSupported("StrictPostBuildSubstitutions")},
+		{name: "config watchers on image-automation", selected: []string{"image-automation"},
+			gates: []string{"DisableConfigWatchers"}, wantErr: notSupported("DisableConfigWatchers")},
+		{name: "one process, gates of two owners", selected: []string{"source", "kustomize", "notification"},
+			gates: []string{"ExternalArtifact", "CacheSecretsAndConfigMaps"}},
+		{name: "the UI alone takes no gate", selected: []string{"ui"},
+			gates: []string{"CacheSecretsAndConfigMaps"}, wantErr: notSupported("CacheSecretsAndConfigMaps")},
+
+		// Unknown gates: a misspelling, and the first of several by name.
+		{name: "misspelt", selected: []string{"kustomize"},
+			gates: []string{"StrictPostBuildSubstitution"}, wantErr: notSupported("StrictPostBuildSubstitution")},
+		{name: "several unknown", selected: []string{"kustomize"},
+			gates: []string{"Zeta", "Alpha", "ExternalArtifact"}, wantErr: notSupported("Alpha")},
 	}
 	for _, tt := range tests {
-		err := checkFeatureGates(tt.gates, tt.selected)
-		switch {
-		case tt.wantErr == "" && err != nil:
-			t.Errorf("%v on %v: %v", tt.gates, tt.selected, err)
-		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-			t.Errorf("%v on %v: error %v, want %q", tt.gates, tt.selected, err, tt.wantErr)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			for _, value := range []bool{true, false} {
+				gates := map[string]bool{}
+				for _, g := range tt.gates {
+					gates[g] = value
+				}
+				got := ""
+				if err := checkFeatureGates(gates, tt.selected); err != nil {
+					got = err.Error()
+				}
+				if got != tt.wantErr {
+					t.Errorf("%v=%t on %v: error %q, want %q", tt.gates, value, tt.selected, got, tt.wantErr)
+				}
+			}
+		})
 	}
 	o := DefaultOptions()
 	o.Controllers, o.FeatureGates = []string{"kustomize"}, map[string]bool{"NoSuchGate": true}
-	if _, err := o.Selected(); err == nil || !strings.Contains(err.Error(), "feature-gate 'NoSuchGate' not supported") {
-		t.Errorf("Selected with an unknown gate: %v", err)
+	if _, err := o.Selected(); err == nil || err.Error() != notSupported("NoSuchGate") {
+		t.Errorf("Selected with an unknown gate: %v, want %q", err, notSupported("NoSuchGate"))
 	}
 }
 

@@ -8,21 +8,26 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// featureGatesOf lists the --feature-gates each Flux controller accepts
-// (its internal/features plus the fluxcd/pkg gates it registers), by weir
-// controller name. Flux's controllers refuse a gate they do not know; weir
-// refuses one that none of the controllers it runs knows, so a gate meant
-// for kustomize-controller is accepted by a process that runs kustomize.
-// A gate weir accepts but does not act on changes nothing.
+// featureGatesOf lists, by weir controller name, exactly the --feature-gates
+// the Flux controller of that name accepts: its internal/features map,
+// including the names it takes from fluxcd/pkg runtime/controller
+// (CacheSecretsAndConfigMaps, AdditiveCELDependencyCheck, ExternalArtifact,
+// DisableConfigWatchers, DirectSourceFetch), plus ObjectLevelWorkloadIdentity,
+// which fluxcd/pkg auth.SetFeatureGates adds to every controller's map.
+// Flux checks --feature-gates against that one map at start; a gate a
+// controller no longer has (source-controller dropped OptimizedGitClones in
+// v1.0) is unknown to it like any other. weir runs the union of the
+// selected controllers, so a gate passes if one of them accepts it. Which
+// gates weir acts on is docs/install.md's, whose table a test holds to
+// this one.
 var featureGatesOf = map[string][]string{
-	"source": {"OptimizedGitClones", "CacheSecretsAndConfigMaps", "ObjectLevelWorkloadIdentity"},
+	"source": {"CacheSecretsAndConfigMaps", "ObjectLevelWorkloadIdentity"},
 	"kustomize": {
 		"CacheSecretsAndConfigMaps", "DisableStatusPollerCache", "DisableFailFastBehavior",
 		"StrictPostBuildSubstitutions", "GroupChangeLog", "AdditiveCELDependencyCheck", "ExternalArtifact",
 		"CancelHealthCheckOnNewRevision", "DisableConfigWatchers", "DirectSourceFetch", "MigrateAPIVersion",
 		"ObjectLevelWorkloadIdentity",
 	},
-	"image-reflector": {"ObjectLevelWorkloadIdentity"},
 	"helm": {
 		"CacheSecretsAndConfigMaps", "DetectDrift", "CorrectDrift", "AllowDNSLookups", "OOMWatch",
 		"AdoptLegacyReleases", "DisableChartDigestTracking", "AdditiveCELDependencyCheck", "ExternalArtifact",
@@ -30,13 +35,23 @@ var featureGatesOf = map[string][]string{
 		"DefaultToRetryOnFailure", "ObjectLevelWorkloadIdentity",
 	},
 	"notification": {"CacheSecretsAndConfigMaps", "DisableConfigWatchers", "ObjectLevelWorkloadIdentity"},
+	// FluxStorage (image-reflector-controller v1.2) moves the tag lists
+	// from BadgerDB to Flux's artifact storage; weir's are files already.
+	"image-reflector": {"CacheSecretsAndConfigMaps", "FluxStorage", "ObjectLevelWorkloadIdentity"},
 	"image-automation": {
-		"GitForcePushBranch", "GitShallowClone", "GitAllBranchReferences", "GitSparseCheckout", "CacheSecretsAndConfigMaps",
+		"GitForcePushBranch", "GitShallowClone", "GitAllBranchReferences", "GitSparseCheckout",
+		"CacheSecretsAndConfigMaps", "ObjectLevelWorkloadIdentity",
 	},
+	// The web UI is weir's own and reads no gate.
+	"ui": nil,
 }
 
-// checkFeatureGates returns Flux's error for the first gate (by name) that
-// none of the selected controllers supports.
+// checkFeatureGates returns the error a Flux controller starts with when
+// --feature-gates names a gate it does not have, for the first such gate
+// by name (Flux reports whichever its map iteration meets first):
+// fluxcd/pkg runtime/features says "feature-gate '<name>' not supported",
+// which the controller's main logs under "unable to load feature gates"
+// before exiting 1.
 func checkFeatureGates(gates map[string]bool, selected []string) error {
 	names := make([]string, 0, len(gates))
 	for name := range gates {
@@ -44,15 +59,22 @@ func checkFeatureGates(gates map[string]bool, selected []string) error {
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		known := false
-		for _, c := range selected {
-			known = known || slices.Contains(featureGatesOf[c], name)
-		}
-		if !known {
+		if !gateAccepted(name, selected) {
 			return fmt.Errorf("unable to load feature gates: feature-gate '%s' not supported", name)
 		}
 	}
 	return nil
+}
+
+// gateAccepted reports whether one of the selected controllers accepts
+// the gate.
+func gateAccepted(name string, selected []string) bool {
+	for _, c := range selected {
+		if slices.Contains(featureGatesOf[c], name) {
+			return true
+		}
+	}
+	return false
 }
 
 // parseGroupKinds reads --custom-apply-stage-kinds values as Flux does:
