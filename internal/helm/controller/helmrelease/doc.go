@@ -15,7 +15,15 @@
 // so; a release whose retries are exhausted is Stalled, naming the failed
 // action and `weir reconcile hr --reset`.
 //
-// Not built yet: dependsOn, drift
-// detection, post-renderers and commonMetadata, impersonation and
-// spec.kubeConfig (see Reconciler.restConfig, the seam), healthCheckExprs.
+// dependsOn is checked before the chart is loaded (dependencies.go, with
+// internal/apply/dependency's rules and a watch that reconciles a dependent
+// the moment its dependency is Ready); a release in sync is compared with
+// the cluster per spec.driftDetection and, in enabled mode, corrected
+// (drift.go); spec.postRenderers and spec.commonMetadata run in
+// internal/helm/release's post-renderer chain; every action runs as
+// spec.serviceAccountName or in the cluster of spec.kubeConfig.secretRef
+// (restConfig, through internal/apply/restconfig); spec.healthCheckExprs
+// judge what an install or upgrade wrote (healthexprs.go).
+//
+// Not built yet: spec.kubeConfig.configMapRef (cloud workload identity).
 package helmrelease
