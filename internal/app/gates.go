@@ -9,8 +9,8 @@ import (
 )
 
 // featureGatesOf lists, by weir controller name, exactly the --feature-gates
-// the Flux controller of that name accepts: its internal/features map,
-// including the names it takes from fluxcd/pkg runtime/controller
+// the Flux controller of that name accepts: the map of its own features
+// package, including the names it takes from fluxcd/pkg runtime/controller
 // (CacheSecretsAndConfigMaps, AdditiveCELDependencyCheck, ExternalArtifact,
 // DisableConfigWatchers, DirectSourceFetch), plus ObjectLevelWorkloadIdentity,
 // which fluxcd/pkg auth.SetFeatureGates adds to every controller's map.

@@ -2,7 +2,7 @@
 // applied and the readiness of what it depends on, where kstatus alone
 // cannot: the CEL expressions of spec.healthCheckExprs and the readyExpr of
 // spec.dependsOn entries. It compiles them, caches the compiled programs and
-// evaluates them; internal/ssa's WaitFor polls the cluster and calls back
+// evaluates them; internal/apply/ssa's WaitFor polls the cluster and calls back
 // into Checks.Status for every object it reads.
 //
 // # healthCheckExprs

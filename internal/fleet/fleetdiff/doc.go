@@ -2,7 +2,7 @@
 // `weir diff --base` shows a pull request: per Kustomization and
 // HelmRelease (matched by kind, namespace and name), the objects created,
 // changed and deleted, each with a unified diff (Secret values masked by
-// internal/ssa's CompareManifests, the code `weir diff kustomization`
+// internal/apply/ssa's CompareManifests, the code `weir diff kustomization`
 // uses), and a danger list of what the change will do to the cluster
 // beyond updating objects in place:
 //

@@ -27,7 +27,7 @@ func missingEntryPoint(c *fleet.Cluster, _ Options) []Finding {
 }
 
 // graphReader serves the cluster's Kustomizations and HelmReleases to
-// internal/dependency's cycle finder.
+// internal/apply/dependency's cycle finder.
 type graphReader struct{ c *fleet.Cluster }
 
 func (r graphReader) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {

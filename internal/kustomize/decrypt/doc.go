@@ -40,7 +40,8 @@
 //
 // # What is decrypted
 //
-// As in kustomize-controller (internal/decryptor), three places:
+// As in kustomize-controller (fluxcd/kustomize-controller/internal/decryptor),
+// three places:
 //
 //   - DecryptObject, an object with a top-level sops stanza holding a mac: the
 //     whole object is decrypted as JSON and returned without the stanza. Any

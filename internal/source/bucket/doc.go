@@ -6,11 +6,11 @@
 //
 // # Revision
 //
-// Flux's source-controller (internal/index/digest.go, used by
-// internal/controller/bucket_controller.go) digests the index as one
-// "<key> <etag>\n" line per object, keys sorted byte-wise, ETags as
-// minio-go reports them (without quotes), and writes the result as
-// "<algorithm>:<hex>" with its canonical algorithm (sha256 unless
+// Flux's source-controller (fluxcd/source-controller/internal/index/digest.go,
+// used by fluxcd/source-controller/internal/controller/bucket_controller.go)
+// digests the index as one "<key> <etag>\n" line per object, keys sorted
+// byte-wise, ETags as minio-go reports them (without quotes), and writes the
+// result as "<algorithm>:<hex>" with its canonical algorithm (sha256 unless
 // --artifact-digest-algo says otherwise). Index.Revision does exactly that,
 // so an empty bucket has revision
 // sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855.
@@ -32,11 +32,11 @@
 // Flux's documented default exclusions (*.png, .github/, …) only while no
 // custom rule exists, and spec.ignore last. Flux's documentation promises
 // those defaults for Buckets; its controller code
-// (internal/controller/bucket_controller.go, fetchEtagIndex) matches keys
-// against the .sourceignore and spec.ignore rules alone and archives with no
-// filter. weir follows the documentation, so a bucket holding e.g. images
-// and no custom rule gets a different index, hence revision, than under
-// Flux.
+// (fluxcd/source-controller/internal/controller/bucket_controller.go,
+// fetchEtagIndex) matches keys against the .sourceignore and spec.ignore
+// rules alone and archives with no filter. weir follows the documentation,
+// so a bucket holding e.g. images and no custom rule gets a different index,
+// hence revision, than under Flux.
 //
 // # Downloads
 //

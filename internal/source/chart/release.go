@@ -27,7 +27,7 @@ import (
 var ErrNotLoadable = errors.New("Could not load chart") //nolint:staticcheck // Flux's message
 
 // Fetch downloads a into dir: digest verified, the download and its
-// extraction size-bounded (internal/artifact's Fetcher does all three).
+// extraction size-bounded (internal/source/artifact's Fetcher does all three).
 type Fetch func(ctx context.Context, a *meta.Artifact, dir string) error
 
 // SourceOf names the object whose artifact is obj's chart: the HelmChart

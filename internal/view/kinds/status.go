@@ -74,7 +74,7 @@ func ObservedGeneration(u *unstructured.Unstructured) int64 {
 	return g
 }
 
-// IsReady is the flux CLI's readiness rule (cmd/flux/readiness.go): an object
+// IsReady is the flux CLI's readiness rule (fluxcd/flux2/cmd/flux/readiness.go): an object
 // with a reconciler is ready once the controller has observed it at least
 // once, its Ready condition speaks of the current generation (by the
 // condition's observedGeneration, or the status' when the condition carries

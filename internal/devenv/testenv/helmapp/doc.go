@@ -1,6 +1,6 @@
 // Package helmapp is the chart "app" the HelmRelease render and diff tests
-// share (internal/cli's build and diff, internal/objectview's and
-// internal/livediff's "what would change"), and Install, which installs a
+// share (internal/cli's build and diff, internal/ui/objectview's and
+// internal/view/livediff's "what would change"), and Install, which installs a
 // HelmRelease's release with the helm controller's own Helm client, as the
 // controller would, without running it.
 //

@@ -127,7 +127,7 @@ func (r *Reconciler) getSource(ctx context.Context, obj *helmv2.HelmRelease) (So
 
 // loadChart downloads the artifact (a packaged chart, or a tarball of a
 // chart directory), verifies its digest and loads the chart from it, with
-// internal/helm/chart's LoadArtifact, as `weir diff hr` and the UI do.
+// internal/source/chart's LoadArtifact, as `weir diff hr` and the UI do.
 func (r *Reconciler) loadChart(ctx context.Context, a *meta.Artifact) (*chartv2.Chart, error) {
 	fetcher := r.Fetcher
 	if fetcher == nil {

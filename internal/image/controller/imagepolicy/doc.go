@@ -9,7 +9,7 @@
 //     accessFrom.namespaceSelectors match the policy's namespace
 //     (AccessDenied; a missing repository is DependencyNotReady; both
 //     retried, since namespace labels are not watched).
-//  3. Its tags at status.lastScanResult.revision from internal/imagescan's
+//  3. Its tags at status.lastScanResult.revision from internal/image/scan's
 //     Store (DependencyNotReady "no tags in database" until the first scan:
 //     the repository's watch brings the policy back).
 //  4. The election (internal/image/tagpolicy; InvalidPolicy stalls, a failed

@@ -16,7 +16,7 @@
 //  4. The scan lists every tag page by page, drops the exclusion list's
 //     matches, keeps at most --max-tags-per-image-repository (condition
 //     TagLimitExceeded when there were more) and stores the list in
-//     internal/imagescan's Store (ReadOperationFailed "scan failed: …").
+//     internal/image/scan's Store (ReadOperationFailed "scan failed: …").
 //
 // Ready on success reads "successful scan: found N tags with checksum
 // sha256:…", Flux 2.9's words; status carries canonicalImageName,

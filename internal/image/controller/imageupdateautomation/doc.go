@@ -12,7 +12,7 @@
 // refused because the branch moved meanwhile is redone once on a fresh
 // checkout; a second refusal fails the run, which is retried with backoff.
 //
-// The checkout lives in memory (internal/git's Checkout): no temporary
+// The checkout lives in memory (internal/source/git's Checkout): no temporary
 // directory, no credentials on disk, and the update path, resolved with
 // filepath-securejoin's rule over the in-memory tree, cannot reach outside
 // the repository. Only branch checkouts are supported: a checkout ref (or
