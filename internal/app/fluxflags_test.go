@@ -410,3 +410,43 @@ func TestEventsAddrRoles(t *testing.T) {
 		}
 	}
 }
+
+// TestFeatureGateValuesParseAsFlux: --feature-gates reads its values as
+// Flux's controllers do (component-base's MapStringBool, strconv.ParseBool):
+// 1, t and TRUE are true, repeated flags add up, and a pair without a value
+// or with a word that is no bool is refused.
+func TestFeatureGateValuesParseAsFlux(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		args    []string
+		want    map[string]bool
+		wantErr string
+	}{
+		{"true and false", []string{"--feature-gates=A=true,B=false"}, map[string]bool{"A": true, "B": false}, ""},
+		{"ParseBool's words", []string{"--feature-gates=A=1,B=t,C=TRUE,D=0,E=F"},
+			map[string]bool{"A": true, "B": true, "C": true, "D": false, "E": false}, ""},
+		{"repeated flags add up", []string{"--feature-gates=A=true", "--feature-gates=B=true"}, map[string]bool{"A": true, "B": true}, ""},
+		{"spaces and empty pairs", []string{"--feature-gates= A = true ,,"}, map[string]bool{"A": true}, ""},
+		{"no value", []string{"--feature-gates=A"}, nil, "malformed pair, expect string=bool"},
+		{"not a bool", []string{"--feature-gates=A=yes"}, nil, "invalid value of A: yes"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := DefaultOptions()
+			fs := pflag.NewFlagSet("weir-controller", pflag.ContinueOnError)
+			got.AddFlags(fs)
+			err := fs.Parse(tt.args)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got.FeatureGates); diff != "" {
+				t.Errorf("gates (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	cliflag "k8s.io/component-base/cli/flag"
 
 	"github.com/weir-gitops/weir/internal/source/helmrepo"
 )
@@ -181,7 +182,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.WatchAllNamespaces, "watch-all-namespaces", o.WatchAllNamespaces, "watch every namespace; false watches only the runtime namespace")
 	fs.StringVar(&o.WatchLabelSelector, "watch-label-selector", o.WatchLabelSelector, "reconcile only objects matching this label selector (sharding)")
 	fs.StringVar(&o.WatchConfigsLabelSelector, "watch-configs-label-selector", o.WatchConfigsLabelSelector, "Secrets and ConfigMaps whose changes trigger reconciles of objects that use them")
-	fs.Var(newFeatureGates(&o.FeatureGates), "feature-gates", "feature gates: A=true,B=false")
+	if o.FeatureGates == nil {
+		o.FeatureGates = map[string]bool{}
+	}
+	fs.Var(cliflag.NewMapStringBool(&o.FeatureGates), "feature-gates", "feature gates: A=true,B=false (values as strconv.ParseBool reads them, as Flux does)")
 	fs.BoolVar(&o.NoCrossNamespaceRefs, "no-cross-namespace-refs", o.NoCrossNamespaceRefs, "refuse references to objects in other namespaces")
 	fs.StringVar(&o.DefaultServiceAccount, "default-service-account", o.DefaultServiceAccount, "service account to impersonate when an object names none")
 	fs.DurationVar(&o.GracefulShutdownTimeout, "graceful-shutdown-timeout", o.GracefulShutdownTimeout,
@@ -283,45 +287,3 @@ func envOr(key, fallback string) string {
 	}
 	return fallback
 }
-
-// featureGates parses A=true,B=false into a map.
-type featureGates struct{ m *map[string]bool }
-
-func newFeatureGates(m *map[string]bool) *featureGates {
-	if *m == nil {
-		*m = map[string]bool{}
-	}
-	return &featureGates{m: m}
-}
-
-func (f *featureGates) String() string {
-	var parts []string
-	for k, v := range *f.m {
-		parts = append(parts, fmt.Sprintf("%s=%t", k, v))
-	}
-	slices.Sort(parts)
-	return strings.Join(parts, ",")
-}
-
-func (f *featureGates) Set(s string) error {
-	for _, kv := range strings.Split(s, ",") {
-		if kv = strings.TrimSpace(kv); kv == "" {
-			continue
-		}
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return fmt.Errorf("feature gate %q: want Name=true|false", kv)
-		}
-		switch strings.ToLower(strings.TrimSpace(v)) {
-		case "true":
-			(*f.m)[strings.TrimSpace(k)] = true
-		case "false":
-			(*f.m)[strings.TrimSpace(k)] = false
-		default:
-			return fmt.Errorf("feature gate %q: value must be true or false", kv)
-		}
-	}
-	return nil
-}
-
-func (f *featureGates) Type() string { return "mapStringBool" }
