@@ -40,7 +40,7 @@ var floors = []floor{
 		`internal/view/(kinds|objectstate|inventorytree|livediff)`,
 		`internal/fleet(/(lint|fleetdiff))?`,
 		`internal/install(/(manifests|bootstrap|containerimage))?`,
-		`internal/devenv/(controlplane|gitserve|chartserve)`,
+		`internal/devenv/(controlplane|gitserve|chartserve|dirlock)`,
 	}},
 	{3, "runtime: the kit every controller uses", []string{`internal/runtime(/.+)?`}},
 	{2, "the scheme, the version, embedded manifests and examples", []string{

@@ -7,6 +7,11 @@
 // stays up until Ctrl-C, following pushes to the example repository, or
 // with --once stops at once. Everything it starts is stopped by PID on the
 // way out.
+//
+// A run owns its folder (--dir) from before it empties it until everything
+// it started has stopped, through a lock file (internal/devenv/dirlock): a
+// second weir dev on the same folder refuses at once, naming the owner's
+// PID, instead of regenerating the certificates under a running cluster.
 package dev
 
 import (
@@ -38,8 +43,11 @@ import (
 // Options are the flags of `weir dev`.
 type Options struct {
 	// Dir holds the control plane's state, logs and kubeconfig, the served
-	// example repository and its working clone. It is emptied at start:
-	// every run begins with a fresh cluster.
+	// example repository and its working clone. One run at a time owns it,
+	// through the lock file weir-dev.lock (which holds the owner's PID):
+	// another run on the same Dir is refused before it touches anything.
+	// Once the lock is held, Dir is emptied: every run begins with a fresh
+	// cluster.
 	Dir string
 	// BinDir holds the control plane binaries.
 	BinDir string
@@ -97,6 +105,10 @@ Ready, then the tree of what was applied, and stays up until Ctrl-C, rolling
 out every push to the example repository. With --once it stops as soon as
 everything is Ready (for CI).
 
+One weir dev at a time owns --dir (it holds the lock file weir-dev.lock in
+it); a second one on the same folder stops at once and names the first one's
+PID.
+
 The kubeconfig it prints works with kubectl and weir. Progress goes to
 stderr, the tree to stdout.`,
 		Example: `  # Everything, until Ctrl-C
@@ -113,7 +125,7 @@ stderr, the tree to stdout.`,
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&opts.Dir, "dir", defaultDir(), "directory for the control plane's state, logs, kubeconfig and example repository (emptied at start)")
+	cmd.Flags().StringVar(&opts.Dir, "dir", defaultDir(), "directory for the control plane's state, logs, kubeconfig and example repository (emptied at start; one weir dev at a time)")
 	cmd.Flags().StringVar(&opts.BinDir, "controlplane-bin", "", "directory with the control plane binaries (default: $WEIR_CONTROLPLANE_BIN or bin/controlplane of the weir checkout)")
 	cmd.Flags().BoolVar(&opts.Once, "once", false, "stop everything as soon as the example has converged (for CI)")
 	cmd.Flags().StringSliceVar(&opts.Controllers, "controllers", []string{"*"}, "weir controllers to run in this process (weir-controller's --controllers syntax)")
@@ -136,10 +148,14 @@ func Run(ctx context.Context, opts Options, streams genericiooptions.IOStreams) 
 	if opts.Timeout <= 0 {
 		opts.Timeout = 5 * time.Minute
 	}
-	out := &lockedWriter{w: streams.ErrOut}
-	if err := os.RemoveAll(opts.Dir); err != nil {
-		return nil, fmt.Errorf("cleaning %s: %w", opts.Dir, err)
+	// Nothing in the folder is touched before the lock is held, and the
+	// lock is released last, once every process using the folder is gone.
+	lock, err := claimDir(opts.Dir)
+	if err != nil {
+		return nil, err
 	}
+	defer func() { _ = lock.Release() }()
+	out := &lockedWriter{w: streams.ErrOut}
 	fmt.Fprintf(out, "► starting a local control plane in %s (weir %s)\n", opts.Dir, version.Version)
 	cp, err := controlplane.Start(ctx, controlplane.Options{BinDir: opts.BinDir, Dir: opts.Dir})
 	if err != nil {
