@@ -99,7 +99,7 @@ func TestGitOpsLoop(t *testing.T) {
 	env.Create(t, broken)
 	env.WaitHandled(t, broken)
 	res = run("", 1, "reconcile", "source", "git", "broken", "--timeout", "30s")
-	if !strings.Contains(res.Stderr, "✗ GitRepository reconciliation failed: '") {
+	if !strings.Contains(res.Stderr, "✗ GitRepository reconciliation failed: GitOperationFailed: '") {
 		t.Errorf("reconcile of a missing repository:\n%s", res.Stderr)
 	}
 	run("get-ready-false.golden", 0, "get", "sources", "git", "--status-selector", "ready=false", "-o", "name")

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -32,7 +31,10 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 			ValidArgsFunction: kindcmd.CompleteNames(deps, k),
 			Short:             "Reconcile a " + k.Kind,
 			Long: fmt.Sprintf("The reconcile command triggers a reconciliation of a %s and waits for it to finish: "+
-				"it sets the %s annotation and waits until the controller reports having handled it.", k.Kind, meta.ReconcileRequestAnnotation),
+				"it sets the %s annotation and waits until the controller reports having handled it. "+
+				"It fails as soon as the controller reports the handled request as failed (Ready=False, whatever the reason, "+
+				"dependencies not ready included, or Stalled=True), and waits only while the reconciliation is in progress.",
+				k.Kind, meta.ReconcileRequestAnnotation),
 			Args: cobra.MaximumNArgs(1),
 			RunE: func(c *cobra.Command, args []string) error {
 				if len(args) == 0 {
@@ -150,20 +152,10 @@ func (r *reconciler) reconcile(ctx context.Context, k kinds.Kind, ns, name strin
 
 	r.progress.Waitingf("waiting for %s reconciliation", k.Kind)
 	u, err = k.Poll(ctx, r.client, client.ObjectKeyFromObject(u), r.poll, func(u *unstructured.Unstructured) (bool, error) {
-		if !Handled(kinds.LastHandledReconcileAt(u), token) {
-			return false, nil
-		}
-		return kinds.Settled(u)
+		return Outcome(u, token)
 	})
 	if err != nil {
 		return err
-	}
-	ready := kinds.Condition(u, meta.ReadyCondition)
-	if ready == nil {
-		return fmt.Errorf("status can't be determined: %s %s in %s namespace has no Ready condition", k.Kind, name, ns)
-	}
-	if ready.Status != metav1.ConditionTrue {
-		return fmt.Errorf("%s reconciliation failed: '%s'", k.Kind, ready.Message)
 	}
 	r.progress.Successf("%s", k.SuccessMessage(u))
 	return nil

@@ -112,24 +112,15 @@ func IsReady(u *unstructured.Unstructured, static bool) (bool, error) {
 	}
 }
 
-// Settled reports whether the controller has finished with u's current
-// generation, successfully or not: kstatus Current or Failed.
-func Settled(u *unstructured.Unstructured) (bool, error) {
-	res, err := Compute(u)
-	if err != nil {
-		return false, err
-	}
-	return res.Status == status.CurrentStatus || res.Status == status.FailedStatus, nil
-}
-
 // Compute is kstatus as Flux reads it. Upstream kstatus calls a resource
 // whose Ready condition is False "InProgress"; Flux's fork of cli-utils (and
 // so the flux CLI and Flux's health checks, which report a failing
 // Kustomization as "status: 'Failed'") treats a Ready=False at the observed
 // generation as Failed, unless a Reconciling condition says work is under
 // way (a retry after failure, ProgressingWithRetry, does not count).
-// Without that, `reconcile` and `resume --wait` would wait out their
-// timeout on every failure.
+// Without that, `resume --wait` would wait out its timeout on every
+// failure. (`reconcile` reads the request's outcome itself:
+// reconcilecmd.Outcome.)
 func Compute(u *unstructured.Unstructured) (*status.Result, error) {
 	res, err := status.Compute(u)
 	if err != nil || res.Status != status.InProgressStatus {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 )
 
 func ks(generation int64, status map[string]any) *unstructured.Unstructured {
@@ -119,13 +120,13 @@ func TestComputeRetryingFailure(t *testing.T) {
 		cond("Ready", "False", 1),
 		map[string]any{"type": "Reconciling", "status": "True", "reason": "ProgressingWithRetry", "message": "retrying", "lastTransitionTime": "2026-11-01T10:00:00Z", "observedGeneration": int64(1)},
 	}})
-	if settled, err := Settled(u); !settled || err != nil {
-		t.Errorf("a failure being retried: Settled = %v, %v; want true", settled, err)
+	if res, err := Compute(u); err != nil || res.Status != kstatus.FailedStatus {
+		t.Errorf("a failure being retried: Compute = %+v, %v; want Failed", res, err)
 	}
 	u = ks(1, map[string]any{"observedGeneration": int64(1), "conditions": []any{
 		cond("Ready", "Unknown", 1), cond("Reconciling", "True", 1),
 	}})
-	if settled, _ := Settled(u); settled {
-		t.Error("a reconciliation in progress is not settled")
+	if res, err := Compute(u); err != nil || res.Status != kstatus.InProgressStatus {
+		t.Errorf("a reconciliation in progress: Compute = %+v, %v; want InProgress", res, err)
 	}
 }
