@@ -182,10 +182,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.WatchAllNamespaces, "watch-all-namespaces", o.WatchAllNamespaces, "watch every namespace; false watches only the runtime namespace")
 	fs.StringVar(&o.WatchLabelSelector, "watch-label-selector", o.WatchLabelSelector, "reconcile only objects matching this label selector (sharding)")
 	fs.StringVar(&o.WatchConfigsLabelSelector, "watch-configs-label-selector", o.WatchConfigsLabelSelector, "Secrets and ConfigMaps whose changes trigger reconciles of objects that use them")
-	if o.FeatureGates == nil {
-		o.FeatureGates = map[string]bool{}
-	}
-	fs.Var(cliflag.NewMapStringBool(&o.FeatureGates), "feature-gates", "feature gates: A=true,B=false (values as strconv.ParseBool reads them, as Flux does)")
+	fs.Var(featureGates(&o.FeatureGates), "feature-gates", "feature gates: A=true,B=false (values as strconv.ParseBool reads them, as Flux does)")
 	fs.BoolVar(&o.NoCrossNamespaceRefs, "no-cross-namespace-refs", o.NoCrossNamespaceRefs, "refuse references to objects in other namespaces")
 	fs.StringVar(&o.DefaultServiceAccount, "default-service-account", o.DefaultServiceAccount, "service account to impersonate when an object names none")
 	fs.DurationVar(&o.GracefulShutdownTimeout, "graceful-shutdown-timeout", o.GracefulShutdownTimeout,
@@ -286,4 +283,13 @@ func envOr(key, fallback string) string {
 		return v
 	}
 	return fallback
+}
+
+// featureGates is --feature-gates: component-base's MapStringBool, as
+// Flux's controllers parse it, over a map that is never nil.
+func featureGates(m *map[string]bool) *cliflag.MapStringBool {
+	if *m == nil {
+		*m = map[string]bool{}
+	}
+	return cliflag.NewMapStringBool(m)
 }
