@@ -13,6 +13,7 @@ import (
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 )
 
@@ -67,8 +68,14 @@ func TestParkedHealthChecksFreeWorkersAndFollowWatches(t *testing.T) {
 // check (it waits for a Deployment that does not exist yet), then breaks
 // the dependency (a path that is not in the source). The dependent applied
 // under a gate that held; when its Deployment rolls out, its wait ends as
-// Flux's inline health check would: Ready, and never DependencyNotReady.
-// Before, the wake read the dependencies first and threw the wait away.
+// Flux's inline health check would: Healthy, and the revision applied.
+// Before, the wake read the dependencies first and threw the wait away, so
+// the revision was never recorded as applied.
+//
+// Ready itself is not asserted to stay True: a later run of the dependent
+// (queued by the broken dependency's status changes) reports
+// DependencyNotReady, as Flux's next interval would. Healthy and
+// lastAppliedRevision outlive that run, so they are what is waited for.
 func TestParkedHealthCheckOutlivesItsDependencyRun(t *testing.T) {
 	t.Parallel()
 	f, sha := newFixture(t, map[string]string{
@@ -93,10 +100,16 @@ func TestParkedHealthCheckOutlivesItsDependencyRun(t *testing.T) {
 	f.waitFailed(dep, rev, meta.ArtifactFailedReason)
 
 	f.env.Create(t, deployment("later", f.ns))
-	f.waitApplied(waits, rev)
-	if h := conditions.Get(waits, meta.HealthyCondition); h == nil || h.Status != metav1.ConditionTrue {
-		t.Errorf("Healthy = %+v after the Deployment rolled out", h)
-	}
+	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+		if err := f.env.Client.Get(ctx, client.ObjectKeyFromObject(waits), waits); err != nil {
+			return false, err.Error()
+		}
+		h := conditions.Get(waits, meta.HealthyCondition)
+		if h == nil || h.Status != metav1.ConditionTrue {
+			return false, fmt.Sprintf("Healthy = %+v, Ready = %+v", h, conditions.Get(waits, meta.ReadyCondition))
+		}
+		return waits.Status.LastAppliedRevision == rev, "last applied " + waits.Status.LastAppliedRevision
+	})
 }
 
 // deployment is a one-container Deployment labelled app=name.
