@@ -33,6 +33,17 @@
 // synced: Cluster.MissingRoot is set and the implicit root is invisible to
 // Cluster.Node, so a dependsOn naming it dangles.
 //
+// The implicit root builds the entry directory as kustomize-controller
+// would, with one difference: its generated kustomization leaves out what
+// the Kustomizations written inside the entry sync themselves (the paths
+// they name below it, and what their builds read there; claims.go says
+// which). kustomize-controller's generator lists every YAML file below
+// the path, children's directories included; a root the repository holds
+// is built so, and its children's objects are then applied twice, which
+// lint reports. The implicit root is the loader's own assumption, and the
+// assumption an entry directory holding both the Kustomizations and what
+// they sync supports is a root applying the Kustomizations alone.
+//
 // # Local sources
 //
 // A Kustomization is built when its source stands for a directory: the

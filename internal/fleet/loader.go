@@ -23,6 +23,16 @@ type loader struct {
 	// roots are the root sync Kustomizations found in the repository, by
 	// the entry point they build.
 	roots map[string]rootSync
+	// written are the Flux Kustomizations the repository's files hold, as
+	// written (before any build), in walk order.
+	written []written
+}
+
+// written is a Flux Kustomization as a file holds it.
+type written struct {
+	doc document
+	// file is repository-relative.
+	file string
 }
 
 // rootSync is a Kustomization that builds the tree holding its own file.
@@ -72,8 +82,9 @@ func normalizeURL(u string) string {
 	return host + "/" + rest
 }
 
-// scanRoots walks the repository's YAML files for root syncs: Flux
-// Kustomizations whose spec.path holds the file they are written in.
+// scanRoots walks the repository's YAML files for Flux Kustomizations
+// (written) and among them root syncs: Kustomizations whose spec.path
+// holds the file they are written in.
 func (l *loader) scanRoots() error {
 	l.roots = map[string]rootSync{}
 	return filepath.WalkDir(l.dir, func(p string, d fs.DirEntry, err error) error {
@@ -98,6 +109,7 @@ func (l *loader) scanRoots() error {
 			if doc.kind != "Kustomization" || !strings.HasPrefix(doc.apiVersion, kustomizeGroup+"/") {
 				continue
 			}
+			l.written = append(l.written, written{doc: doc, file: rel})
 			spec := field(doc.node, "spec")
 			entry := cleanRel(scalar(spec, "path"))
 			if entry == "." && scalar(field(spec, "sourceRef"), "name") != implicitName {
