@@ -2,6 +2,8 @@ package fleet_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -9,6 +11,11 @@ import (
 
 	"github.com/weir-gitops/weir/internal/fleet"
 )
+
+// worktrees holds whole repositories whose spec.paths are relative to
+// their root: Load reads them in place, with Within standing for the
+// directory `weir lint` is run on.
+const worktrees = "testdata/worktrees"
 
 // appliers maps every object a cluster applies to the IDs of the nodes
 // applying it.
@@ -18,6 +25,85 @@ func appliers(c *fleet.Cluster) map[string][]string {
 		out[k] = ids(c.Applied[k])
 	}
 	return out
+}
+
+// TestLoadWithin: with Within, entry points are looked for inside it —
+// the root syncs and clusters/* directories there, or Within itself —
+// while every spec.path resolves from the repository's root.
+func TestLoadWithin(t *testing.T) {
+	for _, tt := range []struct {
+		name, repo, within string
+		entries            []string
+		implicit           bool
+	}{
+		{"a cluster directory is the entry point", "kustomize-helm-example", "clusters/staging", []string{"clusters/staging"}, true},
+		{"a clusters directory holds the entry points", "kustomize-helm-example", "clusters", []string{"clusters/production", "clusters/staging"}, true},
+		{"the whole repository, as without Within", "kustomize-helm-example", "", []string{"clusters/production", "clusters/staging"}, true},
+		{"the root syncs inside it", "tests-fleet", "tests/fleet", []string{"tests/fleet/clusters/dev", "tests/fleet/clusters/prod"}, false},
+		{"an entry directory holding its children's directories", "flat-entry", "deploy", []string{"deploy"}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g, err := fleet.Load(context.Background(), fleet.Options{Dir: filepath.Join(worktrees, tt.repo), Within: tt.within, NoRemoteBases: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.entries, entries(g)); diff != "" {
+				t.Fatalf("entries (-want +got):\n%s", diff)
+			}
+			for _, c := range g.Clusters {
+				if c.Root.Implicit != tt.implicit || c.MissingRoot {
+					t.Errorf("%s: root implicit %v missing %v, want implicit %v", c.Entry, c.Root.Implicit, c.MissingRoot, tt.implicit)
+				}
+				if len(c.Kustomizations()) < 2 {
+					t.Errorf("%s: only %v found", c.Entry, ids(c.Nodes))
+				}
+				for _, n := range c.Kustomizations() {
+					if !n.Built || n.Err != nil {
+						t.Errorf("%s: %s built %v, err %v", c.Entry, n.ID(), n.Built, n.Err)
+					}
+				}
+				for k, nodes := range appliers(c) {
+					if len(nodes) != 1 {
+						t.Errorf("%s: %s applied by %v", c.Entry, k, nodes)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestLoadWithinNoEntryPoint(t *testing.T) {
+	_, err := fleet.Load(context.Background(), fleet.Options{Dir: filepath.Join(worktrees, "flat-entry")})
+	if err == nil || !strings.Contains(err.Error(), "no entry point") {
+		t.Errorf("the whole repository holding no entry point: err %v, want no entry point, as without Within", err)
+	}
+}
+
+// TestLoadRefusesEntriesOutsideTheRepository: Paths and Within stay in
+// the repository, lexically and through symlinks.
+func TestLoadRefusesEntriesOutsideTheRepository(t *testing.T) {
+	outside := writeTree(t, map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: outside}\n"})
+	dir := writeTree(t, fleetRepo)
+	if err := os.Symlink(outside, filepath.Join(dir, "clusters", "elsewhere")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		opts fleet.Options
+		want string
+	}{
+		{"a path climbing out", fleet.Options{Paths: []string{"clusters/../../x"}}, "outside the repository"},
+		{"Within climbing out", fleet.Options{Within: ".."}, "outside the repository"},
+		{"a path through a symlink", fleet.Options{Paths: []string{"clusters/elsewhere"}}, "a symlink out of the repository"},
+		{"Within through a symlink", fleet.Options{Within: "clusters/elsewhere"}, "a symlink out of the repository"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.opts.Dir = dir
+			if _, err := fleet.Load(context.Background(), tt.opts); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err %v, want %q", err, tt.want)
+			}
+		})
+	}
 }
 
 // childrenRepo is a cluster directory holding the Kustomizations and the
