@@ -28,7 +28,8 @@ type origin struct {
 }
 
 // build renders a Kustomization node whose source is local (SourceDir)
-// with the controller's code.
+// with the controller's code; the implicit root without what its
+// children sync inside the entry point (childClaims).
 // It writes only to n: builds of one batch run concurrently (the graph
 // they read does not change until the batch is registered).
 func (cl *clusterLoad) build(ctx context.Context, n *Node) {
@@ -47,6 +48,15 @@ func (cl *clusterLoad) build(ctx context.Context, n *Node) {
 		n.Vars, _ = render.Variables(ctx, reader, ks)
 	}
 	opts := render.Options{NoRemoteBases: cl.opts.NoRemoteBases, KeepEncrypted: len(cl.opts.DecryptKeys) == 0, SkipChecksum: true}
+	var digestSpec any = n.Kustomization.Spec
+	if n.Implicit {
+		if opts.Exclude = cl.childClaims(ctx); len(opts.Exclude) > 0 {
+			digestSpec = struct {
+				Spec    kustomizev1.KustomizationSpec
+				Exclude []string
+			}{n.Kustomization.Spec, opts.Exclude}
+		}
+	}
 	res, err := render.Kustomization(ctx, reader, ks, dir, opts)
 	if errors.Is(err, kustomize.ErrVariableNotSet) {
 		// The cluster stops here; the analysis goes on with what a
@@ -64,7 +74,7 @@ func (cl *clusterLoad) build(ctx context.Context, n *Node) {
 		n.Objects = res.Objects
 		n.Origins = cl.origins(n, res.Objects, dir, prefix, !ownOrigins)
 	}
-	n.InputDigest = inputDigest(dir, files, n.Kustomization.Spec, n.Vars)
+	n.InputDigest = inputDigest(dir, files, digestSpec, n.Vars)
 	for _, f := range files {
 		n.Files = append(n.Files, path.Join(prefix, f))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	goruntime "runtime"
 	"strings"
 	"sync"
@@ -268,7 +269,7 @@ func (cl *clusterLoad) add(n *Node) {
 	}
 }
 
-func (l *loader) abs(rel string) string { return l.dir + string(os.PathSeparator) + rel }
+func (l *loader) abs(rel string) string { return filepath.Join(l.dir, filepath.FromSlash(rel)) }
 
 func isDir(p string) bool {
 	fi, err := os.Stat(p)

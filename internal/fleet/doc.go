@@ -21,17 +21,37 @@
 //
 // # Entry points
 //
-// Options.Paths, or every directory a root sync builds (a Kustomization
-// whose spec.path holds the file it is written in: clusters/dev holding
+// Options.Paths, or, inside Options.Within (the whole repository by
+// default), every directory a root sync builds (a Kustomization whose
+// spec.path holds the file it is written in: clusters/dev holding
 // flux-system/gotk-sync.yaml with path ./clusters/dev), and every directory
-// directly under a top-level clusters/ directory, except those another
-// cluster's root build reads (a shared clusters/base). An entry point
-// without a root sync gets the root bootstrap creates, implicitly:
-// Kustomization and GitRepository flux-system/flux-system, prune: true,
-// no wait, the source being this repository. When other entry points do
-// have a root sync, the repository's convention says this one is not
-// synced: Cluster.MissingRoot is set and the implicit root is invisible to
-// Cluster.Node, so a dependsOn naming it dangles.
+// directly under Within's clusters/ directory (or under Within, when it is
+// a clusters/ directory), except those another cluster's root build reads
+// (a shared clusters/base). A Within below the root that holds none of
+// these is the entry point itself. Only the directories looked in or at
+// are walked for root syncs: a root sync lies inside what it builds.
+// Every spec.path is relative to Dir, the source's root, wherever Within
+// is: `weir lint clusters/staging` in a Git work tree loads the work tree
+// (WorkTreeRoot) with Within clusters/staging. Paths and Within never lead
+// out of Dir, by ".." or through a symlink.
+//
+// An entry point without a root sync gets the root bootstrap creates,
+// implicitly: Kustomization and GitRepository flux-system/flux-system,
+// prune: true, no wait, the source being this repository. When other entry
+// points do have a root sync, the repository's convention says this one is
+// not synced: Cluster.MissingRoot is set and the implicit root is
+// invisible to Cluster.Node, so a dependsOn naming it dangles.
+//
+// The implicit root builds the entry directory as kustomize-controller
+// would, with one difference: its generated kustomization leaves out what
+// the Kustomizations written inside the entry sync themselves (the paths
+// they name below it, and what their builds read there; claims.go says
+// which). kustomize-controller's generator lists every YAML file below
+// the path, children's directories included; a root the repository holds
+// is built so, and its children's objects are then applied twice, which
+// lint reports. The implicit root is the loader's own assumption, and the
+// assumption an entry directory holding both the Kustomizations and what
+// they sync supports is a root applying the Kustomizations alone.
 //
 // # Local sources
 //

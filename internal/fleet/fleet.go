@@ -27,6 +27,13 @@ type Options struct {
 	// Paths are the entry points, repository-relative; empty means every
 	// one Load finds (see doc.go).
 	Paths []string
+	// Within is the directory, repository-relative, where Load looks for
+	// entry points when Paths is empty; empty means the whole repository.
+	// `weir lint DIR` sets it when DIR lies inside a Git work tree, whose
+	// root is then Dir: spec.path is relative to the source's root, not
+	// to DIR. A Within below the root holding no entry point is one
+	// itself.
+	Within string
 	// Sources maps a source ("namespace/name", or "name" for any
 	// namespace) to the directory that stands for its artifact, for
 	// sources that are not this repository.
@@ -152,13 +159,26 @@ func Load(ctx context.Context, opts Options) (*Graph, error) {
 		return nil, err
 	}
 	defer cleanup()
-	l, err := newLoader(dir, opts)
-	if err != nil {
+	l := newLoader(dir, opts)
+	scope := cleanRel(opts.Within)
+	entries, found := make([]string, 0, len(opts.Paths)), len(opts.Paths) == 0
+	for _, p := range opts.Paths {
+		entries = append(entries, cleanRel(p))
+	}
+	scan := entries
+	if found {
+		scan = []string{scope}
+	}
+	for _, d := range scan {
+		if err := l.confine(d); err != nil {
+			return nil, err
+		}
+	}
+	if err := l.scanRoots(scan); err != nil {
 		return nil, err
 	}
-	entries, found := opts.Paths, len(opts.Paths) == 0
 	if found {
-		if entries, err = l.findEntries(); err != nil {
+		if entries, err = l.findEntries(scope); err != nil {
 			return nil, err
 		}
 	}
@@ -167,7 +187,7 @@ func Load(ctx context.Context, opts Options) (*Graph, error) {
 		g.Dir = ""
 	}
 	for _, e := range entries {
-		c, err := l.loadCluster(ctx, cleanRel(e))
+		c, err := l.loadCluster(ctx, e)
 		if err != nil {
 			return nil, err
 		}

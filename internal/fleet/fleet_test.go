@@ -43,12 +43,7 @@ func entries(g *fleet.Graph) []string {
 
 // withFile is fleetRepo with one file replaced.
 func withFile(path, content string) map[string]string {
-	files := map[string]string{}
-	for k, v := range fleetRepo {
-		files[k] = v
-	}
-	files[path] = content
-	return files
+	return with(fleetRepo, path, content)
 }
 
 func ids(nodes []*fleet.Node) []string {

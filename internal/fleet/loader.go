@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -23,6 +24,16 @@ type loader struct {
 	// roots are the root sync Kustomizations found in the repository, by
 	// the entry point they build.
 	roots map[string]rootSync
+	// written are the Flux Kustomizations the files below the scanned
+	// directories hold, as written (before any build), in walk order.
+	written []written
+}
+
+// written is a Flux Kustomization as a file holds it.
+type written struct {
+	doc document
+	// file is repository-relative.
+	file string
 }
 
 // rootSync is a Kustomization that builds the tree holding its own file.
@@ -31,12 +42,14 @@ type rootSync struct {
 	Position
 }
 
-func newLoader(dir string, opts Options) (*loader, error) {
+// newLoader reads the URLs meaning the repository: Options.SourceURLs and
+// its Git remotes (a linked work tree's are its common directory's).
+func newLoader(dir string, opts Options) *loader {
 	l := &loader{dir: dir, opts: opts, urls: map[string]bool{}}
 	for _, u := range opts.SourceURLs {
 		l.urls[normalizeURL(u)] = true
 	}
-	if repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: false}); err == nil {
+	if repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: false, EnableDotGitCommonDir: true}); err == nil {
 		if remotes, err := repo.Remotes(); err == nil {
 			for _, r := range remotes {
 				for _, u := range r.Config().URLs {
@@ -45,10 +58,7 @@ func newLoader(dir string, opts Options) (*loader, error) {
 			}
 		}
 	}
-	if err := l.scanRoots(); err != nil {
-		return nil, err
-	}
-	return l, nil
+	return l
 }
 
 // normalizeURL reduces a Git URL to host/path: scheme, user, port,
@@ -72,11 +82,27 @@ func normalizeURL(u string) string {
 	return host + "/" + rest
 }
 
-// scanRoots walks the repository's YAML files for root syncs: Flux
-// Kustomizations whose spec.path holds the file they are written in.
-func (l *loader) scanRoots() error {
+// scanRoots walks the YAML files below dirs (repository-relative) for
+// Flux Kustomizations (written) and among them root syncs: Kustomizations
+// whose spec.path holds the file they are written in. A root sync lies
+// inside the entry point it builds, so the directories Load is to look in
+// or at are the only places to walk.
+func (l *loader) scanRoots(dirs []string) error {
 	l.roots = map[string]rootSync{}
-	return filepath.WalkDir(l.dir, func(p string, d fs.DirEntry, err error) error {
+	dirs = slices.Sorted(slices.Values(dirs))
+	for i, dir := range dirs {
+		if i > 0 && slices.ContainsFunc(dirs[:i], func(d string) bool { return within(dir, d) }) {
+			continue // walked already
+		}
+		if err := l.scanRootsIn(dir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *loader) scanRootsIn(dir string) error {
+	return filepath.WalkDir(l.abs(dir), func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -98,6 +124,7 @@ func (l *loader) scanRoots() error {
 			if doc.kind != "Kustomization" || !strings.HasPrefix(doc.apiVersion, kustomizeGroup+"/") {
 				continue
 			}
+			l.written = append(l.written, written{doc: doc, file: rel})
 			spec := field(doc.node, "spec")
 			entry := cleanRel(scalar(spec, "path"))
 			if entry == "." && scalar(field(spec, "sourceRef"), "name") != implicitName {
@@ -126,29 +153,63 @@ func within(p, dir string) bool {
 	return dir == "." || p == dir || strings.HasPrefix(p, dir+"/")
 }
 
-// findEntries returns the entry points: the directories root syncs build,
-// and every directory directly under a top-level clusters/ directory.
-func (l *loader) findEntries() ([]string, error) {
+// findEntries returns the entry points inside scope: the directories root
+// syncs build, and every directory directly under scope's clusters/
+// directory, or under scope itself when it is a clusters/ directory.
+// When there is none, scope is the entry point, unless it is the whole
+// repository: a path of ./ is a root sync far less often than a mistake.
+func (l *loader) findEntries(scope string) ([]string, error) {
 	var entries []string
 	for e := range l.roots {
-		entries = append(entries, e)
+		if within(e, scope) {
+			entries = append(entries, e)
+		}
 	}
-	matches, err := filepath.Glob(filepath.Join(l.dir, "clusters", "*"))
-	if err != nil {
-		return nil, err
+	parents := []string{path.Join(scope, "clusters")}
+	if scope != "." && path.Base(scope) == "clusters" {
+		parents = append(parents, scope)
 	}
-	for _, m := range matches {
-		rel, _ := filepath.Rel(l.dir, m)
-		rel = filepath.ToSlash(rel)
-		if isDir(m) && !slices.Contains(entries, rel) && !l.insideRoot(rel) {
-			entries = append(entries, rel)
+	for _, parent := range parents {
+		des, err := os.ReadDir(l.abs(parent))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("reading %s: %w", parent, err)
+		}
+		for _, de := range des {
+			rel := path.Join(parent, de.Name())
+			if isDir(l.abs(rel)) && !slices.Contains(entries, rel) && !l.insideRoot(rel) {
+				entries = append(entries, rel)
+			}
 		}
 	}
 	slices.Sort(entries)
+	if len(entries) == 0 && scope != "." {
+		return []string{scope}, nil
+	}
 	if len(entries) == 0 {
 		return nil, fmt.Errorf("no entry point in %s: no Kustomization syncs the directory holding it and there is no clusters/ directory; name one with --path", l.dir)
 	}
 	return entries, nil
+}
+
+// confine refuses a directory (repository-relative) that leads out of the
+// repository, by climbing out with ".." or through a symlink, as
+// kustomize.Build refuses such a spec.path.
+func (l *loader) confine(rel string) error {
+	if rel == ".." || strings.HasPrefix(rel, "../") {
+		return fmt.Errorf("entry point %s: outside the repository", rel)
+	}
+	resolved, err := filepath.EvalSymlinks(l.abs(rel))
+	if err != nil || !isDir(resolved) {
+		return fmt.Errorf("entry point %s: not a directory", rel)
+	}
+	root, err := filepath.EvalSymlinks(l.dir)
+	if err != nil {
+		return fmt.Errorf("repository %s: %w", l.dir, err)
+	}
+	if r, err := filepath.Rel(root, resolved); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("entry point %s: a symlink out of the repository", rel)
+	}
+	return nil
 }
 
 // insideRoot reports whether dir lies inside the tree of a root sync.

@@ -57,6 +57,15 @@ type BuildOptions struct {
 	IgnoreMissingComponents bool
 	BuildMetadata           []kustomizev1.BuildMetadataOption
 
+	// Exclude lists paths relative to Root (slash-separated, clean) that a
+	// generated kustomization leaves out: a file, or a directory with
+	// everything below it. A kustomization file of the path's own is read
+	// as it is. Flux has no such setting and the controller never sets it:
+	// the offline fleet loader does, for the root sync it assumes for an
+	// entry point, so that the root does not claim what the Kustomizations
+	// it applies sync themselves (internal/fleet).
+	Exclude []string `json:",omitempty"`
+
 	// NoRemoteBases refuses, before kustomize starts, every reference it
 	// would fetch: Git bases and components, http(s) resources, and URLs in
 	// file references. With it set a build opens no network connection.

@@ -268,6 +268,42 @@ metadata:
 	}
 }
 
+// TestBuildGeneratedExclude: BuildOptions.Exclude leaves files and
+// directories out of a generated kustomization, and nothing out of a
+// kustomization file of the path's own.
+func TestBuildGeneratedExclude(t *testing.T) {
+	root := newRoot(t, map[string]string{
+		"deploy/namespace.yaml":         "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: gen\n",
+		"deploy/a/first.yaml":           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: first\n",
+		"deploy/a/b/deep.yaml":          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\n",
+		"deploy/sub/kustomization.yaml": "resources: [cm.yaml]\n",
+		"deploy/sub/cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sub\n",
+		"deploy/subway.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: subway\n",
+		"own/kustomization.yaml":        "resources: [cm.yaml]\n",
+		"own/cm.yaml":                   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: own\n",
+	})
+	for _, tt := range []struct {
+		name    string
+		path    string
+		exclude []string
+		want    []string
+	}{
+		{"nothing excluded", "deploy", nil, []string{"ConfigMap/deep", "ConfigMap/first", "Namespace/gen", "ConfigMap/sub", "ConfigMap/subway"}},
+		{"a directory with everything below it", "deploy", []string{"deploy/a"}, []string{"Namespace/gen", "ConfigMap/sub", "ConfigMap/subway"}},
+		{"a directory below one", "deploy", []string{"deploy/a/b"}, []string{"ConfigMap/first", "Namespace/gen", "ConfigMap/sub", "ConfigMap/subway"}},
+		{"a kustomization directory, not a sibling sharing its prefix", "deploy", []string{"deploy/sub"}, []string{"ConfigMap/deep", "ConfigMap/first", "Namespace/gen", "ConfigMap/subway"}},
+		{"a file", "deploy", []string{"deploy/namespace.yaml", "elsewhere"}, []string{"ConfigMap/deep", "ConfigMap/first", "ConfigMap/sub", "ConfigMap/subway"}},
+		{"a kustomization file of the path's own is read as it is", "own", []string{"own/cm.yaml"}, []string{"ConfigMap/own"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := mustBuild(t, BuildOptions{Root: root, Path: tt.path, Exclude: tt.exclude})
+			if diff := cmp.Diff(tt.want, ids(res.Objects)); diff != "" {
+				t.Errorf("objects (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestBuildGeneratedRejectsNonKubernetesYAML(t *testing.T) {
 	root := newRoot(t, map[string]string{
 		"cm.yaml":    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n",

@@ -61,6 +61,9 @@
 // fails the build naming the file (a .sops.yaml or CI file must be excluded
 // at the source with .sourceignore or spec.ignore). Other extensions are
 // ignored. A path with no manifests builds to zero objects.
+// BuildOptions.Exclude leaves paths out of the generated list; Flux has no
+// such setting, and only the offline fleet loader sets it (for the root it
+// assumes for an entry point, see internal/fleet).
 //
 // # Confinement
 //

@@ -75,7 +75,7 @@ func prepareKustomization(cfs *confinedFS, dir string, opts *BuildOptions) (*roo
 		}
 		rk.file, raw = file, data
 	} else {
-		resources, fileObjects, err := scanManifests(cfs, dir)
+		resources, fileObjects, err := scanManifests(cfs, dir, opts.Exclude)
 		if err != nil {
 			return nil, err
 		}
@@ -224,7 +224,9 @@ func isLocalRelative(p string) bool {
 // instead of descended into). Like kustomize-controller, a .yaml or .yml
 // file that does not decode as Kubernetes objects fails the build: it must
 // be excluded at the source (.sourceignore, spec.ignore), not skipped here.
-func scanManifests(cfs *confinedFS, dir string) ([]string, map[string][]fileObject, error) {
+// Paths in exclude (relative to the root) are left out, directories with
+// everything below them (BuildOptions.Exclude).
+func scanManifests(cfs *confinedFS, dir string, exclude []string) ([]string, map[string][]fileObject, error) {
 	rf := provider.NewDefaultDepProvider().GetResourceFactory()
 	var entries []string
 	objects := map[string][]fileObject{}
@@ -240,6 +242,12 @@ func scanManifests(cfs *confinedFS, dir string) ([]string, map[string][]fileObje
 			return err
 		}
 		entry := "./" + filepath.ToSlash(rel)
+		if excluded(cfs.rel(path), exclude) {
+			if info.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
 		if info.IsDir() {
 			if _, ok := findKustomizationFile(cfs, path); ok {
 				entries = append(entries, entry)
@@ -270,6 +278,17 @@ func scanManifests(cfs *confinedFS, dir string) ([]string, map[string][]fileObje
 		return nil
 	})
 	return entries, objects, err
+}
+
+// excluded reports whether rel, relative to the root, is one of exclude or
+// lies below one.
+func excluded(rel string, exclude []string) bool {
+	for _, e := range exclude {
+		if rel == e || strings.HasPrefix(rel, e+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // decodeManifests parses data as kustomize would; its YAML code is known to

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -27,6 +28,9 @@ type Options struct {
 	NoCrossNamespaceRefs bool
 	Output               string
 	Graph                bool
+	// Root is the directory spec.path is relative to (--root); empty
+	// means the Git work tree holding DIR, else DIR.
+	Root string
 }
 
 // NewCommand returns `weir lint`.
@@ -45,6 +49,11 @@ substitution failures, substitution races, encrypted content without decryption,
 prune inventory, objects applied twice, removed API versions, dependencies that do not gate on health.
 Remote bases are never fetched. Rule ids, and how to fix each, are in weir's docs/lint.md.
 
+A spec.path is relative to the root of its source, as in the cluster: when DIR lies inside a Git work
+tree, paths resolve against the work tree's root (the directory holding .git) and the entry points are
+looked for inside DIR, DIR itself being one when it holds none; --root names another root, such as the
+directory an OCI artifact is pushed from. Files are named relative to that root.
+
 Exit status: 0 no error, 1 errors found, 2 the repository could not be analysed.`,
 		Example: `  # Lint every cluster of the repository in the current directory
   weir lint
@@ -52,12 +61,18 @@ Exit status: 0 no error, 1 errors found, 2 the repository could not be analysed.
   # One cluster, a second repository standing for the GitRepository apps, with the age key
   weir lint --path clusters/prod --source flux-system/apps=../apps --decrypt-key age.agekey
 
+  # One cluster directory of a Git repository: spec.path resolves from the repository's root
+  weir lint clusters/staging
+
   # Annotations for a GitHub workflow, or the graph as Mermaid
   weir lint -o github
   weir lint --graph -o mermaid`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			dir := "."
+			if opts.Root != "" {
+				dir = opts.Root
+			}
 			if len(args) == 1 {
 				dir = args[0]
 			}
@@ -65,7 +80,8 @@ Exit status: 0 no error, 1 errors found, 2 the repository could not be analysed.
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&opts.Paths, "path", nil, "entry point to start from, relative to DIR (repeatable; default: every one found)")
+	f.StringArrayVar(&opts.Paths, "path", nil, "entry point to start from, relative to DIR (repeatable; default: every one found in DIR)")
+	f.StringVar(&opts.Root, "root", "", "the directory spec.path is relative to, the source's root (default: the Git work tree holding DIR, else DIR)")
 	f.StringArrayVar(&opts.Sources, "source", nil, "NAME=DIR or NAMESPACE/NAME=DIR: a directory standing for another source's artifact (repeatable)")
 	f.StringArrayVar(&opts.SourceURLs, "source-url", nil, "a URL that means this repository, besides its Git remotes (repeatable)")
 	f.StringArrayVar(&opts.DecryptKeys, "decrypt-key", nil, "age (or .asc PGP) private key file to decrypt SOPS content with (repeatable)")
@@ -110,6 +126,19 @@ func Run(ctx context.Context, streams genericiooptions.IOStreams, dir string, op
 // are never fetched: lint stays offline.
 func (o *Options) fleetOptions(dir string) (fleet.Options, error) {
 	fo := fleet.Options{Dir: dir, Paths: o.Paths, SourceURLs: o.SourceURLs, Assume: o.Assume, NoRemoteBases: true}
+	root, within, err := o.repository(dir)
+	if err != nil {
+		return fo, err
+	}
+	if root != "" {
+		fo.Dir, fo.Within, fo.Paths = root, within, nil
+		for _, p := range o.Paths {
+			if !filepath.IsAbs(p) {
+				p = path.Join(within, filepath.ToSlash(p))
+			}
+			fo.Paths = append(fo.Paths, p)
+		}
+	}
 	for _, s := range o.Sources {
 		name, d, ok := strings.Cut(s, "=")
 		if !ok || name == "" || d == "" {
@@ -135,4 +164,35 @@ func (o *Options) fleetOptions(dir string) (fleet.Options, error) {
 		fo.DecryptKeys[name] = data
 	}
 	return fo, nil
+}
+
+// repository returns the root spec.path resolves against, --root or the
+// Git work tree holding dir, and dir relative to it; root is "" when
+// there is neither: dir is the repository, as it always was outside Git.
+func (o *Options) repository(dir string) (root, within string, err error) {
+	if o.Root == "" {
+		if root, err = fleet.WorkTreeRoot(dir); err != nil || root == "" {
+			return "", "", err
+		}
+	} else if root, err = realPath(o.Root); err != nil {
+		return "", "", fmt.Errorf("--root: %w", err)
+	}
+	resolved, err := realPath(dir)
+	if err != nil {
+		return "", "", fmt.Errorf("repository %s: %w", dir, err)
+	}
+	rel, err := filepath.Rel(root, resolved)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", "", fmt.Errorf("%s is not inside --root %s", dir, o.Root)
+	}
+	return root, filepath.ToSlash(rel), nil
+}
+
+// realPath is p absolute, its symlinks resolved.
+func realPath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
 }

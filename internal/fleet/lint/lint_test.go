@@ -180,3 +180,47 @@ func TestGenerated200(t *testing.T) {
 	}
 	golden.Assert(t, "testdata/golden/generated-200.txt", text(t, lint.Run(g, lint.Options{})))
 }
+
+// TestEntryHoldingItsChildren: clusters/staging holds the cluster's
+// Kustomizations and the directories they sync, and no root sync. The
+// root assumed for it applies the Kustomizations and none of their
+// objects: clean. A root sync the repository holds is built as Flux
+// builds it, its generated kustomization listing every YAML file below
+// clusters/staging, so each object is then applied twice.
+func TestEntryHoldingItsChildren(t *testing.T) {
+	const fixture = "testdata/fixtures/entry-holding-children"
+	findings := lintDir(t, fixture, fleet.Options{}, lint.Options{})
+	if len(findings) != 0 {
+		t.Errorf("findings:\n%s", text(t, findings))
+	}
+	golden.Assert(t, "testdata/golden/entry-holding-children.txt", text(t, findings))
+
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(fixture)); err != nil {
+		t.Fatal(err)
+	}
+	sync := `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: flux-system
+  namespace: flux-system
+spec:
+  interval: 10m
+  path: ./clusters/staging
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+`
+	if err := os.MkdirAll(filepath.Join(dir, "clusters/staging/flux-system"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "clusters/staging/flux-system/gotk-sync.yaml"), []byte(sync), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	findings = lintDir(t, dir, fleet.Options{Paths: []string{"clusters/staging"}}, lint.Options{})
+	if got := rules(findings); !slices.Equal(got, []string{"duplicate-object"}) || len(findings) != 2 {
+		t.Errorf("with a root sync: rules %v, want the Namespace and the Service applied twice\n%s", got, text(t, findings))
+	}
+	golden.Assert(t, "testdata/golden/entry-holding-children-root-sync.txt", text(t, findings))
+}

@@ -36,6 +36,9 @@ type Options struct {
 	// Tree is kustomize.BuildOptions.Tree: the source in memory, in place
 	// of the root directory.
 	Tree fs.FS `json:"-"`
+	// Exclude is kustomize.BuildOptions.Exclude: paths a generated
+	// kustomization leaves out. The controller never sets it.
+	Exclude []string `json:",omitempty"`
 	// Variables, when not nil, are spec.postBuild's variables as Variables
 	// already read them for this build: the build substitutes them and
 	// reads no substituteFrom object again.
@@ -53,6 +56,7 @@ func Kustomization(ctx context.Context, reader client.Reader, obj *kustomizev1.K
 	build.SkipChecksum = opts.SkipChecksum
 	build.Runs = opts.Runs
 	build.Tree = opts.Tree
+	build.Exclude = opts.Exclude
 	if build.PostBuild != nil {
 		vars := map[string]string{}
 		switch {
