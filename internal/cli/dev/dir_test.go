@@ -121,6 +121,68 @@ func TestClaimDir(t *testing.T) {
 	}
 }
 
+// TestClaimDirRefusesAFolderItDidNotMake gives claimDir folders that hold
+// something: one a previous weir dev made (any of its files marks it) is
+// emptied; one that holds none of weir dev's files (--dir ~, a checkout)
+// is refused, and every file in it stays, no lock file added.
+func TestClaimDirRefusesAFolderItDidNotMake(t *testing.T) {
+	tests := []struct {
+		name    string
+		files   map[string]string
+		refused bool
+	}{
+		{"a home folder", map[string]string{".bashrc": "alias k=kubectl", "notes/todo.txt": "buy milk"}, true},
+		{"a checkout", map[string]string{"go.mod": "module example.com/x", ".git/HEAD": "ref: refs/heads/main"}, true},
+		{"an empty folder", map[string]string{}, false},
+		{"a run before the lock file", map[string]string{"kubeconfig": "old", "ca.crt": "old CA"}, false},
+		{"only a controller log", map[string]string{"weir-controller.log": "old log", "storage/a.tar.gz": "old"}, false},
+		{"only etcd's data", map[string]string{"etcd/member/wal": "old data"}, false},
+		{"a lock file and something else", map[string]string{lockFile: "12\n", "fleet/README": "old"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "dev")
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			writeFiles(t, dir, tt.files)
+			lock, err := claimDir(dir)
+			if !tt.refused {
+				if err != nil {
+					t.Fatalf("claimDir: %v", err)
+				}
+				_ = lock.Release()
+				got := readFiles(t, dir)
+				delete(got, lockFile)
+				if len(got) != 0 {
+					t.Errorf("left %v in a folder weir dev made", got)
+				}
+				return
+			}
+			if err == nil {
+				_ = lock.Release()
+				t.Fatal("claimDir took a folder weir dev did not make")
+			}
+			msg := dir + " is not empty and holds none of weir dev's files: weir dev empties its folder, so it refuses this one; " +
+				"give --dir a new or empty folder"
+			if err.Error() != msg {
+				t.Errorf("error:\n%s\nwant:\n%s", err, msg)
+			}
+			want := map[string]string{} // readFiles' view: one level
+			for name, content := range tt.files {
+				if top, _, nested := strings.Cut(name, "/"); nested {
+					want[top+"/"] = ""
+				} else {
+					want[name] = content
+				}
+			}
+			if diff := cmp.Diff(want, readFiles(t, dir)); diff != "" {
+				t.Errorf("folder afterwards (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestRunRefusesAFolderInUse is issue 33's scene: `weir dev` runs in one
 // terminal, `weir dev --once` starts in another on the same folder. The
 // second must stop at once with an error naming the first one's PID and
