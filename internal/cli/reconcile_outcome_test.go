@@ -401,3 +401,54 @@ func lastLine(s string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return lines[len(lines)-1]
 }
+
+// TestResumeWaitFailsFast: `resume` waits for the resumed object, and a
+// Kustomization that fails at once and never succeeded (observedGeneration
+// -1, as kustomize-controller leaves it; Ready=False of the generation the
+// resume made) ends the wait at once with the failure, not after --timeout.
+// The flux CLI waits here until status.observedGeneration catches up,
+// which it does not on a failure the controller retries.
+func TestResumeWaitFailsFast(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	applyFixture(t, "reconcile/failing.yaml", ns)
+	const pathNotFound = "kustomization path not found: stat nope: no such file or directory"
+	u := kinds.Kustomization.New()
+	if err := env.Client.Get(t.Context(), keyOf(ns, "ks-nope"), u); err != nil {
+		t.Fatal(err)
+	}
+	if err := unstructured.SetNestedField(u.Object, true, "spec", "suspend"); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Update(t.Context(), u); err != nil {
+		t.Fatal(err)
+	}
+	suspendedAt := u.GetGeneration()
+	// The controller answers each generation once it is not suspended.
+	var answered int64
+	fakeController(t, kinds.Kustomization, ns, "ks-nope", func(u *unstructured.Unstructured) map[string]any {
+		if kinds.Suspended(u) || u.GetGeneration() == answered {
+			return nil
+		}
+		answered = u.GetGeneration()
+		return failure(meta.ArtifactFailedReason, pathNotFound, int64(-1), retrying(pathNotFound))
+	})
+
+	ctx, cancel := context.WithTimeout(context.Background(), failFastBound)
+	defer cancel()
+	start := time.Now()
+	res := weirIO(ctx, t, "", nil, "resume", "ks", "ks-nope", "--timeout", "2m", "-n", ns)
+	t.Logf("exit %d after %s (--timeout 2m)", res.Code, time.Since(start).Round(time.Millisecond))
+	if res.Code != 1 {
+		t.Errorf("exit code %d, want 1; stderr:\n%s", res.Code, res.Stderr)
+	}
+	if want := "✗ Kustomization " + ns + "/ks-nope: " + pathNotFound; lastLine(res.Stderr) != want {
+		t.Errorf("last line:\n%s\nwant:\n%s\nstderr:\n%s", lastLine(res.Stderr), want, res.Stderr)
+	}
+	if err := env.Client.Get(t.Context(), keyOf(ns, "ks-nope"), u); err != nil {
+		t.Fatal(err)
+	}
+	if kinds.Suspended(u) || u.GetGeneration() == suspendedAt {
+		t.Errorf("ks-nope not resumed: suspend %v, generation %d", kinds.Suspended(u), u.GetGeneration())
+	}
+}

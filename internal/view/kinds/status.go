@@ -74,19 +74,22 @@ func ObservedGeneration(u *unstructured.Unstructured) int64 {
 	return g
 }
 
-// IsReady is the flux CLI's readiness rule (fluxcd/flux2/cmd/flux/readiness.go): an object
-// with a reconciler is ready once the controller has observed it at least
-// once, its Ready condition speaks of the current generation (by the
-// condition's observedGeneration, or the status' when the condition carries
-// none, as HelmRelease may), and kstatus computes Current. kstatus Failed
-// (Stalled=True) is an error carrying its message; anything else is "not
-// yet". A static object (static true) is judged by kstatus alone.
+// IsReady is the flux CLI's readiness rule (fluxcd/flux2/cmd/flux/readiness.go)
+// with one difference: an object with a reconciler is ready once its Ready
+// condition speaks of the current generation (by the condition's
+// observedGeneration, or the status' when the condition carries none, as
+// HelmRelease may) and kstatus computes Current. kstatus Failed is an error
+// carrying its message; anything else is "not yet". A static object
+// (static true) is judged by kstatus alone.
+//
+// The difference: the flux CLI also waits for status.observedGeneration to
+// be set, which Kustomization and HelmRelease move only on success, so
+// `resume --wait` and `create --wait` on an object that fails at once and
+// never succeeded waited out --timeout. The Ready condition's
+// observedGeneration already says the failure is of the current spec (the
+// same reading as reconcilecmd.Outcome).
 func IsReady(u *unstructured.Unstructured, static bool) (bool, error) {
 	if !static {
-		observed := ObservedGeneration(u)
-		if observed < 1 {
-			return false, nil
-		}
 		c := Condition(u, meta.ReadyCondition)
 		if c == nil {
 			return false, nil
@@ -94,7 +97,7 @@ func IsReady(u *unstructured.Unstructured, static bool) (bool, error) {
 		if c.ObservedGeneration != 0 && c.ObservedGeneration != u.GetGeneration() {
 			return false, nil
 		}
-		if c.ObservedGeneration == 0 && observed != u.GetGeneration() {
+		if observed := ObservedGeneration(u); c.ObservedGeneration == 0 && (observed < 1 || observed != u.GetGeneration()) {
 			return false, nil
 		}
 	}
@@ -132,11 +135,19 @@ func Compute(u *unstructured.Unstructured) (*status.Result, error) {
 		c.Reason != meta.ProgressingWithRetryReason {
 		return res, nil
 	}
-	if g, ok, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration"); ok && g != u.GetGeneration() {
+	ready := Condition(u, meta.ReadyCondition)
+	if ready == nil || ready.Status != metav1.ConditionFalse {
 		return res, nil
 	}
-	if c := Condition(u, meta.ReadyCondition); c != nil && c.Status == metav1.ConditionFalse {
-		return &status.Result{Status: status.FailedStatus, Message: c.Message}, nil
+	// The generation the failure is of: the condition's, else the status'
+	// (kstatus reads only the status', which Kustomization and HelmRelease
+	// leave behind on a failure they will retry).
+	if ready.ObservedGeneration != 0 {
+		if ready.ObservedGeneration != u.GetGeneration() {
+			return res, nil
+		}
+	} else if g, ok, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration"); ok && g != u.GetGeneration() {
+		return res, nil
 	}
-	return res, nil
+	return &status.Result{Status: status.FailedStatus, Message: ready.Message}, nil
 }

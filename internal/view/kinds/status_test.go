@@ -42,6 +42,9 @@ func TestIsReady(t *testing.T) {
 		{"condition without generation, status behind", ks(2, map[string]any{"observedGeneration": int64(1), "conditions": []any{cond("Ready", "True", 0)}}), false, false, false},
 		{"reconciling", ks(1, map[string]any{"observedGeneration": int64(1), "conditions": []any{cond("Ready", "Unknown", 1), cond("Reconciling", "True", 1)}}), false, false, false},
 		{"stalled", ks(1, map[string]any{"observedGeneration": int64(1), "conditions": []any{cond("Ready", "False", 1), cond("Stalled", "True", 1)}}), false, false, true},
+		{"failed at once, never succeeded (observedGeneration -1)", ks(1, map[string]any{"observedGeneration": int64(-1), "conditions": []any{cond("Ready", "False", 1)}}), false, false, true},
+		{"failed before this generation, never succeeded", ks(2, map[string]any{"observedGeneration": int64(-1), "conditions": []any{cond("Ready", "False", 1)}}), false, false, false},
+		{"condition without generation, never observed", ks(1, map[string]any{"observedGeneration": int64(-1), "conditions": []any{cond("Ready", "False", 0)}}), false, false, false},
 		{"failed at generation", ks(1, map[string]any{"observedGeneration": int64(1), "conditions": []any{cond("Ready", "False", 1)}}), false, false, true},
 		{"static object without status", ks(1, nil), true, true, false},
 	}
