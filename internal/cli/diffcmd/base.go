@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -42,7 +43,12 @@ func (o *baseOptions) addFlags(cmd *cobra.Command) {
 
 // sides are the two trees compared and how they are labelled.
 type sides struct {
+	// baseDir and headDir are the roots of the two trees: spec.path is
+	// relative to them, as to the GitRepository's artifact.
 	baseDir, headDir string
+	// within is the directory given, relative to the roots ("" for the
+	// root itself): where the entry points are looked for.
+	within           string
 	baseRev, headRev string
 	sourceURLs       []string
 	cleanup          func()
@@ -64,7 +70,12 @@ func runBase(ctx context.Context, out, progress io.Writer, dir string, o baseOpt
 		return false, err
 	}
 	defer s.cleanup()
-	lopts.SourceURLs = s.sourceURLs
+	lopts.SourceURLs, lopts.Within = s.sourceURLs, s.within
+	for i, p := range lopts.Paths {
+		if !filepath.IsAbs(p) {
+			lopts.Paths[i] = path.Join(s.within, filepath.ToSlash(p))
+		}
+	}
 	report, err := compareTrees(ctx, progress, s, lopts)
 	if err != nil {
 		return false, err
@@ -107,7 +118,9 @@ func (o *baseOptions) loadOptions() (fleet.Options, error) {
 // checkout writes the base revision (and the head one, when given) of the
 // repository holding dir into a scratch directory; the working tree
 // stands for the head otherwise. dir may be a directory inside the
-// repository: the same directory is taken in each revision.
+// repository: each side is the whole tree, with dir as the place its
+// entry points are looked for, so that spec.paths (relative to the
+// repository's root) resolve as in the cluster.
 func checkout(dir, base, head string) (*sides, error) {
 	if base == "" {
 		return nil, errors.New("--base is required")
@@ -120,26 +133,36 @@ func checkout(dir, base, head string) (*sides, error) {
 	if err != nil {
 		return nil, err
 	}
-	rel, err := filepath.Rel(repo.Root(), abs)
+	root := repo.Root()
+	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = resolved
+	}
+	if resolved, err := filepath.EvalSymlinks(root); err == nil {
+		root = resolved
+	}
+	rel, err := filepath.Rel(root, abs)
 	if err != nil || strings.HasPrefix(rel, "..") {
-		return nil, fmt.Errorf("%s is not inside the repository's work tree %s", dir, repo.Root())
+		return nil, fmt.Errorf("%s is not inside the repository's work tree %s", dir, root)
 	}
 	tmp, err := os.MkdirTemp("", "weir-diff-")
 	if err != nil {
 		return nil, err
 	}
-	s := &sides{headDir: abs, headRev: workingTree, sourceURLs: repo.RemoteURLs(), cleanup: func() { _ = os.RemoveAll(tmp) }}
-	if s.baseRev, err = writeRevision(repo, base, filepath.Join(tmp, "base")); err != nil {
+	s := &sides{headDir: root, headRev: workingTree, sourceURLs: repo.RemoteURLs(), cleanup: func() { _ = os.RemoveAll(tmp) }}
+	if rel != "." {
+		s.within = filepath.ToSlash(rel)
+	}
+	s.baseDir = filepath.Join(tmp, "base")
+	if s.baseRev, err = writeRevision(repo, base, s.baseDir); err != nil {
 		s.cleanup()
 		return nil, err
 	}
-	s.baseDir = filepath.Join(tmp, "base", rel)
 	if head != "" {
-		if s.headRev, err = writeRevision(repo, head, filepath.Join(tmp, "head")); err != nil {
+		s.headDir = filepath.Join(tmp, "head")
+		if s.headRev, err = writeRevision(repo, head, s.headDir); err != nil {
 			s.cleanup()
 			return nil, err
 		}
-		s.headDir = filepath.Join(tmp, "head", rel)
 	}
 	return s, nil
 }

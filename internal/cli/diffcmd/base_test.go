@@ -254,3 +254,36 @@ func TestDiffBaseWorkingTree(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffBaseInsideTheRepository runs `weir diff --base` on a cluster
+// directory, as `weir lint` is run: spec.path (./apps) is relative to the
+// repository's root, not to the directory given, so the report is the one
+// of the whole repository, for committed revisions and for the working
+// tree. Before, each side was loaded from clusters/dev itself and every
+// Kustomization's path was missing.
+func TestDiffBaseInsideTheRepository(t *testing.T) {
+	dir := fleetRepo(t)
+	cluster := filepath.Join(dir, "clusters", "dev")
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"two revisions", []string{"--base", "v0", "--head", "image"}},
+		{"the working tree", []string{"--base", "v0"}},
+		{"--path relative to the directory", []string{"--base", "v0", "--head", "image", "--path", "."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wantOut, wantErr, wantCode := runDiff(t, append(tc.args[:len(tc.args):len(tc.args)], dir)...)
+			if tc.name == "--path relative to the directory" {
+				wantOut, wantErr, wantCode = runDiff(t, "--base", "v0", "--head", "image", "--path", "clusters/dev", dir)
+			}
+			stdout, stderr, code := runDiff(t, append(tc.args[:len(tc.args):len(tc.args)], cluster)...)
+			if code != wantCode || code == 2 {
+				t.Errorf("exit code %d, want %d (from the root); stderr:\n%s", code, wantCode, stderr)
+			}
+			if stdout != wantOut {
+				t.Errorf("report from clusters/dev:\n%s\nfrom the root:\n%s\nstderr:\n%s\nroot's stderr:\n%s", stdout, wantOut, stderr, wantErr)
+			}
+		})
+	}
+}
