@@ -36,6 +36,16 @@ const (
 // ToolkitGroupSuffix ends the API group of every toolkit kind.
 const ToolkitGroupSuffix = "toolkit.fluxcd.io"
 
+// ExtensionsGroup is source-watcher's API group (ArtifactGenerator): a
+// Flux kind outside the toolkit groups.
+const ExtensionsGroup = "source.extensions.fluxcd.io"
+
+// IsFluxGroup reports whether group is one of Flux's API groups: a
+// toolkit group or source-watcher's.
+func IsFluxGroup(group string) bool {
+	return strings.HasSuffix(group, ToolkitGroupSuffix) || group == ExtensionsGroup
+}
+
 // Ref names one object; Kind is the Flux kind name exactly.
 type Ref struct {
 	Kind      string `json:"kind"`
@@ -181,7 +191,7 @@ func static(u *unstructured.Unstructured) bool {
 // Live is the kstatus word of any object (current, inprogress, failed,
 // terminating, unknown); a toolkit object gets Of's word instead.
 func Live(u *unstructured.Unstructured) string {
-	if strings.HasSuffix(u.GroupVersionKind().Group, ToolkitGroupSuffix) {
+	if IsFluxGroup(u.GroupVersionKind().Group) {
 		return Of(u)
 	}
 	res, err := status.Compute(u)
