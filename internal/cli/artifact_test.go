@@ -3,6 +3,7 @@ package cli_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -17,9 +18,15 @@ import (
 // monorepo into two ExternalArtifacts, read by two Kustomizations and a
 // HelmRelease, and a generator paused by its reconcile annotation.
 func TestArtifactGenerator(t *testing.T) {
+	// Flux prints condition times in local time; the golden files hold UTC.
+	local := time.Local
+	time.Local = time.UTC
+	t.Cleanup(func() { time.Local = local })
+
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
 	applyFixture(t, "artifact/objects.yaml", ns)
+	recordEvents(t, ns)
 
 	runGoldenCases(t, ns, []goldenCase{
 		{"get artifact generators", []string{"get", "artifact", "generators"}, "artifact/get-generators.golden", 0},
@@ -41,6 +48,9 @@ func TestArtifactGenerator(t *testing.T) {
 		{"tree generator json", []string{"tree", "artifact", "generator", "flux-system", "-o", "json"}, "artifact/tree-generator.json.golden", 0},
 		{"tree generator without inventory", []string{"tree", "artifact", "generator", "paused"}, "artifact/tree-paused.golden", 0},
 		{"tree generator missing", []string{"tree", "artifact", "generator", "missing"}, "artifact/tree-missing.golden", 1},
+		{"trace through the ExternalArtifact", []string{"trace", "configmap", "app-settings"}, "artifact/trace-ks.golden", 0},
+		{"trace a chart from an ExternalArtifact", []string{"trace", "cm/podinfo-values"}, "artifact/trace-hr.golden", 0},
+		{"events for a generator", []string{"events", "--for", "ArtifactGenerator/flux-system"}, "artifact/events.golden", 0},
 		{"tree ks through the generator", []string{"tree", "ks", "flux-system", "--compact"}, "artifact/tree-ks.golden", 0},
 	})
 }
@@ -97,4 +107,17 @@ func TestArtifactGeneratorSuspendResumeReconcile(t *testing.T) {
 	if u.GetAnnotations()[meta.ReconcileRequestAnnotation] == "" || kinds.LastHandledReconcileAt(u) == "" {
 		t.Errorf("reconcile left no request or no handled request: %v", u.GetAnnotations())
 	}
+}
+
+// recordEvents writes the Events source-watcher would have recorded on the
+// generator, and one on a Kustomization that `events --for` the generator
+// leaves out.
+func recordEvents(t *testing.T, ns string) {
+	t.Helper()
+	event(t, ns, "ag1", kinds.ArtifactGenerator.Kind, "flux-system", "Normal", meta.SucceededReason,
+		"reconciliation succeeded, generated 2 artifact(s)", 20*time.Minute, 10*time.Minute, 2)
+	event(t, ns, "ag2", kinds.ArtifactGenerator.Kind, "flux-system", "Warning", sourceextensionsv1beta1.SourceFetchFailedReason,
+		"failed to fetch artifact of GitRepository/"+ns+"/flux-system", time.Hour, time.Hour, 1)
+	event(t, ns, "ks1", kinds.Kustomization.Kind, "apps", "Normal", meta.ReconciliationSucceededReason,
+		"Reconciliation finished", 5*time.Minute, 5*time.Minute, 1)
 }
