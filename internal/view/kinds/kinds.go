@@ -16,6 +16,7 @@ import (
 	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	sourceextensionsv1beta1 "github.com/weir-gitops/weir/api/sourceextensions/v1beta1"
+	"github.com/weir-gitops/weir/internal/view/objectstate"
 )
 
 // Kind describes one Flux kind to the CLI.
@@ -436,15 +437,9 @@ func SourceRef(u *unstructured.Unstructured) (Kind, string, string, error) {
 // Suspended reports spec.suspend, or for an ArtifactGenerator (which has
 // none) whether its reconcile annotation says disabled, as source-watcher
 // and the flux CLI read it.
-func Suspended(u *unstructured.Unstructured) bool {
-	if u.GetKind() == ArtifactGenerator.Kind {
-		return strings.EqualFold(u.GetAnnotations()[sourceextensionsv1beta1.ReconcileAnnotation], sourceextensionsv1beta1.DisabledValue)
-	}
-	s, _, _ := unstructured.NestedBool(u.Object, "spec", "suspend")
-	return s
-}
+func Suspended(u *unstructured.Unstructured) bool { return objectstate.IsSuspended(u) }
 
-// SetSuspended suspends or resumes u in memory, for a patch: spec.suspend
+// SetSuspended suspends or resumes u in memory (as Suspended reads it), for a patch: spec.suspend
 // true, or removed on resume, as the flux CLI writes it; an
 // ArtifactGenerator's reconcile annotation set to disabled or enabled.
 func SetSuspended(u *unstructured.Unstructured, suspend bool) {
