@@ -68,6 +68,11 @@ func TestArtifactGeneratorSuspendResumeReconcile(t *testing.T) {
 		"conditions": readyCondition(meta.SucceededReason, "reconciliation succeeded, generated 2 artifact(s)"),
 	}
 	fakeController(t, kinds.ArtifactGenerator, ns, "flux-system", onRequest(generated))
+	const appsRev = "latest@sha256:7e3f1a6b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f"
+	fakeController(t, kinds.Kustomization, ns, "apps", onRequest(map[string]any{
+		"lastAppliedRevision": appsRev,
+		"conditions":          readyCondition(meta.ReconciliationSucceededReason, "Applied revision: "+appsRev),
+	}))
 	fakeController(t, kinds.ArtifactGenerator, ns, "paused", func(u *unstructured.Unstructured) map[string]any {
 		if kinds.Suspended(u) || kinds.ObservedGeneration(u) > 0 {
 			return nil
@@ -77,6 +82,7 @@ func TestArtifactGeneratorSuspendResumeReconcile(t *testing.T) {
 
 	runGoldenCases(t, ns, []goldenCase{
 		{"reconcile", []string{"reconcile", "artifact", "generator", "flux-system"}, "artifact/reconcile.golden", 0},
+		{"reconcile ks with its ExternalArtifact", []string{"reconcile", "ks", "apps", "--with-source"}, "artifact/reconcile-ks-with-source.golden", 0},
 		{"suspend", []string{"suspend", "artifact", "generator", "flux-system"}, "artifact/suspend.golden", 0},
 		{"get shows it suspended", []string{"get", "artifact", "generators"}, "artifact/get-after-suspend.golden", 0},
 		{"reconcile refused while suspended", []string{"reconcile", "artifact", "generator", "flux-system"}, "artifact/reconcile-suspended.golden", 1},
