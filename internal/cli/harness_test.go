@@ -142,3 +142,27 @@ func runtimeDeepCopy(v any) any {
 }
 
 func keyOf(ns, name string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: name} }
+
+// goldenCase is one run of weir in a table test: its arguments (the
+// namespace flag is added), expected exit code and golden file.
+type goldenCase struct {
+	name   string
+	args   []string
+	golden string
+	code   int
+}
+
+// runGoldenCases runs each case in ns as a subtest, in order, comparing
+// its exit code and output with the case's golden file.
+func runGoldenCases(t *testing.T, ns string, cases []goldenCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := weir(t, append(c.args, "-n", ns)...)
+			if res.Code != c.code {
+				t.Errorf("exit code %d, want %d; stderr:\n%s", res.Code, c.code, res.Stderr)
+			}
+			assertGolden(t, c.golden, "stdout:\n"+res.Stdout+"stderr:\n"+res.Stderr, ns)
+		})
+	}
+}

@@ -31,7 +31,7 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 		Long:  "The export sub-commands export resources in YAML format.",
 	}
 	cmd.PersistentFlags().BoolVar(&all, "all", false, "select all resources")
-	kindcmd.AddCommands(cmd, kinds.Reconcilable, "[name]", func(k kinds.Kind) *cobra.Command {
+	kindcmd.AddCommands(cmd, kinds.Exportable, "[name]", func(k kinds.Kind) *cobra.Command {
 		return &cobra.Command{
 			ValidArgsFunction: kindcmd.CompleteNames(deps, k),
 			Short:             "Export " + k.Kind + " objects in YAML format",

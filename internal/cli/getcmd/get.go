@@ -69,7 +69,8 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 		groupCommand(deps, run, group{use: "images", alias: "image", short: "Get image automation object status",
 			long:     "The get image sub-commands print the status of image automation objects.",
 			allShort: "Get all image statuses", allLong: "The get images all command prints the statuses of all image objects."},
-			kinds.Images))
+			kinds.Images),
+		artifactsCommand(deps, run))
 	cmd.AddCommand(kindCommand(deps, kinds.Kustomization, run), kindCommand(deps, kinds.HelmRelease, run),
 		kindCommand(deps, kinds.Receiver, run), kindCommand(deps, kinds.Provider, run), kindCommand(deps, kinds.Alert, run))
 	cmd.AddCommand(&cobra.Command{
@@ -89,6 +90,17 @@ func groupCommand(deps *clideps.Deps, run func([]kinds.Kind, bool) func(*cobra.C
 	cmd := &cobra.Command{Use: g.use, Aliases: []string{g.alias}, Short: g.short, Long: g.long}
 	cmd.AddCommand(&cobra.Command{Use: "all", Short: g.allShort, Long: g.allLong, Args: cobra.NoArgs, RunE: run(set, true)})
 	for _, k := range set {
+		cmd.AddCommand(kindCommand(deps, k, run))
+	}
+	return cmd
+}
+
+// artifactsCommand is `get artifacts` (alias artifact), the flux CLI's
+// home of the ArtifactGenerators: it has no `all` of its own.
+func artifactsCommand(deps *clideps.Deps, run func([]kinds.Kind, bool) func(*cobra.Command, []string) error) *cobra.Command {
+	cmd := &cobra.Command{Use: "artifacts", Aliases: []string{"artifact"}, Short: "Get artifact object status",
+		Long: "The get artifact sub-commands print the status of artifact objects."}
+	for _, k := range kinds.Artifacts {
 		cmd.AddCommand(kindCommand(deps, k, run))
 	}
 	return cmd

@@ -68,7 +68,7 @@ func run(ctx context.Context, o *options, wait bool, streams genericiooptions.IO
 	failed, err := suspendcmd.ForEach(ctx, c, p, k, ns, args, func(u *unstructured.Unstructured) bool {
 		p.Actionf("resuming %s %s in %s namespace", k.Noun, u.GetName(), ns)
 		patch := client.MergeFrom(u.DeepCopy())
-		unstructured.RemoveNestedField(u.Object, "spec", "suspend")
+		kinds.SetSuspended(u, false)
 		if ann := u.GetAnnotations(); ann[suspendcmd.ReasonAnnotation] != "" {
 			delete(ann, suspendcmd.ReasonAnnotation)
 			u.SetAnnotations(ann)

@@ -66,7 +66,7 @@ func run(ctx context.Context, o *options, streams genericiooptions.IOStreams, de
 	failed, err := ForEach(ctx, c, p, k, ns, args, func(u *unstructured.Unstructured) bool {
 		p.Actionf("suspending %s %s in %s namespace", k.Noun, u.GetName(), ns)
 		patch := client.MergeFrom(u.DeepCopy())
-		_ = unstructured.SetNestedField(u.Object, true, "spec", "suspend")
+		kinds.SetSuspended(u, true)
 		if o.reason != "" {
 			ann := u.GetAnnotations()
 			if ann == nil {

@@ -270,6 +270,9 @@ func kustomizationReport(ctx context.Context, c client.Client, key client.Object
 		}
 	}
 	r := &report{width: 17}
+	if src != nil && srcKind.Kind == kinds.ExternalArtifact.Kind {
+		r.width = generatorWidth
+	}
 	r.object(obj)
 	r.separator()
 	r.line("Kustomization:", ks.GetName())
@@ -280,11 +283,16 @@ func kustomizationReport(ctx context.Context, c client.Client, key client.Object
 	r.line("Path:", str(ks, "spec", "path"))
 	r.line("Revision:", str(ks, "status", "lastAppliedRevision"))
 	r.status(ks, false)
-	if src != nil {
-		r.separator()
-		r.source(src, srcKind)
+	if src == nil {
+		return r, nil
 	}
-	return r, nil
+	r.separator()
+	if srcKind.Kind != kinds.ExternalArtifact.Kind {
+		r.source(src, srcKind)
+		return r, nil
+	}
+	r.external(src)
+	return r, r.generator(ctx, c, src)
 }
 
 // source writes a GitRepository, OCIRepository or Bucket section.
@@ -345,9 +353,23 @@ func traceHelmRelease(ctx context.Context, c client.Client, w io.Writer, key cli
 			repoKind = k
 		}
 	}
+	ea, err := chartRefArtifact(ctx, c, hr)
+	if err != nil {
+		return err
+	}
 	r := &report{width: 16}
+	if ea != nil {
+		r.width = generatorWidth
+	}
 	r.object(obj)
 	r.helm(hr, chart, repo, repoKind)
+	if ea != nil {
+		r.separator()
+		r.external(ea)
+		if err := r.generator(ctx, c, ea); err != nil {
+			return err
+		}
+	}
 	_, err = io.WriteString(w, r.b.String())
 	return err
 }

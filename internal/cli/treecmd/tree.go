@@ -35,7 +35,16 @@ status.inventory or, when it has none (a controller that does not write it),
 from the manifest of the latest release in Helm's storage; Kustomizations and
 HelmReleases the chart creates are nested below them.`
 	hr.Example = "  # Print the objects of a release\n  weir tree helmrelease podinfo -n apps"
-	cmd.AddCommand(ks, hr)
+	ag := subcommand(streams, deps, kinds.ArtifactGenerator)
+	ag.Use = "generator [name]"
+	ag.Short = "Print the inventory of an ArtifactGenerator"
+	ag.Long = `The tree command prints the ExternalArtifacts an ArtifactGenerator generated,
+from its status.inventory, each with the Kustomizations and HelmReleases that
+read it (spec.sourceRef, spec.chartRef) nested below.`
+	ag.Example = "  # Print the ExternalArtifacts of a generator and who reads them\n  weir tree artifact generator flux-system"
+	artifact := &cobra.Command{Use: "artifact", Short: "Print the inventory of artifact objects"}
+	artifact.AddCommand(ag)
+	cmd.AddCommand(ks, hr, artifact)
 	return cmd
 }
 
@@ -66,7 +75,8 @@ func subcommand(streams genericiooptions.IOStreams, deps *clideps.Deps, k kinds.
 				return fmt.Errorf("loading kubeconfig: %w", err)
 			}
 			t, err := inventorytree.Build(ctx, cl, k.GVK(), deps.Namespace(), args[0],
-				inventorytree.Options{Compact: compact, Storage: inventorytree.HelmStorage(cfg, cl)})
+				inventorytree.Options{Compact: compact, Storage: inventorytree.HelmStorage(cfg, cl),
+					Consumers: k.Kind == kinds.ArtifactGenerator.Kind})
 			if err != nil {
 				return err
 			}

@@ -22,7 +22,14 @@ import (
 
 func loadFleet(t *testing.T) []unstructured.Unstructured {
 	t.Helper()
-	data, err := os.ReadFile("testdata/fleet.yaml")
+	return loadObjects(t, "fleet.yaml")
+}
+
+// loadObjects reads the objects of testdata/<file>, as the API server
+// would list them.
+func loadObjects(t *testing.T, file string) []unstructured.Unstructured {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +85,17 @@ func TestGraph(t *testing.T) {
 	objs := loadFleet(t)
 	assertJSON(t, "graph.json", NewGraph(objs, Filter{}))
 	assertJSON(t, "graph-helm.json", NewGraph(objs, Filter{Kind: "HelmRelease"}))
+}
+
+// TestArtifactGenerators lists a generator, its ExternalArtifacts and
+// their Kustomizations as source-watcher writes them: the overview counts
+// and lists both kinds (the generator paused by its reconcile annotation
+// as suspended) and the graph draws each ExternalArtifact as the source
+// of its Kustomization.
+func TestArtifactGenerators(t *testing.T) {
+	objs := loadObjects(t, "artifacts.yaml")
+	assertJSON(t, "overview-artifacts.json", NewOverview(Summaries(objs), Filter{}))
+	assertJSON(t, "graph-artifacts.json", NewGraph(objs, Filter{}))
 }
 
 func TestSuspendedByLatestOwner(t *testing.T) {

@@ -46,6 +46,13 @@ func Permissions(ctx context.Context, c client.Client, ref Ref, user string) (*P
 	if !self.Allowed {
 		return out, nil
 	}
+	if k.Kind == kinds.ExternalArtifact.Kind {
+		// Nothing reconciles an ExternalArtifact, and it has no
+		// spec.suspend: its producer is the one to act on.
+		no := Perm{Reason: fmt.Sprintf("%s %s is written by its producer (spec.sourceRef), which is the one to reconcile or suspend",
+			k.Kind, ref.Name)}
+		return &Perms{Reconcile: no, Suspend: no, Resume: no, ReconcileSource: no}, nil
+	}
 	if sourceRef(k, u) == nil {
 		out.ReconcileSource = Perm{Reason: fmt.Sprintf("%s %s has no source to reconcile", k.Kind, ref.Name)}
 		return out, nil

@@ -134,3 +134,56 @@ spec:
 		})
 	}
 }
+
+// TestPermissionsExternalArtifact: whoever may patch an ExternalArtifact
+// is still offered no action on it, and told why; its ArtifactGenerator
+// is suspended and reconciled like any other kind.
+func TestPermissionsExternalArtifact(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	applyYAML(t, ns, `apiVersion: source.toolkit.fluxcd.io/v1
+kind: ExternalArtifact
+metadata:
+  name: apps
+  namespace: NS
+spec:
+  sourceRef:
+    apiVersion: source.extensions.fluxcd.io/v1beta1
+    kind: ArtifactGenerator
+    name: flux-system
+---
+apiVersion: source.extensions.fluxcd.io/v1beta1
+kind: ArtifactGenerator
+metadata:
+  name: flux-system
+  namespace: NS
+spec:
+  sources:
+  - alias: repo
+    kind: GitRepository
+    name: flux-system
+  artifacts:
+  - name: apps
+    copy:
+    - from: "@repo/apps/**"
+      to: "@artifact/"
+`)
+	grant(t, ns, "erin", "source.toolkit.fluxcd.io", []string{"externalartifacts"}, []string{"get", "patch"})
+	grant(t, ns, "erin", "source.extensions.fluxcd.io", []string{"artifactgenerators"}, []string{"get", "patch"})
+	c, _ := as(t, "erin")
+	got, err := Permissions(context.Background(), c, Ref{Kind: "ExternalArtifact", Namespace: ns, Name: "apps"}, "erin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	no := Perm{Reason: "ExternalArtifact apps is written by its producer (spec.sourceRef), which is the one to reconcile or suspend"}
+	if diff := cmp.Diff(Perms{Reconcile: no, Suspend: no, Resume: no, ReconcileSource: no}, *got); diff != "" {
+		t.Errorf("ExternalArtifact permissions (-want +got):\n%s", diff)
+	}
+	got, err = Permissions(context.Background(), c, Ref{Kind: "ArtifactGenerator", Namespace: ns, Name: "flux-system"}, "erin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Reconcile.Allowed || !got.Suspend.Allowed || !got.Resume.Allowed {
+		t.Errorf("ArtifactGenerator permissions: %+v", *got)
+	}
+}

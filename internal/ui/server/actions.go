@@ -216,9 +216,9 @@ func annotate(ctx context.Context, c client.Client, u *unstructured.Unstructured
 func setSuspend(ctx context.Context, c client.Client, u *unstructured.Unstructured, suspend bool, reason string,
 	owner client.FieldOwner) error {
 	patch := client.MergeFrom(u.DeepCopy())
+	kinds.SetSuspended(u, suspend)
 	ann := u.GetAnnotations()
 	if suspend {
-		_ = unstructured.SetNestedField(u.Object, true, "spec", "suspend")
 		if reason != "" {
 			if ann == nil {
 				ann = map[string]string{}
@@ -226,7 +226,6 @@ func setSuspend(ctx context.Context, c client.Client, u *unstructured.Unstructur
 			ann[meta.SuspendReasonAnnotation] = reason
 		}
 	} else {
-		unstructured.RemoveNestedField(u.Object, "spec", "suspend")
 		delete(ann, meta.SuspendReasonAnnotation)
 	}
 	u.SetAnnotations(ann)

@@ -50,13 +50,18 @@ type Options struct {
 	// status.inventory from Helm's storage (HelmStorage); nil leaves them
 	// out.
 	Storage func(ctx context.Context, hr *unstructured.Unstructured) ([]*unstructured.Unstructured, error)
+	// Consumers nests below each ExternalArtifact of an ArtifactGenerator
+	// the Kustomizations and HelmReleases that read it (`tree artifact
+	// generator`); without it an ExternalArtifact is a leaf.
+	Consumers bool
 	// States reads every node's live object to set Node.State: one GET
 	// per node that is not a Kustomization or HelmRelease (those are read
 	// to be walked anyway), eight at a time once the walk is done.
 	States bool
 }
 
-// Build reads the Kustomization or HelmRelease ns/name (gvk) and,
+// Build reads the Kustomization, HelmRelease or ArtifactGenerator ns/name
+// (gvk) and,
 // recursively, the inventories below it. A Kustomization or HelmRelease
 // met a second time (a cycle) is left out; one that targets another
 // cluster (spec.kubeConfig) is not walked, as its objects are not in this
@@ -121,7 +126,7 @@ func (w *walker) walk(ctx context.Context, n *Node, owner *unstructured.Unstruct
 		if meta == n.Resource {
 			continue // a Kustomization that applies itself
 		}
-		if w.opts.Compact && !strings.HasSuffix(meta.GroupKind.Group, objectstate.ToolkitGroupSuffix) {
+		if w.opts.Compact && !objectstate.IsFluxGroup(meta.GroupKind.Group) {
 			continue
 		}
 		if w.seen[meta] {
@@ -141,6 +146,9 @@ func (w *walker) walk(ctx context.Context, n *Node, owner *unstructured.Unstruct
 // inventory lists the objects owner manages: its status.inventory, or for
 // a HelmRelease without one, what Options.Storage finds.
 func (w *walker) inventory(ctx context.Context, owner *unstructured.Unstructured, remote bool) ([]*Node, error) {
+	if owner.GroupVersionKind().GroupKind() == artifactGeneratorGVK.GroupKind() {
+		return w.generated(ctx, owner)
+	}
 	entries, found, _ := unstructured.NestedSlice(owner.Object, "status", "inventory", "entries")
 	if !found && !remote && w.opts.Storage != nil && owner.GroupVersionKind().GroupKind() == helmReleaseGVK.GroupKind() {
 		objs, err := w.opts.Storage(ctx, owner)
@@ -177,6 +185,8 @@ func (w *walker) descend(ctx context.Context, child *Node) error {
 		gvk = kustomizationGVK
 	case helmReleaseGVK.GroupKind():
 		gvk = helmReleaseGVK
+	case artifactGeneratorGVK.GroupKind():
+		gvk = artifactGeneratorGVK
 	default:
 		if w.opts.States {
 			w.pending = append(w.pending, child)

@@ -15,6 +15,8 @@ import (
 	notificationv1 "github.com/weir-gitops/weir/api/notification/v1"
 	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	sourceextensionsv1beta1 "github.com/weir-gitops/weir/api/sourceextensions/v1beta1"
+	"github.com/weir-gitops/weir/internal/view/objectstate"
 )
 
 // Kind describes one Flux kind to the CLI.
@@ -37,6 +39,10 @@ type Kind struct {
 	// Image is true for the image automation kinds, which the flux CLI
 	// puts under `image` (`suspend image repository NAME`) and `get images`.
 	Image bool
+	// Artifact is true for ArtifactGenerator, which the flux CLI puts
+	// under `artifact` (`export artifact generator NAME`, `get artifacts
+	// generators`).
+	Artifact bool
 
 	// revision is nil for a kind that has none (Receiver): its table has
 	// no REVISION column, as in the flux CLI.
@@ -101,6 +107,28 @@ var (
 		Noun: "source chart", Use: "chart", GetUse: "chart", Source: true,
 		revision: artifactRevision, verb: "fetched", origin: refOrigin("spec", "sourceRef"),
 	}
+	// ExternalArtifact is written by another controller (an
+	// ArtifactGenerator's, for one): nothing in it can be suspended or
+	// asked to reconcile, so `get` has no SUSPENDED column and the kind is
+	// static. Its SOURCE column is spec.sourceRef as the flux CLI prints
+	// it, Kind/namespace/name without defaulting the namespace.
+	ExternalArtifact = Kind{
+		Kind: sourcev1.ExternalArtifactKind, GroupVersion: sourcev1.GroupVersion,
+		Noun: "source external", Use: "external", GetUse: "external", Source: true,
+		revision: artifactRevision, verb: "fetched",
+		columns:     []Column{{Header: "Source", Value: externalArtifactSource}},
+		noSuspended: true,
+		static:      func(*unstructured.Unstructured) bool { return true },
+	}
+	// ArtifactGenerator is source-watcher's kind. It is paused by the
+	// source.extensions.fluxcd.io/reconcile annotation, not spec.suspend
+	// (see Suspended), and has no revision of its own: `reconcile` and
+	// `resume` report its Ready message.
+	ArtifactGenerator = Kind{
+		Kind: sourceextensionsv1beta1.ArtifactGeneratorKind, GroupVersion: sourceextensionsv1beta1.GroupVersion,
+		Noun: "artifact generator", Use: "generator", GetUse: "generators", Artifact: true,
+		success: readyMessage,
+	}
 	Kustomization = Kind{
 		Kind: kustomizev1.KustomizationKind, GroupVersion: kustomizev1.GroupVersion,
 		Noun: "kustomization", Use: "kustomization", Aliases: []string{"ks"}, GetUse: "kustomizations",
@@ -162,6 +190,9 @@ var (
 	}
 )
 
+// Artifacts lists the kinds below `get artifacts`.
+var Artifacts = []Kind{ArtifactGenerator}
+
 // Images lists the image kinds in the order `get images all` prints them.
 var Images = []Kind{ImageRepository, ImagePolicy, ImageUpdateAutomation}
 
@@ -177,12 +208,15 @@ func staticKind(kind string, gv schema.GroupVersion, use, getUse string) Kind {
 
 // Sources lists the source kinds in the order `get sources all` prints them
 // (the flux CLI's order).
-var Sources = []Kind{OCIRepository, Bucket, GitRepository, HelmRepository, HelmChart}
+var Sources = []Kind{OCIRepository, Bucket, GitRepository, HelmRepository, HelmChart, ExternalArtifact}
 
 // All lists every kind in the order `get all` prints them: the flux CLI
 // lists receivers, alert providers and alerts after the kustomizations.
-// The image kinds come last, as `flux get all` prints them.
-var All = append(append(append([]Kind{}, Sources...), HelmRelease, Kustomization, Receiver, Provider, Alert), Images...)
+// The image kinds come last, as `flux get all` prints them; the
+// ArtifactGenerators, which read the sources and feed the appliers, come
+// between the sources and the HelmReleases.
+var All = append(append(append(append([]Kind{}, Sources...), Artifacts...), HelmRelease, Kustomization, Receiver,
+	Provider, Alert), Images...)
 
 // ByKind finds a kind by its API kind name, ignoring case.
 func ByKind(kind string) (Kind, bool) {
@@ -221,13 +255,15 @@ func (k Kind) Columns() []Column { return k.columns }
 func (k Kind) HasSuspended() bool { return !k.noSuspended }
 
 // Parent is the command the kind's subcommands sit below: "source",
-// "image", or "" for the kinds directly under the verb.
+// "image", "artifact", or "" for the kinds directly under the verb.
 func (k Kind) Parent() string {
 	switch {
 	case k.Source:
 		return "source"
 	case k.Image:
 		return "image"
+	case k.Artifact:
+		return "artifact"
 	}
 	return ""
 }
@@ -398,10 +434,50 @@ func SourceRef(u *unstructured.Unstructured) (Kind, string, string, error) {
 	return k, ns, ref["name"], nil
 }
 
-// Suspended reports spec.suspend.
-func Suspended(u *unstructured.Unstructured) bool {
-	s, _, _ := unstructured.NestedBool(u.Object, "spec", "suspend")
-	return s
+// Suspended reports spec.suspend, or for an ArtifactGenerator (which has
+// none) whether its reconcile annotation says disabled, as source-watcher
+// and the flux CLI read it.
+func Suspended(u *unstructured.Unstructured) bool { return objectstate.IsSuspended(u) }
+
+// SetSuspended suspends or resumes u in memory (as Suspended reads it), for a patch: spec.suspend
+// true, or removed on resume, as the flux CLI writes it; an
+// ArtifactGenerator's reconcile annotation set to disabled or enabled.
+func SetSuspended(u *unstructured.Unstructured, suspend bool) {
+	if u.GetKind() == ArtifactGenerator.Kind {
+		ann := u.GetAnnotations()
+		if ann == nil {
+			ann = map[string]string{}
+		}
+		ann[sourceextensionsv1beta1.ReconcileAnnotation] = sourceextensionsv1beta1.EnabledValue
+		if suspend {
+			ann[sourceextensionsv1beta1.ReconcileAnnotation] = sourceextensionsv1beta1.DisabledValue
+		}
+		u.SetAnnotations(ann)
+		return
+	}
+	if suspend {
+		_ = unstructured.SetNestedField(u.Object, true, "spec", "suspend")
+		return
+	}
+	unstructured.RemoveNestedField(u.Object, "spec", "suspend")
+}
+
+// externalArtifactSource is an ExternalArtifact's spec.sourceRef as
+// Kind/namespace/name, "" without one.
+func externalArtifactSource(u *unstructured.Unstructured) string {
+	ref, ok, _ := unstructured.NestedStringMap(u.Object, "spec", "sourceRef")
+	if !ok {
+		return ""
+	}
+	return ref["kind"] + "/" + ref["namespace"] + "/" + ref["name"]
+}
+
+// readyMessage is the Ready condition's message, or "" without one.
+func readyMessage(u *unstructured.Unstructured) string {
+	if c := Condition(u, meta.ReadyCondition); c != nil {
+		return c.Message
+	}
+	return ""
 }
 
 // SourceObject is one object a Kustomization or HelmRelease reads from.
@@ -453,5 +529,12 @@ func SourcesOf(u *unstructured.Unstructured) ([]SourceObject, error) {
 
 // Reconcilable lists the kinds that suspend, resume, reconcile, export and
 // delete act on, in help order.
-var Reconcilable = []Kind{GitRepository, OCIRepository, Bucket, HelmRepository, HelmChart, Kustomization, HelmRelease,
-	Receiver, Provider, Alert, ImageRepository, ImagePolicy, ImageUpdateAutomation}
+var Reconcilable = []Kind{GitRepository, OCIRepository, Bucket, HelmRepository, HelmChart, ArtifactGenerator,
+	Kustomization, HelmRelease, Receiver, Provider, Alert, ImageRepository, ImagePolicy, ImageUpdateAutomation}
+
+// Exportable lists the kinds `export` prints: the reconcilable ones and
+// ExternalArtifact, which the flux CLI exports (`export source external`)
+// but neither suspends nor reconciles.
+var Exportable = []Kind{GitRepository, OCIRepository, Bucket, HelmRepository, HelmChart, ExternalArtifact,
+	ArtifactGenerator, Kustomization, HelmRelease, Receiver, Provider, Alert, ImageRepository, ImagePolicy,
+	ImageUpdateAutomation}

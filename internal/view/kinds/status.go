@@ -68,8 +68,16 @@ func LastHandledReconcileAt(u *unstructured.Unstructured) string {
 	return s
 }
 
-// ObservedGeneration is status.observedGeneration, or 0.
+// ObservedGeneration is status.observedGeneration, or 0. An
+// ArtifactGenerator's status has no such field: source-watcher records the
+// generation in its conditions, so the Ready condition's is used.
 func ObservedGeneration(u *unstructured.Unstructured) int64 {
+	if u.GetKind() == ArtifactGenerator.Kind {
+		if c := Condition(u, meta.ReadyCondition); c != nil {
+			return c.ObservedGeneration
+		}
+		return 0
+	}
 	g, _, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration")
 	return g
 }

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/weir-gitops/weir/api/meta"
+	sourceextensionsv1beta1 "github.com/weir-gitops/weir/api/sourceextensions/v1beta1"
 )
 
 // The states of a toolkit object, the UI's words.
@@ -35,6 +36,16 @@ const (
 
 // ToolkitGroupSuffix ends the API group of every toolkit kind.
 const ToolkitGroupSuffix = "toolkit.fluxcd.io"
+
+// ExtensionsGroup is source-watcher's API group (ArtifactGenerator): a
+// Flux kind outside the toolkit groups.
+var ExtensionsGroup = sourceextensionsv1beta1.GroupVersion.Group
+
+// IsFluxGroup reports whether group is one of Flux's API groups: a
+// toolkit group or source-watcher's.
+func IsFluxGroup(group string) bool {
+	return strings.HasSuffix(group, ToolkitGroupSuffix) || group == ExtensionsGroup
+}
 
 // Ref names one object; Kind is the Flux kind name exactly.
 type Ref struct {
@@ -129,7 +140,8 @@ func conditionOf(m map[string]any) (c metav1.Condition, ok bool) {
 	return c, true
 }
 
-// Of is the state of toolkit object u: suspended (spec.suspend) first,
+// Of is the state of toolkit object u: suspended (spec.suspend, or an
+// ArtifactGenerator's reconcile annotation) first,
 // then Stalled=True is stalled, Ready=False failing, Reconciling=True or
 // Ready=Unknown or status.observedGeneration behind metadata.generation
 // reconciling, Ready=True ready, and anything else unknown. A kind no
@@ -140,7 +152,7 @@ func Of(u *unstructured.Unstructured) string { return of(u, Conditions(u)) }
 
 // of is Of with u's conditions already decoded.
 func of(u *unstructured.Unstructured, conds []metav1.Condition) string {
-	if suspended, _, _ := unstructured.NestedBool(u.Object, "spec", "suspend"); suspended {
+	if IsSuspended(u) {
 		return Suspended
 	}
 	ready := apimeta.FindStatusCondition(conds, meta.ReadyCondition)
@@ -159,6 +171,16 @@ func of(u *unstructured.Unstructured, conds []metav1.Condition) string {
 		return Ready
 	}
 	return Unknown
+}
+
+// IsSuspended reports spec.suspend, or for source-watcher's kind (which has
+// no spec.suspend) its reconcile annotation set to disabled.
+func IsSuspended(u *unstructured.Unstructured) bool {
+	if u.GroupVersionKind().Group == ExtensionsGroup {
+		return strings.EqualFold(u.GetAnnotations()[sourceextensionsv1beta1.ReconcileAnnotation], sourceextensionsv1beta1.DisabledValue)
+	}
+	s, _, _ := unstructured.NestedBool(u.Object, "spec", "suspend")
+	return s
 }
 
 // generationBehind reports a status.observedGeneration older than the
@@ -181,7 +203,7 @@ func static(u *unstructured.Unstructured) bool {
 // Live is the kstatus word of any object (current, inprogress, failed,
 // terminating, unknown); a toolkit object gets Of's word instead.
 func Live(u *unstructured.Unstructured) string {
-	if strings.HasSuffix(u.GroupVersionKind().Group, ToolkitGroupSuffix) {
+	if IsFluxGroup(u.GroupVersionKind().Group) {
 		return Of(u)
 	}
 	res, err := status.Compute(u)
@@ -211,7 +233,7 @@ func Summarize(u *unstructured.Unstructured) Summary {
 	if ready != nil && !ready.LastTransitionTime.IsZero() {
 		s.LastTransition = ready.LastTransitionTime.UTC().Format(time.RFC3339)
 	}
-	s.Suspended, _, _ = unstructured.NestedBool(u.Object, "spec", "suspend")
+	s.Suspended = IsSuspended(u)
 	if s.Suspended {
 		s.SuspendedBy = suspendedBy(u)
 		s.SuspendReason = u.GetAnnotations()[meta.SuspendReasonAnnotation]
@@ -259,7 +281,7 @@ func lastAttempted(u *unstructured.Unstructured) string {
 }
 
 // suspendedBy is the field manager of the newest managedFields entry that
-// owns spec.suspend.
+// owns spec.suspend ("" for an ArtifactGenerator, suspended by annotation).
 func suspendedBy(u *unstructured.Unstructured) string {
 	var by string
 	var at time.Time

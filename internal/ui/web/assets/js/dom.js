@@ -106,7 +106,8 @@ export function debounce(fn, wait) {
 }
 
 export const kinds = ['Kustomization', 'HelmRelease', 'GitRepository', 'OCIRepository', 'Bucket', 'HelmRepository',
-  'HelmChart', 'ImageRepository', 'ImagePolicy', 'ImageUpdateAutomation', 'Receiver', 'Alert', 'Provider'];
+  'HelmChart', 'ExternalArtifact', 'ArtifactGenerator', 'ImageRepository', 'ImagePolicy', 'ImageUpdateAutomation',
+  'Receiver', 'Alert', 'Provider'];
 
 // shortRevision keeps the branch and 12 hex digits of a digest.
 export function shortRevision(rev) {
