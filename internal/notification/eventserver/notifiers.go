@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 
 	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
 	"github.com/weir-gitops/weir/internal/notification/notifier"
@@ -53,29 +52,7 @@ func (w *webhook) Post(ctx context.Context, e events.Event) error {
 	return send(w.client, req)
 }
 
-// scrubbed is err with every credential of t masked: a service may quote
-// the request it refused, and errors go to logs.
+// scrubbed is err with every credential of t masked.
 func scrubbed(err error, t *target) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	masked := msg
-	for _, s := range t.options(nil).Secrets() {
-		masked = strings.ReplaceAll(masked, s, "*****")
-	}
-	if masked == msg {
-		return err
-	}
-	return scrubbedError{msg: masked, err: err}
+	return notifier.Scrub(err, t.options(nil).Secrets())
 }
-
-// scrubbedError keeps the chain of the error it masks (errors.Is still
-// works) and shows only the masked text.
-type scrubbedError struct {
-	msg string
-	err error
-}
-
-func (e scrubbedError) Error() string { return e.msg }
-func (e scrubbedError) Unwrap() error { return e.err }

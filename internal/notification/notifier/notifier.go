@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/weir-gitops/weir/internal/runtime/events"
 )
@@ -51,3 +52,30 @@ func (o Options) Secrets() []string {
 	}
 	return out
 }
+
+// Scrub returns err with every secret masked, keeping its chain for
+// errors.Is: a service may quote the request it refused, and errors go to
+// logs.
+func Scrub(err error, secrets []string) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	masked := msg
+	for _, s := range secrets {
+		masked = strings.ReplaceAll(masked, s, "*****")
+	}
+	if masked == msg {
+		return err
+	}
+	return scrubbedError{msg: masked, err: err}
+}
+
+// scrubbedError shows only the masked text of the error it wraps.
+type scrubbedError struct {
+	msg string
+	err error
+}
+
+func (e scrubbedError) Error() string { return e.msg }
+func (e scrubbedError) Unwrap() error { return e.err }

@@ -46,9 +46,9 @@ func (g *giteaHost) latest(ctx context.Context, sha, key string) (status, bool, 
 	if err != nil {
 		return status{}, false, err
 	}
-	statuses, _, err := c.ListStatuses(g.owner, g.repo, sha, gitea.ListStatusesOption{})
+	statuses, resp, err := c.ListStatuses(g.owner, g.repo, sha, gitea.ListStatusesOption{})
 	if err != nil {
-		return status{}, false, err
+		return status{}, false, withStatus(resp, err)
 	}
 	for _, s := range statuses {
 		if s.Context == key {
@@ -63,8 +63,17 @@ func (g *giteaHost) set(ctx context.Context, sha string, s status) error {
 	if err != nil {
 		return err
 	}
-	_, _, err = c.CreateStatus(g.owner, g.repo, sha, gitea.CreateStatusOption{
+	_, resp, err := c.CreateStatus(g.owner, g.repo, sha, gitea.CreateStatusOption{
 		State: gitea.StatusState(s.state), Context: s.key, Description: s.description,
 	})
-	return err
+	return withStatus(resp, err)
+}
+
+// withStatus adds the answer's status to an SDK error, which gives only
+// the server's message.
+func withStatus(resp *gitea.Response, err error) error {
+	if err == nil || resp == nil || resp.Response == nil {
+		return err
+	}
+	return fmt.Errorf("%s: %w", resp.Status, err)
 }

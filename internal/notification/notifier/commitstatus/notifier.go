@@ -40,6 +40,9 @@ type poster struct {
 	kind string
 	key  string
 	host host
+	// secrets are masked in errors: a host may quote the request it
+	// refused.
+	secrets []string
 }
 
 // New returns the Notifier of a commit-status type.
@@ -70,12 +73,16 @@ func New(o notifier.Options) (notifier.Notifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &poster{kind: o.Type, key: o.CommitStatus, host: h}, nil
+	return &poster{kind: o.Type, key: o.CommitStatus, host: h, secrets: o.Secrets()}, nil
 }
 
 // Post sets the commit status e asks for, unless the commit already has
 // it.
 func (p *poster) Post(ctx context.Context, e events.Event) error {
+	return notifier.Scrub(p.post(ctx, e), p.secrets)
+}
+
+func (p *poster) post(ctx context.Context, e events.Event) error {
 	if e.Reason == progressingReason {
 		return nil
 	}
