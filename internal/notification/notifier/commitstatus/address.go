@@ -78,3 +78,11 @@ func ownerRepoOf(o notifier.Options) (a repoAddress, owner, repo string, err err
 	owner, repo, err = a.ownerRepo(o.Type)
 	return a, owner, repo, err
 }
+
+// CheckAddress reports whether address names a repository the type's
+// host can set statuses on: the check New makes, without credentials, for
+// `weir create alert-provider`.
+func CheckAddress(kind, address string) error {
+	_, err := New(notifier.Options{Type: kind, Address: address, Token: "check:check", CommitStatus: "check"})
+	return err
+}
