@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 
 	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
 	"github.com/weir-gitops/weir/internal/notification/notifier"
+	"github.com/weir-gitops/weir/internal/notification/notifier/chat"
 	"github.com/weir-gitops/weir/internal/notification/notifier/commitstatus"
+	"github.com/weir-gitops/weir/internal/notification/notifier/incident"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 )
 
@@ -19,6 +22,10 @@ func newNotifier(t *target, c *http.Client) (notifier.Notifier, error) {
 		return &webhook{target: t, client: c}, nil
 	case notificationv1beta3.IsCommitStatusProvider(t.kind):
 		return commitstatus.New(t.options(c))
+	case slices.Contains(chat.Types, t.kind):
+		return chat.New(t.options(c))
+	case slices.Contains(incident.Types, t.kind):
+		return incident.New(t.options(c))
 	default:
 		return nil, fmt.Errorf("%w: %q", errUnsupportedType, t.kind)
 	}
@@ -26,7 +33,8 @@ func newNotifier(t *target, c *http.Client) (notifier.Notifier, error) {
 
 // supportedType reports whether newNotifier knows the Provider type.
 func supportedType(kind string) bool {
-	return webhookType(kind) || notificationv1beta3.IsCommitStatusProvider(kind)
+	return webhookType(kind) || notificationv1beta3.IsCommitStatusProvider(kind) ||
+		slices.Contains(chat.Types, kind) || slices.Contains(incident.Types, kind)
 }
 
 // options hands t to a Notifier.
@@ -38,7 +46,7 @@ func (t *target) options(c *http.Client) notifier.Options {
 }
 
 // webhook is the Notifier of the types whose payload this package builds
-// (generic, generic-hmac, slack, discord, alertmanager).
+// (generic, generic-hmac, slack, discord, rocket, alertmanager).
 type webhook struct {
 	target *target
 	client *http.Client

@@ -33,7 +33,7 @@ func webhookType(kind string) bool {
 	switch kind {
 	case notificationv1beta3.GenericProvider, notificationv1beta3.GenericHMACProvider,
 		notificationv1beta3.SlackProvider, notificationv1beta3.DiscordProvider,
-		notificationv1beta3.AlertManagerProvider:
+		notificationv1beta3.RocketProvider, notificationv1beta3.AlertManagerProvider:
 		return true
 	}
 	return false
@@ -53,6 +53,9 @@ func buildRequest(ctx context.Context, t *target, e events.Event) (*http.Request
 			addr += "/slack"
 		}
 		return slackRequest(ctx, t, addr, e, false)
+	case notificationv1beta3.RocketProvider:
+		// Rocket.Chat's incoming webhooks take Slack's payload.
+		return slackRequest(ctx, t, t.address, e, false)
 	case notificationv1beta3.AlertManagerProvider:
 		return alertmanagerRequest(ctx, t, e)
 	default:

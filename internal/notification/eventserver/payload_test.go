@@ -115,6 +115,12 @@ func TestBuildRequest(t *testing.T) {
 			wantURL: "http://h/api/webhooks/1/tok/slack",
 		},
 		{
+			name:        "rocket takes slack's payload and no token",
+			target:      target{kind: "rocket", address: "http://h/hooks/abc/xyz", token: "ignored"},
+			wantURL:     "http://h/hooks/abc/xyz",
+			wantHeaders: map[string]string{"Authorization": ""},
+		},
+		{
 			name:    "unsupported",
 			target:  target{kind: "github", address: "http://h"},
 			wantErr: errUnsupportedType,

@@ -1,12 +1,10 @@
 package commitstatus
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -15,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/weir-gitops/weir/internal/notification/notifier"
+	"github.com/weir-gitops/weir/internal/notification/notifier/notifiertest"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 )
 
@@ -226,7 +225,7 @@ func TestHostsSetCommitStatus(t *testing.T) {
 			if ct := p.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 				t.Errorf("Content-Type = %q", ct)
 			}
-			golden(t, filepath.Join("testdata", hc.typ+".json"), bytes.ReplaceAll(p.body, []byte(f.srv.URL), []byte("http://fake-host")))
+			notifiertest.Golden(t, filepath.Join("testdata", hc.typ+".json"), p.body, f.srv.URL, *update)
 
 			// The same status again is not posted.
 			f.reset()
@@ -298,29 +297,5 @@ func TestHostsReportRefusals(t *testing.T) {
 				t.Errorf("error shows the credential: %v", err)
 			}
 		})
-	}
-}
-
-// golden compares got, a JSON body, with the file at path (rewritten with
-// -update).
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, bytes.TrimSpace(got), "", "  "); err != nil {
-		t.Fatalf("body is not JSON: %s", got)
-	}
-	buf.WriteByte('\n')
-	if *update {
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to write it)", err)
-	}
-	if !bytes.Equal(want, buf.Bytes()) {
-		t.Errorf("body differs from %s:\ngot:\n%s\nwant:\n%s", path, buf.Bytes(), want)
 	}
 }
