@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/ext"
 )
 
 // Key evaluates a Provider's commitStatusExpr. The expression sees, as
@@ -12,7 +13,18 @@ import (
 // event (the event, its metadata with the Alert's summary and
 // eventMetadata), provider and alert. It must return a non-empty string.
 func Key(expr string, event, provider, alert any) (string, error) {
+	// The options of Flux's runtime CEL environment, as the receiver
+	// filter and the health checks have them: the strings extension gives
+	// lowerAscii(), split() and the like.
 	env, err := cel.NewEnv(
+		cel.HomogeneousAggregateLiterals(),
+		cel.EagerlyValidateDeclarations(true),
+		cel.DefaultUTCTimeZone(true),
+		cel.CrossTypeNumericComparisons(true),
+		cel.OptionalTypes(),
+		ext.Strings(),
+		ext.Sets(),
+		ext.Encoders(),
 		cel.Variable("event", cel.DynType),
 		cel.Variable("provider", cel.DynType),
 		cel.Variable("alert", cel.DynType),

@@ -19,7 +19,9 @@ func TestKey(t *testing.T) {
 	}{
 		{expr: `event.involvedObject.kind + "/" + event.involvedObject.name + "/" + event.metadata.cluster`,
 			want: "Kustomization/apps/prod-eu"},
-		{expr: `alert.metadata.name + "/" + provider.metadata.uid.split("-")[0]`, wantErr: "compile"},
+		{expr: `alert.metadata.name + "/" + provider.metadata.uid.split("-")[0]`, want: "github-status/0c9c2e41"},
+		{expr: `(event.involvedObject.kind + '/' + event.involvedObject.name + '/' + event.metadata.cluster).lowerAscii()`,
+			want: "kustomization/apps/prod-eu"},
 		{expr: `"flux/" + alert.metadata.name`, want: "flux/github-status"},
 		{expr: `event.metadata.missing`, wantErr: "evaluating"},
 		{expr: `1 + 1`, wantErr: "not a string"},
