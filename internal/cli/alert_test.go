@@ -116,6 +116,16 @@ func TestCreateAlertErrors(t *testing.T) {
 		{[]string{"alert", "apps", "--provider-ref=slack", "--event-source=Kustomization/*", "--event-severity=warning"},
 			"✗ invalid argument \"warning\" for \"--event-severity\" flag: unsupported event severity 'warning', must be one of: info, error\n"},
 		{[]string{"alert-provider", "slack", "--channel=general"}, "✗ Provider type is required\n"},
+		{[]string{"alert-provider", "gh", "--type=github", "--secret-ref=t"},
+			"✗ github provider needs --address, the URL of the Git repository\n"},
+		{[]string{"alert-provider", "gh", "--type=github", "--address=https://github.com/org", "--secret-ref=t"},
+			"✗ invalid --address https://github.com/org: github address needs the repository as <owner>/<repo>, got \"org\"\n"},
+		{[]string{"alert-provider", "ado", "--type=azuredevops", "--address=https://dev.azure.com/org/proj/repo", "--secret-ref=t"},
+			"✗ invalid --address https://dev.azure.com/org/proj/repo: azuredevops address must be https://dev.azure.com/<org>/<project>/_git/<repo>, got path \"org/proj/repo\"\n"},
+		{[]string{"alert-provider", "bb", "--type=bitbucketserver", "--address=https://bb.example.com/projects/P/repos/r"},
+			"✗ invalid --address https://bb.example.com/projects/P/repos/r: bitbucketserver address must be the HTTPS clone URL, .../scm/<project>/<repo>.git\n"},
+		{[]string{"alert-provider", "gl", "--type=gitlab", "--address=https://gitlab.com/group/app"},
+			"✗ gitlab provider needs --secret-ref, a Secret with the token to set commit statuses\n"},
 	} {
 		res := weir(t, append(append([]string{"create"}, s.args...), "--export", "-n", ns)...)
 		if res.Code != 1 || res.Stderr != s.want {

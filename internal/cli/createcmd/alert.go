@@ -12,6 +12,8 @@ import (
 	"github.com/weir-gitops/weir/api/meta"
 	notificationv1 "github.com/weir-gitops/weir/api/notification/v1"
 	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
+	"github.com/weir-gitops/weir/internal/notification/notifier"
+	"github.com/weir-gitops/weir/internal/notification/notifier/commitstatus"
 	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
@@ -76,6 +78,9 @@ func (e *env) createAlertProvider(c *cobra.Command, name string, o *alertProvide
 	if !slices.Contains(providerTypes, o.providerType) {
 		return fmt.Errorf("unsupported provider type '%s', must be one of: %s", o.providerType, strings.Join(providerTypes, ", "))
 	}
+	if err := checkProviderFields(o); err != nil {
+		return err
+	}
 	labels, err := e.labels()
 	if err != nil {
 		return err
@@ -94,6 +99,24 @@ func (e *env) createAlertProvider(c *cobra.Command, name string, o *alertProvide
 		p.Spec.SecretRef = &meta.LocalObjectReference{Name: o.secretRef}
 	}
 	return e.applyStatic(c, kinds.Provider, p)
+}
+
+// checkProviderFields refuses a commit-status Provider that could never
+// post: it needs the repository's address and a Secret with the token.
+func checkProviderFields(o *alertProviderOptions) error {
+	if !notificationv1beta3.IsCommitStatusProvider(o.providerType) {
+		return nil
+	}
+	if o.address == "" {
+		return fmt.Errorf("%s provider needs --address, the URL of the Git repository", o.providerType)
+	}
+	if err := commitstatus.CheckAddress(o.providerType, o.address); err != nil {
+		return fmt.Errorf("invalid --address %s: %s", o.address, strings.TrimPrefix(err.Error(), notifier.ErrInvalidConfig.Error()+": "))
+	}
+	if o.secretRef == "" {
+		return fmt.Errorf("%s provider needs --secret-ref, a Secret with the token to set commit statuses", o.providerType)
+	}
+	return nil
 }
 
 type alertOptions struct {

@@ -25,7 +25,10 @@
 //     kind the Alert API does not know, --event-severity is checked against
 //     info and error, and --type of `create alert-provider` against the
 //     Provider types, so that --export catches what the API server would
-//     reject (flux leaves those checks to the API server);
+//     reject (flux leaves those checks to the API server); a commit-status
+//     type (github, gitlab, gitea, bitbucket, bitbucketserver, azuredevops)
+//     also needs --secret-ref and an --address the event server can read a
+//     repository from, checked by the event server's own parser;
 //   - `create source chart` reads --verify-subject for its own check that a
 //     subject needs a --verify-provider (flux reads the OCIRepository's flag
 //     there).

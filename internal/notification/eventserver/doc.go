@@ -25,13 +25,23 @@
 //     honouring the Provider's timeout, CA certificate (certSecretRef) and
 //     proxy (spec.proxy, the Secret's proxy key, proxySecretRef).
 //
-// Provider types weir delivers to: generic, generic-hmac, slack, discord
-// (Slack's payload on the webhook's /slack endpoint) and alertmanager.
-// Every other type (msteams, rocket, the commit-status providers, the chat,
-// paging and cloud services) is logged as not supported and skipped.
+// Each delivery goes through a notifier.Notifier built from the resolved
+// Provider (newNotifier): this package's webhooks (generic, generic-hmac,
+// slack, discord and rocket with Slack's payload, alertmanager), the
+// commit statuses of notifier/commitstatus (github, gitlab, gitea,
+// bitbucket, bitbucketserver, azuredevops; only error events, events
+// ending a reconciliation and events naming a commit reach them, keyed by
+// commitStatusExpr or Flux's default), the chat services of notifier/chat
+// (msteams, googlechat, webex, telegram, matrix, lark) and the incident
+// tools of notifier/incident (pagerduty, opsgenie, datadog, grafana). A
+// type weir does not deliver to yet (githubdispatch, the pull-request
+// comment types, sentry, zulip, zoom, incident.io and the event buses) is
+// logged as an error for each event its Alerts send, never dropped
+// silently; credentials are masked in every error.
 //
 // What weir leaves out, compared with Flux's notification-controller:
-// retries of failed deliveries, workload identity for Providers
-// (serviceAccountName), commitStatusExpr, the Provider interval field,
-// HTTP request metrics, and the deprecated caFile key of certSecretRef.
+// retries of failed deliveries (GitLab's client retries on its own),
+// workload identity for Providers (serviceAccountName), GitHub App
+// credentials, the Provider interval field, HTTP request metrics, and the
+// deprecated caFile key of certSecretRef.
 package eventserver

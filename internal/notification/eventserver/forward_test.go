@@ -342,7 +342,7 @@ func TestRefusedAndDroppedEvents(t *testing.T) {
 func TestUnsupportedProviderType(t *testing.T) {
 	f := newFixture(t)
 	sk := newSink(t, false)
-	f.provider(t, "p", notificationv1beta3.ProviderSpec{Type: notificationv1beta3.GitHubProvider, Address: sk.srv.URL})
+	f.provider(t, "p", notificationv1beta3.ProviderSpec{Type: notificationv1beta3.ZoomProvider, Address: sk.srv.URL})
 	f.provider(t, "generic", genericProvider(sk.srv.URL))
 	f.alert(t, "a", nil)
 	f.alert(t, "b", func(s *notificationv1beta3.AlertSpec) { s.ProviderRef.Name = "generic" })

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/weir-gitops/weir/internal/notification/notifier/commitstatus"
 
 	"github.com/weir-gitops/weir/internal/runtime/events"
 )
@@ -15,6 +18,7 @@ func FuzzEvent(f *testing.F) {
 	f.Add(seed)
 	f.Add([]byte(`{"involvedObject":{"kind":"K","name":"n","namespace":"ns","apiVersion":"/"},"severity":"info","metadata":{"/":""}}`))
 	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"involvedObject":{"kind":"Kustomization","name":"a","namespace":"b"},"severity":"error","reason":"ÄbcDEFgh\u0000X","metadata":{"revision":"x@sha1:@sha256:/","originRevision":"main/5394cb7f48332b2de7c17dd8b8384bbc84b7e738"}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var e events.Event
 		if json.Unmarshal(body, &e) != nil || validateEvent(&e) != nil {
@@ -28,5 +32,15 @@ func FuzzEvent(f *testing.F) {
 				t.Errorf("%s: %v", kind, err)
 			}
 		}
+		// The commit status a hostile event would set: a description a
+		// host takes, a commit that is a hash or an error.
+		_ = commitstatus.Wants(e)
+		if d := commitstatus.Description(e); !utf8.ValidString(d) || utf8.RuneCountInString(d) > 140 {
+			t.Errorf("description %q", d)
+		}
+		if sha, err := commitstatus.Commit(e); err == nil && len(sha) != 40 && len(sha) != 64 {
+			t.Errorf("commit %q", sha)
+		}
+		_ = commitstatus.DefaultKey(e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Message)
 	})
 }

@@ -18,7 +18,7 @@ import (
 )
 
 // errUnsupportedType marks a Provider type weir does not deliver to yet.
-var errUnsupportedType = errors.New("provider type not supported by weir yet")
+var errUnsupportedType = errors.New("provider type not supported by weir")
 
 // signatureHeader carries the generic-hmac signature: "sha256=" and the
 // hex HMAC-SHA256 of the body keyed with the Secret's token.
@@ -28,12 +28,12 @@ const signatureHeader = "X-Signature"
 // receiver can tell source-controller's events from helm-controller's.
 const componentHeader = "Gotk-Component"
 
-// supportedType reports whether buildRequest knows the Provider type.
-func supportedType(kind string) bool {
+// webhookType reports whether buildRequest knows the Provider type.
+func webhookType(kind string) bool {
 	switch kind {
 	case notificationv1beta3.GenericProvider, notificationv1beta3.GenericHMACProvider,
 		notificationv1beta3.SlackProvider, notificationv1beta3.DiscordProvider,
-		notificationv1beta3.AlertManagerProvider:
+		notificationv1beta3.RocketProvider, notificationv1beta3.AlertManagerProvider:
 		return true
 	}
 	return false
@@ -53,6 +53,9 @@ func buildRequest(ctx context.Context, t *target, e events.Event) (*http.Request
 			addr += "/slack"
 		}
 		return slackRequest(ctx, t, addr, e, false)
+	case notificationv1beta3.RocketProvider:
+		// Rocket.Chat's incoming webhooks take Slack's payload.
+		return slackRequest(ctx, t, t.address, e, false)
 	case notificationv1beta3.AlertManagerProvider:
 		return alertmanagerRequest(ctx, t, e)
 	default:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
 	"testing"
 	"time"
 
@@ -114,6 +115,12 @@ func TestBuildRequest(t *testing.T) {
 			wantURL: "http://h/api/webhooks/1/tok/slack",
 		},
 		{
+			name:        "rocket takes slack's payload and no token",
+			target:      target{kind: "rocket", address: "http://h/hooks/abc/xyz", token: "ignored"},
+			wantURL:     "http://h/hooks/abc/xyz",
+			wantHeaders: map[string]string{"Authorization": ""},
+		},
+		{
 			name:    "unsupported",
 			target:  target{kind: "github", address: "http://h"},
 			wantErr: errUnsupportedType,
@@ -185,15 +192,17 @@ func TestNewAlertmanagerAlert(t *testing.T) {
 	}
 }
 
-// TestSupportedTypeMatchesBuildRequest keeps the early check in the
-// server and the encoder in step.
-func TestSupportedTypeMatchesBuildRequest(t *testing.T) {
+// TestSupportedTypeMatchesNotifiers keeps the early check in the server
+// and the notifiers in step.
+func TestSupportedTypeMatchesNotifiers(t *testing.T) {
 	kinds := []string{"generic", "generic-hmac", "slack", "discord", "alertmanager", "msteams", "rocket",
-		"github", "gitlab", "googlechat", "telegram", "pagerduty", "incident.io", ""}
+		"github", "gitlab", "gitea", "bitbucket", "bitbucketserver", "azuredevops", "googlechat", "telegram",
+		"pagerduty", "incident.io", ""}
 	for _, kind := range kinds {
-		_, err := buildRequest(context.Background(), &target{kind: kind, address: "http://h", token: "t"}, sampleEvent())
+		tg := &target{kind: kind, address: "https://h/o/r", token: "u:t", commitStatus: "k"}
+		_, err := newNotifier(tg, http.DefaultClient)
 		if got, want := supportedType(kind), !errors.Is(err, errUnsupportedType); got != want {
-			t.Errorf("supportedType(%q) = %v, but buildRequest error = %v", kind, got, err)
+			t.Errorf("supportedType(%q) = %v, but newNotifier error = %v", kind, got, err)
 		}
 	}
 }

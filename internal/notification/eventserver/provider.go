@@ -19,7 +19,8 @@ const (
 	secretKeyAddress  = "address"
 	secretKeyToken    = "token"
 	secretKeyUsername = "username"
-	// secretKeyPassword is read only from a proxySecretRef Secret.
+	// secretKeyPassword is the proxy's password in a proxySecretRef
+	// Secret, Bitbucket Server's in a secretRef one.
 	secretKeyPassword = "password"
 	secretKeyHeaders  = "headers"
 	secretKeyProxy    = "proxy"
@@ -34,10 +35,13 @@ type target struct {
 	channel  string
 	username string
 	token    string
+	password string
 	headers  map[string]string
 	proxy    string
 	caPEM    []byte
 	timeout  time.Duration
+	// commitStatus is the status key, for the commit-status types.
+	commitStatus string
 }
 
 // resolveTarget reads the Provider's Secrets through r. As Flux
@@ -98,6 +102,7 @@ func (t *target) fromSecret(data map[string][]byte) error {
 		t.username = v
 	}
 	t.token = strings.TrimSpace(string(data[secretKeyToken]))
+	t.password = strings.TrimSpace(string(data[secretKeyPassword]))
 	if raw, ok := data[secretKeyHeaders]; ok && len(raw) > 0 {
 		headers := map[string]string{}
 		if err := yaml.Unmarshal(raw, &headers); err != nil {

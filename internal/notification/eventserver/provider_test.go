@@ -22,7 +22,7 @@ func TestTargetFromSecret(t *testing.T) {
 			name: "secret wins",
 			data: map[string]string{"address": "http://secret\n", "proxy": "http://p", "token": " t ",
 				"username": "u", "password": "pw", "headers": "X-A: one\nAuthorization: Bearer x\n"},
-			want: target{address: "http://secret", proxy: "http://p", token: "t", username: "u",
+			want: target{address: "http://secret", proxy: "http://p", token: "t", username: "u", password: "pw",
 				headers: map[string]string{"X-A": "one", "Authorization": "Bearer x"}},
 		},
 		{name: "headers not a map", data: map[string]string{"headers": "- a\n- b\n"}, wantErr: true},

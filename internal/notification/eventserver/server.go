@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
+	"github.com/weir-gitops/weir/internal/notification/notifier/commitstatus"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 )
 
@@ -184,7 +185,7 @@ func (s *Server) plan(ctx context.Context, log logr.Logger, e events.Event) ([]d
 			alog.V(1).Info("alert skips event", "why", sel.reason)
 			continue
 		}
-		t, err := s.resolveProvider(ctx, a)
+		p, t, err := s.resolveProvider(ctx, a)
 		if err != nil {
 			alog.Error(err, "cannot forward event")
 			continue
@@ -196,6 +197,16 @@ func (s *Server) plan(ctx context.Context, log logr.Logger, e events.Event) ([]d
 		if len(ignored) > 0 {
 			alog.Info("eventMetadata keys ignored: the event sets them", "keys", ignored)
 		}
+		if notificationv1beta3.IsCommitStatusProvider(t.kind) {
+			if !commitstatus.Wants(forwarded) {
+				alog.V(1).Info("event sets no commit status", "provider", p.Name)
+				continue
+			}
+			if t.commitStatus, err = commitStatusKey(p, a, forwarded); err != nil {
+				alog.Error(err, "cannot forward event", "provider", p.Name)
+				continue
+			}
+		}
 		out = append(out, delivery{
 			log:    alog.WithValues("provider", a.Spec.ProviderRef.Name, "type", t.kind),
 			event:  forwarded,
@@ -205,23 +216,39 @@ func (s *Server) plan(ctx context.Context, log logr.Logger, e events.Event) ([]d
 	return out, nil
 }
 
-// resolveProvider returns the Alert's Provider resolved, or nil when it is
-// suspended or of a type weir does not deliver to.
-func (s *Server) resolveProvider(ctx context.Context, a *notificationv1beta3.Alert) (*target, error) {
+// resolveProvider returns the Alert's Provider and the Provider resolved,
+// or a nil target when it is suspended. A type weir does not deliver to
+// is an error: the Alert would otherwise do nothing without a word.
+func (s *Server) resolveProvider(ctx context.Context, a *notificationv1beta3.Alert) (*notificationv1beta3.Provider, *target, error) {
 	var p notificationv1beta3.Provider
 	key := client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.ProviderRef.Name}
 	if err := s.client.Get(ctx, key, &p); err != nil {
-		return nil, fmt.Errorf("reading provider %s: %w", key, err)
+		return nil, nil, fmt.Errorf("reading provider %s: %w", key, err)
 	}
 	if p.Spec.Suspend {
-		return nil, nil
+		return &p, nil, nil
 	}
 	if !supportedType(p.Spec.Type) {
-		s.log.Info(fmt.Sprintf("provider type %s not supported by weir yet", p.Spec.Type),
-			"provider", key.String())
-		return nil, nil
+		return nil, nil, fmt.Errorf("provider %s: %w: %q", key, errUnsupportedType, p.Spec.Type)
 	}
-	return resolveTarget(ctx, s.secretReader(), &p)
+	t, err := resolveTarget(ctx, s.secretReader(), &p)
+	return &p, t, err
+}
+
+// commitStatusKey is the key of the status e sets: the Provider's
+// commitStatusExpr evaluated, or Flux's default.
+func commitStatusKey(p *notificationv1beta3.Provider, a *notificationv1beta3.Alert, e events.Event) (string, error) {
+	if p.Spec.CommitStatusExpr == "" {
+		return commitstatus.DefaultKey(e.InvolvedObject.Kind, e.InvolvedObject.Name, string(p.UID)), nil
+	}
+	pc, ac := p.DeepCopy(), a.DeepCopy()
+	pc.APIVersion, pc.Kind = notificationv1beta3.GroupVersion.String(), notificationv1beta3.ProviderKind
+	ac.APIVersion, ac.Kind = notificationv1beta3.GroupVersion.String(), notificationv1beta3.AlertKind
+	k, err := commitstatus.Key(p.Spec.CommitStatusExpr, e, pc, ac)
+	if err != nil {
+		return "", fmt.Errorf("provider %s/%s: %w", p.Namespace, p.Name, err)
+	}
+	return k, nil
 }
 
 // labelReader reads the involved object once, on first need, as
@@ -256,24 +283,20 @@ func (s *Server) deliver(d delivery) {
 	// Options.HTTPClient too.
 	ctx, cancel := context.WithTimeout(s.baseCtx, d.target.timeout)
 	defer cancel()
-	req, err := buildRequest(ctx, d.target, d.event)
-	if errors.Is(err, errUnsupportedType) {
-		d.log.Info(fmt.Sprintf("provider type %s not supported by weir yet", d.target.kind))
-		return
-	}
-	if err != nil {
-		d.log.Error(err, "cannot forward event")
-		return
-	}
 	c := s.opts.HTTPClient
 	if c == nil {
+		var err error
 		if c, err = newHTTPClient(d.target); err != nil {
 			d.log.Error(err, "cannot forward event")
 			return
 		}
 	}
-	if err := send(c, req); err != nil {
-		d.log.Error(err, "cannot forward event")
+	n, err := newNotifier(d.target, c)
+	if err == nil {
+		err = n.Post(ctx, d.event)
+	}
+	if err != nil {
+		d.log.Error(scrubbed(err, d.target), "cannot forward event")
 		return
 	}
 	d.log.V(1).Info("event forwarded", "address", redactAddress(d.target.address))

@@ -1,0 +1,66 @@
+package eventserver
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+
+	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
+	"github.com/weir-gitops/weir/internal/notification/notifier"
+	"github.com/weir-gitops/weir/internal/notification/notifier/chat"
+	"github.com/weir-gitops/weir/internal/notification/notifier/commitstatus"
+	"github.com/weir-gitops/weir/internal/notification/notifier/incident"
+	"github.com/weir-gitops/weir/internal/runtime/events"
+)
+
+// newNotifier returns the Notifier of t's type, posting through c. A
+// type weir does not deliver to is an error, never a silent drop.
+func newNotifier(t *target, c *http.Client) (notifier.Notifier, error) {
+	switch {
+	case webhookType(t.kind):
+		return &webhook{target: t, client: c}, nil
+	case notificationv1beta3.IsCommitStatusProvider(t.kind):
+		return commitstatus.New(t.options(c))
+	case slices.Contains(chat.Types, t.kind):
+		return chat.New(t.options(c))
+	case slices.Contains(incident.Types, t.kind):
+		return incident.New(t.options(c))
+	default:
+		return nil, fmt.Errorf("%w: %q", errUnsupportedType, t.kind)
+	}
+}
+
+// supportedType reports whether newNotifier knows the Provider type.
+func supportedType(kind string) bool {
+	return webhookType(kind) || notificationv1beta3.IsCommitStatusProvider(kind) ||
+		slices.Contains(chat.Types, kind) || slices.Contains(incident.Types, kind)
+}
+
+// options hands t to a Notifier.
+func (t *target) options(c *http.Client) notifier.Options {
+	return notifier.Options{
+		Type: t.kind, Address: t.address, Channel: t.channel, Username: t.username,
+		Token: t.token, Password: t.password, CommitStatus: t.commitStatus, HTTPClient: c,
+	}
+}
+
+// webhook is the Notifier of the types whose payload this package builds
+// (generic, generic-hmac, slack, discord, rocket, alertmanager).
+type webhook struct {
+	target *target
+	client *http.Client
+}
+
+func (w *webhook) Post(ctx context.Context, e events.Event) error {
+	req, err := buildRequest(ctx, w.target, e)
+	if err != nil {
+		return err
+	}
+	return send(w.client, req)
+}
+
+// scrubbed is err with every credential of t masked.
+func scrubbed(err error, t *target) error {
+	return notifier.Scrub(err, t.options(nil).Secrets())
+}

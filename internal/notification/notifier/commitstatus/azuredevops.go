@@ -1,0 +1,85 @@
+package commitstatus
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/weir-gitops/weir/internal/notification/notifier"
+)
+
+// azureGenre is the genre of the statuses Flux sets on Azure DevOps.
+const azureGenre = "fluxcd"
+
+// azureAPIVersion is the Git statuses API version asked for.
+const azureAPIVersion = "6.0"
+
+// azureDevOps sets Git commit statuses on Azure DevOps. The address is
+// https://dev.azure.com/ORG/PROJECT/_git/REPO; the personal access token
+// goes as the password of basic auth with an empty user.
+type azureDevOps struct {
+	api  apiClient
+	base string
+}
+
+type azureStatus struct {
+	State       string       `json:"state"`
+	Description string       `json:"description"`
+	Context     azureContext `json:"context"`
+}
+
+type azureContext struct {
+	Name  string `json:"name"`
+	Genre string `json:"genre"`
+}
+
+func newAzureDevOps(o notifier.Options) (host, error) {
+	if err := requireToken(o); err != nil {
+		return nil, err
+	}
+	a, err := parseAddress(o.Address)
+	if err != nil {
+		return nil, err
+	}
+	parts := strings.Split(a.path, "/")
+	if len(parts) != 4 || parts[2] != "_git" || parts[0] == "" || parts[1] == "" || parts[3] == "" {
+		return nil, fmt.Errorf("%w: azuredevops address must be https://dev.azure.com/<org>/<project>/_git/<repo>, got path %q",
+			notifier.ErrInvalidConfig, a.path)
+	}
+	token := o.Token
+	return &azureDevOps{
+		api: apiClient{http: o.HTTPClient, auth: func(r *http.Request) { r.SetBasicAuth("", token) }},
+		base: fmt.Sprintf("%s/%s/%s/_apis/git/repositories/%s", a.origin,
+			url.PathEscape(parts[0]), url.PathEscape(parts[1]), url.PathEscape(parts[3])),
+	}, nil
+}
+
+func (*azureDevOps) states() (string, string) { return "succeeded", "error" }
+
+func (a *azureDevOps) statusesURL(sha string, query string) string {
+	return a.base + "/commits/" + sha + "/statuses?api-version=" + azureAPIVersion + query
+}
+
+// latest asks for the last status of each context (latestOnly).
+func (a *azureDevOps) latest(ctx context.Context, sha, key string) (status, bool, error) {
+	var got struct {
+		Value []azureStatus `json:"value"`
+	}
+	if err := a.api.do(ctx, http.MethodGet, a.statusesURL(sha, "&latestOnly=true"), "listing statuses", nil, &got); err != nil {
+		return status{}, false, err
+	}
+	for _, s := range got.Value {
+		if s.Context.Genre == azureGenre && s.Context.Name == key {
+			return status{key: key, state: s.State, description: s.Description}, true, nil
+		}
+	}
+	return status{}, false, nil
+}
+
+func (a *azureDevOps) set(ctx context.Context, sha string, s status) error {
+	return a.api.do(ctx, http.MethodPost, a.statusesURL(sha, ""), "posting status", azureStatus{
+		State: s.state, Description: s.description, Context: azureContext{Name: s.key, Genre: azureGenre},
+	}, nil)
+}

@@ -1,0 +1,12 @@
+// Package notifier defines what the event server hands an event to: a
+// Notifier posts one event to one service (a Git host's commit status, a
+// chat or paging API) and says, with its error, whether the service took
+// it.
+//
+// A Notifier is built per delivery from Options, the Provider resolved
+// against its Secrets by the event server. The event server owns the HTTP
+// client (timeout, CA, proxy) and passes it in, so a Notifier never builds
+// transport of its own, and it owns deciding which events reach which
+// Notifier. The families live in sub-packages, one job each:
+// commitstatus for the Git hosts.
+package notifier

@@ -1,0 +1,81 @@
+package notifier
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/weir-gitops/weir/internal/runtime/events"
+)
+
+// Notifier posts events to one service.
+type Notifier interface {
+	// Post delivers e. An error means the service did not take it.
+	Post(ctx context.Context, e events.Event) error
+}
+
+// Options is a Provider resolved against its Secrets: everything a
+// Notifier needs to reach its service. It carries credentials: never log
+// it or put it in an error.
+type Options struct {
+	// Type is the Provider's spec.type.
+	Type string
+	// Address is spec.address, or the Secret's address key.
+	Address string
+	// Channel and Username are spec.channel and spec.username (the
+	// Secret's username key wins).
+	Channel  string
+	Username string
+	// Token and Password are the Secret's token and password keys.
+	Token    string
+	Password string
+	// CommitStatus is the key of the commit status to set (commitStatusExpr
+	// evaluated, or Flux's default), for the commit-status types.
+	CommitStatus string
+	// HTTPClient carries the Provider's timeout, CA and proxy.
+	HTTPClient *http.Client
+}
+
+// ErrInvalidConfig marks a Provider a Notifier cannot be built from: the
+// error says which field to fix. Retrying the same event cannot help.
+var ErrInvalidConfig = errors.New("invalid provider")
+
+// Secrets returns the credentials in o, for scrubbing from errors a
+// service may have echoed them in.
+func (o Options) Secrets() []string {
+	var out []string
+	for _, s := range []string{o.Token, o.Password} {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Scrub returns err with every secret masked, keeping its chain for
+// errors.Is: a service may quote the request it refused, and errors go to
+// logs.
+func Scrub(err error, secrets []string) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	masked := msg
+	for _, s := range secrets {
+		masked = strings.ReplaceAll(masked, s, "*****")
+	}
+	if masked == msg {
+		return err
+	}
+	return scrubbedError{msg: masked, err: err}
+}
+
+// scrubbedError shows only the masked text of the error it wraps.
+type scrubbedError struct {
+	msg string
+	err error
+}
+
+func (e scrubbedError) Error() string { return e.msg }
+func (e scrubbedError) Unwrap() error { return e.err }
