@@ -32,7 +32,7 @@ var floors = []floor{
 		`internal/ui/(server|web|browsertest|fleetview|objectview)`,
 	}},
 	{4, "domain packages", []string{
-		`internal/source/(artifact|git|oci|bucket|helmrepo|chart|neterr|sshkey)`,
+		`internal/source/(artifact|git|oci|bucket|helmrepo|chart|generate|neterr|sshkey)`,
 		`internal/kustomize(/(render|decrypt|sopsformat|buildcache|sharedtree|applymemo))?`,
 		`internal/helm/release`,
 		`internal/notification/notifier(/(commitstatus|chat|incident|notifiertest))?`,
