@@ -7,7 +7,8 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
-	"github.com/google/cel-go/ext"
+
+	"github.com/weir-gitops/weir/internal/runtime/celenv"
 )
 
 const (
@@ -35,30 +36,15 @@ const (
 	readyMode
 )
 
-// baseEnvOptions are the CEL environment options Flux's expressions
-// compile with.
-func baseEnvOptions() []cel.EnvOption {
-	return []cel.EnvOption{
-		cel.HomogeneousAggregateLiterals(),
-		cel.EagerlyValidateDeclarations(true),
-		cel.DefaultUTCTimeZone(true),
-		cel.CrossTypeNumericComparisons(true),
-		cel.OptionalTypes(),
-		ext.Strings(),
-		ext.Sets(),
-		ext.Encoders(),
-	}
-}
-
 // Environments are built once: building one costs more than most
 // compilations, and an Env is safe for concurrent use.
 var (
 	healthEnv = sync.OnceValues(func() (*cel.Env, error) {
-		return cel.NewEnv(baseEnvOptions()...)
+		return cel.NewEnv(celenv.FluxOptions()...)
 	})
 	readyEnv = sync.OnceValues(func() (*cel.Env, error) {
 		structType := cel.ObjectType("google.protobuf.Struct")
-		return cel.NewEnv(append(baseEnvOptions(),
+		return cel.NewEnv(append(celenv.FluxOptions(),
 			cel.Variable(depVar, structType),
 			cel.Variable(selfVar, structType))...)
 	})

@@ -3,32 +3,29 @@ package commitstatus
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/google/cel-go/cel"
-	"github.com/google/cel-go/ext"
+
+	"github.com/weir-gitops/weir/internal/runtime/celenv"
 )
+
+// keyEnv is built once (an Env is safe for concurrent use): Flux's CEL
+// environment with the three variables of a commitStatusExpr.
+var keyEnv = sync.OnceValues(func() (*cel.Env, error) {
+	return cel.NewEnv(append(celenv.FluxOptions(),
+		cel.Variable("event", cel.DynType),
+		cel.Variable("provider", cel.DynType),
+		cel.Variable("alert", cel.DynType),
+	)...)
+})
 
 // Key evaluates a Provider's commitStatusExpr. The expression sees, as
 // Flux's does, three variables holding the objects as their JSON form:
 // event (the event, its metadata with the Alert's summary and
 // eventMetadata), provider and alert. It must return a non-empty string.
 func Key(expr string, event, provider, alert any) (string, error) {
-	// The options of Flux's runtime CEL environment, as the receiver
-	// filter and the health checks have them: the strings extension gives
-	// lowerAscii(), split() and the like.
-	env, err := cel.NewEnv(
-		cel.HomogeneousAggregateLiterals(),
-		cel.EagerlyValidateDeclarations(true),
-		cel.DefaultUTCTimeZone(true),
-		cel.CrossTypeNumericComparisons(true),
-		cel.OptionalTypes(),
-		ext.Strings(),
-		ext.Sets(),
-		ext.Encoders(),
-		cel.Variable("event", cel.DynType),
-		cel.Variable("provider", cel.DynType),
-		cel.Variable("alert", cel.DynType),
-	)
+	env, err := keyEnv()
 	if err != nil {
 		return "", fmt.Errorf("commitStatusExpr: %w", err)
 	}
