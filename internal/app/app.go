@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"github.com/weir-gitops/weir/internal/source/artifact"
 	"os"
 	"strings"
 	"time"
@@ -39,6 +40,10 @@ type Deps struct {
 	Metrics *metrics.Recorder
 	// Selected are the controllers this process runs.
 	Selected []string
+	// storage is the artifact storage and its server, opened by the first
+	// controller that needs it (source, source-watcher) and shared by the
+	// other in the same process, as one file server.
+	storage *artifact.Storage
 }
 
 // runs reports whether this process runs the named controller.

@@ -12,6 +12,7 @@ type controller struct {
 // Names follow Flux's components without the "-controller" suffix.
 var registry = []controller{
 	{name: "source", setup: setupSource},
+	{name: "source-watcher", setup: setupSourceWatcher},
 	{name: "kustomize", setup: setupKustomize},
 	{name: "helm", setup: setupHelm},
 	{name: "notification", setup: setupNotification},

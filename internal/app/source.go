@@ -31,17 +31,8 @@ const sourceConcurrency = 2
 
 func setupSource(_ context.Context, deps *Deps) error {
 	opts := deps.Options
-	adv, err := advertisedAddr(opts.StorageAddr, opts.StorageAdvAddr)
+	storage, err := deps.artifactStorage()
 	if err != nil {
-		return err
-	}
-	storage, err := artifact.NewStorage(opts.StoragePath, adv, artifact.Options{
-		DigestAlgorithm: artifact.Algorithm(opts.ArtifactDigestAlgo),
-	})
-	if err != nil {
-		return fmt.Errorf("opening artifact storage: %w", err)
-	}
-	if err := deps.Manager.Add(fileServer(opts.StorageAddr, artifact.NewServer(storage).Handler())); err != nil {
 		return err
 	}
 	mgr := deps.Manager
@@ -88,6 +79,30 @@ func setupSource(_ context.Context, deps *Deps) error {
 		}
 	}
 	return nil
+}
+
+// artifactStorage opens the artifact storage and starts its file server,
+// once per process.
+func (d *Deps) artifactStorage() (*artifact.Storage, error) {
+	if d.storage != nil {
+		return d.storage, nil
+	}
+	opts := d.Options
+	adv, err := advertisedAddr(opts.StorageAddr, opts.StorageAdvAddr)
+	if err != nil {
+		return nil, err
+	}
+	storage, err := artifact.NewStorage(opts.StoragePath, adv, artifact.Options{
+		DigestAlgorithm: artifact.Algorithm(opts.ArtifactDigestAlgo),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("opening artifact storage: %w", err)
+	}
+	if err := d.Manager.Add(fileServer(opts.StorageAddr, artifact.NewServer(storage).Handler())); err != nil {
+		return nil, err
+	}
+	d.storage = storage
+	return storage, nil
 }
 
 // helmDeps turns the --helm-* flags into what the Helm reconcilers share;

@@ -72,7 +72,14 @@ func Handled(obj Reconciled) bool {
 		return false
 	}
 	status, _ := u["status"].(map[string]any)
-	gen, _ := status["observedGeneration"].(int64)
+	gen, ok := status["observedGeneration"].(int64)
+	if !ok {
+		// Kinds without status.observedGeneration (ArtifactGenerator)
+		// say which generation they handled on their Ready condition.
+		if ready := conditions.Get(obj, meta.ReadyCondition); ready != nil {
+			gen = ready.ObservedGeneration
+		}
+	}
 	handled, _ := status["lastHandledReconcileAt"].(string)
 	return gen == obj.GetGeneration() && handled == obj.GetAnnotations()[meta.ReconcileRequestAnnotation]
 }

@@ -34,6 +34,9 @@ type Kind[T Object, O any] struct {
 	Conditions Conditions
 	// Suspended reports spec.suspend.
 	Suspended func(T) bool
+	// Finalizer is the finalizer the kind keeps on its objects;
+	// meta.Finalizer when empty (source-watcher's kinds have their own).
+	Finalizer string
 	// Finalize cleans up before the finalizer is released; it must remove
 	// the finalizer itself when done. Nil releases it at once.
 	Finalize func(context.Context, T) error
@@ -114,7 +117,7 @@ func Run[T Object, O any](ctx context.Context, d Driver, req ctrl.Request, obj T
 
 	if !obj.GetDeletionTimestamp().IsZero() {
 		if k.Finalize == nil {
-			controllerutil.RemoveFinalizer(obj, meta.Finalizer)
+			controllerutil.RemoveFinalizer(obj, k.finalizer())
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, k.Finalize(ctx, obj)
@@ -122,7 +125,7 @@ func Run[T Object, O any](ctx context.Context, d Driver, req ctrl.Request, obj T
 	// The finalizer is stored before anything is fetched, stored or
 	// applied: an object deleted while its first reconcile runs can no
 	// longer gain one, and what that reconcile made would be left behind.
-	if controllerutil.AddFinalizer(obj, meta.Finalizer) {
+	if controllerutil.AddFinalizer(obj, k.finalizer()) {
 		if err := helper.Patch(ctx, obj); err != nil {
 			return ctrl.Result{}, fmt.Errorf("adding the finalizer: %w", err)
 		}
@@ -138,6 +141,13 @@ func Run[T Object, O any](ctx context.Context, d Driver, req ctrl.Request, obj T
 		interval = k.RequeueAfter(obj, out)
 	}
 	return Result(interval, d.Jitter, err)
+}
+
+func (k Kind[T, O]) finalizer() string {
+	if k.Finalizer != "" {
+		return k.Finalizer
+	}
+	return meta.Finalizer
 }
 
 // run runs the phases under the run's one deadline.
