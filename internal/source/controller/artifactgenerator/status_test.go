@@ -40,9 +40,9 @@ func TestApplyStatus(t *testing.T) {
 			wantInventory: old, wantDigest: "sha256:old",
 		},
 		{
-			name: "build failure names the artifact and keeps what was generated",
-			out:  &outcome{failedArtifact: "b", failedStep: "build", inventory: []sourceextensionsv1beta1.ExternalArtifactReference{ref("a", "2"), ref("c", "1")}},
-			err:  &errs.Generic{Err: errors.New("boom"), Reason: meta.BuildFailedReason},
+			name:      "build failure names the artifact and keeps what was generated",
+			out:       &outcome{failedArtifact: "b", failedStep: "build", inventory: []sourceextensionsv1beta1.ExternalArtifactReference{ref("a", "2"), ref("c", "1")}},
+			err:       &errs.Generic{Err: errors.New("boom"), Reason: meta.BuildFailedReason},
 			wantReady: metav1.ConditionFalse, wantReason: meta.BuildFailedReason, wantMessage: "b build failed: boom",
 			wantInventory: []sourceextensionsv1beta1.ExternalArtifactReference{ref("a", "2"), ref("b", "1"), ref("c", "1")}, wantDigest: "sha256:old",
 		},
