@@ -35,9 +35,9 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 
 Only the components weir has controllers for are installed: source-controller,
 kustomize-controller, helm-controller, notification-controller and, with
---components-extra, image-reflector-controller and image-automation-controller,
-and weir's web UI (ui). --components and --components-extra accept every name
-flux install accepts; the others (source-watcher) are skipped with a warning.`,
+--components-extra, image-reflector-controller, image-automation-controller,
+source-watcher (ArtifactGenerators) and weir's web UI (ui). --components and
+--components-extra accept every name flux install accepts.`,
 		Example: `  # Install weir with its default components
   weir install
 

@@ -74,9 +74,10 @@ func TestExport(t *testing.T) {
 	if res.Code != 0 || !strings.Contains(res.Stdout, "\n  name: helm-controller\n") || !strings.Contains(res.Stdout, "--controllers=helm") {
 		t.Errorf("helm only: exit %d, stderr %s", res.Code, res.Stderr)
 	}
-	res = clitest.Run(t, "install", "--export", "--components=source-watcher")
-	if res.Code != 1 || !strings.Contains(res.Stderr, "no component weir can run was selected") {
-		t.Errorf("source-watcher only: exit %d, stderr %s", res.Code, res.Stderr)
+	res = clitest.Run(t, "install", "--export", "--components-extra=source-watcher")
+	if res.Code != 0 || !strings.Contains(res.Stdout, "\n  name: source-watcher\n") || !strings.Contains(res.Stdout, "--controllers=source-watcher") ||
+		!strings.Contains(res.Stdout, "--storage-adv-addr=source-watcher.$(RUNTIME_NAMESPACE).svc.cluster.local.") {
+		t.Errorf("source-watcher: exit %d, stderr %s", res.Code, res.Stderr)
 	}
 	res = clitest.Run(t, "install", "--export", "--layout=both")
 	if res.Code != 1 || !strings.Contains(res.Stderr, `unknown layout "both"`) {

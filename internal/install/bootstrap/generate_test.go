@@ -228,8 +228,8 @@ func TestComponentsManifestErrors(t *testing.T) {
 			err:  `unknown component "tea-controller"`,
 		},
 		{
-			name: "nothing weir runs",
-			opts: func(o *manifests.Options) { o.Components = []string{"source-watcher"} },
+			name: "no component",
+			opts: func(o *manifests.Options) { o.Components = nil },
 			err:  "no component weir can run was selected",
 		},
 	}

@@ -78,6 +78,9 @@ func Generate(opts Options) ([]*unstructured.Unstructured, error) {
 	if g.has(SourceController) {
 		objs = append(objs, g.sourceService())
 	}
+	if g.has(SourceWatcher) && (g.opts.Layout == LayoutSplit || !g.has(SourceController)) {
+		objs = append(objs, g.service(SourceWatcher, SourceWatcher, "http"))
+	}
 	if g.has(NotificationController) {
 		objs = append(objs, g.eventsService(), g.webhookService())
 	}
@@ -320,7 +323,7 @@ func (g generator) service(name, component, targetPort string) runtime.Object {
 }
 
 func (g generator) deployment(d deploymentSpec) runtime.Object {
-	serves := slices.Contains(d.components, SourceController)
+	serves := servesArtifacts(d)
 	m := g.meta(d.name, d.name)
 	m.Labels[ControlPlaneLabel] = "controller"
 	podLabels := map[string]string{"app": d.name, ComponentLabel: d.name, PartOfLabel: PartOfValue}
@@ -375,10 +378,25 @@ func (g generator) deployment(d deploymentSpec) runtime.Object {
 	}
 }
 
-// stores reports whether d's pod needs the /data volume: it runs the
-// source controller (artifacts) or the image-reflector (tag lists).
+// servesArtifacts reports whether d's pod stores and serves artifacts:
+// it runs the source controller or source-watcher.
+func servesArtifacts(d deploymentSpec) bool {
+	return slices.Contains(d.components, SourceController) || slices.Contains(d.components, SourceWatcher)
+}
+
+// stores reports whether d's pod needs the /data volume: it serves
+// artifacts or runs the image-reflector (tag lists).
 func stores(d deploymentSpec) bool {
-	return slices.Contains(d.components, SourceController) || slices.Contains(d.components, ImageReflectorController)
+	return servesArtifacts(d) || slices.Contains(d.components, ImageReflectorController)
+}
+
+// advertises is the Service d's artifact URLs name: source-controller's,
+// which also fronts source-watcher when one pod runs both.
+func advertises(d deploymentSpec) string {
+	if slices.Contains(d.components, SourceController) {
+		return SourceController
+	}
+	return SourceWatcher
 }
 
 func (g generator) container(d deploymentSpec, serves bool) corev1.Container {
@@ -405,7 +423,7 @@ func (g generator) container(d deploymentSpec, serves bool) corev1.Container {
 		mounts = append([]corev1.VolumeMount{{Name: "data", MountPath: "/data"}}, mounts...)
 	}
 	if serves {
-		args = append(args, fmt.Sprintf("--storage-adv-addr=%s.$(RUNTIME_NAMESPACE).svc.%s.", SourceController, g.opts.ClusterDomain))
+		args = append(args, fmt.Sprintf("--storage-adv-addr=%s.$(RUNTIME_NAMESPACE).svc.%s.", advertises(d), g.opts.ClusterDomain))
 		ports = append([]corev1.ContainerPort{{Name: "http", ContainerPort: httpPort, Protocol: corev1.ProtocolTCP}}, ports...)
 	}
 	if g.has(NotificationController) && !slices.Equal(d.components, []string{NotificationController}) && d.name != uiDeployment.name {

@@ -67,20 +67,20 @@ func TestSelected(t *testing.T) {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{"source-controller", "kustomize-controller", "helm-controller", "notification-controller",
-		"image-reflector-controller", "image-automation-controller"}, run); diff != "" {
+		"image-reflector-controller", "image-automation-controller", "source-watcher"}, run); diff != "" {
 		t.Errorf("run (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"source-watcher"}, skipped); diff != "" {
-		t.Errorf("skipped (-want +got):\n%s", diff)
+	if len(skipped) != 0 {
+		t.Errorf("skipped %v", skipped)
 	}
 	o.Components = []string{"kustomize-controler"}
 	if _, _, err := o.Selected(); err == nil || !strings.Contains(err.Error(), `unknown component "kustomize-controler"`) {
 		t.Errorf("misspelt component: %v", err)
 	}
-	o.Components = []string{"source-watcher"}
+	o.Components = nil
 	o.ComponentsExtra = nil
 	if _, err := manifests.Generate(o); err == nil {
-		t.Error("Generate with no component weir runs succeeded")
+		t.Error("Generate with no component succeeded")
 	}
 }
 
@@ -432,6 +432,46 @@ func TestUIComponent(t *testing.T) {
 						t.Errorf("%s binds weir-ui", b)
 					}
 				}
+			}
+		})
+	}
+}
+
+// TestSourceWatcher: in the split layout source-watcher is a Deployment of
+// its own that stores and serves its artifacts behind its own Service, as
+// Flux's; in the single layout it shares source-controller's.
+func TestSourceWatcher(t *testing.T) {
+	for _, tt := range []struct {
+		layout       manifests.Layout
+		deployments  []string
+		services     []string
+		advertisedAs string
+	}{
+		{manifests.LayoutSplit, []string{"source-controller", "kustomize-controller", "helm-controller", "notification-controller", "source-watcher"},
+			[]string{"notification-controller", "source-controller", "source-watcher", "webhook-receiver"}, "source-watcher"},
+		{manifests.LayoutSingle, []string{"weir-controller"},
+			[]string{"notification-controller", "source-controller", "webhook-receiver"}, "source-controller"},
+	} {
+		t.Run(string(tt.layout), func(t *testing.T) {
+			o := manifests.DefaultOptions("v1.2.3")
+			o.Layout = tt.layout
+			o.ComponentsExtra = []string{"source-watcher"}
+			objs, err := manifests.Generate(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.deployments, names(objs, "Deployment")); diff != "" {
+				t.Errorf("deployments (-want +got):\n%s", diff)
+			}
+			got := names(objs, "Service")
+			slices.Sort(got)
+			if diff := cmp.Diff(tt.services, got); diff != "" {
+				t.Errorf("services (-want +got):\n%s", diff)
+			}
+			d := find(t, objs, "Deployment", tt.deployments[len(tt.deployments)-1])
+			a := args(t, d)
+			if !slices.Contains(a, "--storage-adv-addr="+tt.advertisedAs+".$(RUNTIME_NAMESPACE).svc.cluster.local.") || !slices.Contains(a, "--storage-path=/data") {
+				t.Errorf("%s args %v", d.GetName(), a)
 			}
 		})
 	}

@@ -32,6 +32,10 @@ const (
 	ImageReflectorController = "image-reflector-controller"
 	// ImageAutomationController commits ImagePolicies' images to Git.
 	ImageAutomationController = "image-automation-controller"
+	// SourceWatcher builds ArtifactGenerators' ExternalArtifacts; in the
+	// split layout it stores and serves them itself, behind a Service of
+	// its name, as Flux's source-watcher does.
+	SourceWatcher = "source-watcher"
 	// UI is weir's web UI in cluster mode (--components-extra=ui): a
 	// Deployment of its own in either layout, whose ServiceAccount may
 	// only review tokens, impersonate and write Events.
@@ -42,7 +46,7 @@ const (
 // --components-extra accept.
 var knownComponents = []string{
 	SourceController, KustomizeController, HelmController, NotificationController,
-	ImageReflectorController, ImageAutomationController, "source-watcher", UI,
+	ImageReflectorController, ImageAutomationController, SourceWatcher, UI,
 }
 
 // controllerOf maps the components weir has controllers for to the
@@ -56,12 +60,13 @@ var controllerOf = map[string]string{
 	// --components-extra, as `flux install` takes them.
 	ImageReflectorController:  "image-reflector",
 	ImageAutomationController: "image-automation",
+	SourceWatcher:             "source-watcher",
 	UI:                        "ui",
 }
 
 // componentOrder is the order weir generates components in.
 var componentOrder = []string{SourceController, KustomizeController, HelmController, NotificationController,
-	ImageReflectorController, ImageAutomationController}
+	ImageReflectorController, ImageAutomationController, SourceWatcher}
 
 // Options are the knobs of `weir install`; names and defaults are those of
 // `flux install`.
