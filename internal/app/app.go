@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"github.com/weir-gitops/weir/internal/source/artifact"
 	"os"
 	"strings"
 	"time"
@@ -31,6 +30,7 @@ import (
 	"github.com/weir-gitops/weir/internal/runtime/lazylog"
 	"github.com/weir-gitops/weir/internal/runtime/metrics"
 	"github.com/weir-gitops/weir/internal/scheme"
+	"github.com/weir-gitops/weir/internal/source/artifact"
 )
 
 // Deps is what every controller's setup receives from the assembly.

@@ -189,4 +189,3 @@ func TestExampleFleetWithArtifactGenerator(t *testing.T) {
 		t.Errorf("infra-configs' Ready changed at %v", got)
 	}
 }
-

@@ -143,13 +143,13 @@ func (f *fixture) generator(env string) *sourceextensionsv1beta1.ArtifactGenerat
 	}
 }
 
-// waitGenerated waits until ag is Ready at its generation with n
+// waitGenerated waits until ag is Ready at its generation with two
 // artifacts and returns the ExternalArtifacts by name.
-func (f *fixture) waitGenerated(t *testing.T, ag *sourceextensionsv1beta1.ArtifactGenerator, n int, more func(map[string]*sourcev1.ExternalArtifact) (bool, string)) map[string]*sourcev1.ExternalArtifact {
+func (f *fixture) waitGenerated(t *testing.T, ag *sourceextensionsv1beta1.ArtifactGenerator, more func(map[string]*sourcev1.ExternalArtifact) (bool, string)) map[string]*sourcev1.ExternalArtifact {
 	t.Helper()
 	var eas map[string]*sourcev1.ExternalArtifact
 	f.env.WaitForReady(t, ag, func() (bool, string) {
-		if len(ag.Status.Inventory) != n {
+		if len(ag.Status.Inventory) != 2 {
 			return false, "inventory not complete yet"
 		}
 		var list sourcev1.ExternalArtifactList
@@ -182,7 +182,7 @@ func TestGeneratesExternalArtifacts(t *testing.T) {
 	f := newFixture(t, monorepo)
 	ag := f.generator("staging")
 	f.env.Create(t, ag)
-	eas := f.waitGenerated(t, ag, 2, nil)
+	eas := f.waitGenerated(t, ag, nil)
 
 	if got := conditions.Get(ag, meta.ReadyCondition); got.Reason != meta.SucceededReason || got.Message != "reconciliation succeeded, generated 2 artifact(s)" {
 		t.Errorf("Ready = %s %q", got.Reason, got.Message)
@@ -237,7 +237,7 @@ func TestGeneratesExternalArtifacts(t *testing.T) {
 	// A commit under apps/ only: the apps artifact moves, infrastructure
 	// keeps its file, digest and revision, and its object is not written.
 	f.push(t, gitserver.Commit{Files: map[string]string{"apps/staging/values.yaml": "replicas: 2\n"}})
-	eas = f.waitGenerated(t, ag, 2, func(eas map[string]*sourcev1.ExternalArtifact) (bool, string) {
+	eas = f.waitGenerated(t, ag, func(eas map[string]*sourcev1.ExternalArtifact) (bool, string) {
 		return eas["apps"].Status.Artifact.Revision == "main@sha1:"+f.sha, "apps not regenerated yet"
 	})
 	if eas["infrastructure"].ResourceVersion != infra.ResourceVersion {
@@ -273,7 +273,7 @@ func TestPathPatternAddsAndRemovesApps(t *testing.T) {
 		},
 	}
 	f.env.Create(t, ag)
-	eas := f.waitGenerated(t, ag, 2, nil)
+	eas := f.waitGenerated(t, ag, nil)
 	fe := eas["app-frontend"]
 	if fe == nil || eas["app-backend"] == nil {
 		t.Fatalf("ExternalArtifacts: %v", keys(eas))
@@ -286,7 +286,7 @@ func TestPathPatternAddsAndRemovesApps(t *testing.T) {
 	}
 
 	f.push(t, gitserver.Commit{Files: map[string]string{"apps/cart/cm.yaml": configMap("cart")}, Delete: []string{"apps/backend/cm.yaml"}})
-	eas = f.waitGenerated(t, ag, 2, func(eas map[string]*sourcev1.ExternalArtifact) (bool, string) {
+	f.waitGenerated(t, ag, func(eas map[string]*sourcev1.ExternalArtifact) (bool, string) {
 		_, added := eas["app-cart"]
 		_, left := eas["app-backend"]
 		return added && !left, "ExternalArtifacts: " + strings.Join(keys(eas), ",")
@@ -311,11 +311,11 @@ func TestDriftAndDeletion(t *testing.T) {
 	f := newFixture(t, monorepo)
 	ag := f.generator("production")
 	f.env.Create(t, ag)
-	eas := f.waitGenerated(t, ag, 2, nil)
+	eas := f.waitGenerated(t, ag, nil)
 	if err := f.env.Client.Delete(context.Background(), eas["infrastructure"]); err != nil {
 		t.Fatal(err)
 	}
-	f.waitGenerated(t, ag, 2, func(now map[string]*sourcev1.ExternalArtifact) (bool, string) {
+	f.waitGenerated(t, ag, func(now map[string]*sourcev1.ExternalArtifact) (bool, string) {
 		ea, ok := now["infrastructure"]
 		return ok && ea.UID != eas["infrastructure"].UID && ea.Status.Artifact != nil, "not put back yet"
 	})
