@@ -30,6 +30,7 @@ import (
 	"github.com/weir-gitops/weir/internal/cli/installcmd"
 	"github.com/weir-gitops/weir/internal/cli/lintcmd"
 	"github.com/weir-gitops/weir/internal/cli/logscmd"
+	"github.com/weir-gitops/weir/internal/cli/pullcmd"
 	"github.com/weir-gitops/weir/internal/cli/pushcmd"
 	"github.com/weir-gitops/weir/internal/cli/reconcilecmd"
 	"github.com/weir-gitops/weir/internal/cli/resumecmd"
@@ -101,6 +102,7 @@ func NewRootCommand(streams genericiooptions.IOStreams, opts ...Option) *cobra.C
 		lintcmd.NewCommand(streams, deps),
 		bootstrapcmd.NewCommand(streams, deps),
 		logscmd.NewCommand(streams, deps),
+		pullcmd.NewCommand(streams, deps),
 		pushcmd.NewCommand(streams, deps),
 		reconcilecmd.NewCommand(streams, deps),
 		resumecmd.NewCommand(streams, deps),

@@ -6,7 +6,6 @@ package pushcmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -14,16 +13,18 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"sigs.k8s.io/yaml"
 
 	"github.com/weir-gitops/weir/internal/cli/clideps"
+	"github.com/weir-gitops/weir/internal/cli/output"
+	"github.com/weir-gitops/weir/internal/cli/registryflags"
 	"github.com/weir-gitops/weir/internal/source/oci"
 )
 
 type options struct {
-	path, source, revision, creds, provider, output string
-	annotations, ignorePaths                        []string
-	reproducible, insecure                          bool
+	registry                       registryflags.Flags
+	path, source, revision, output string
+	annotations, ignorePaths       []string
+	reproducible                   bool
 }
 
 // Result is what -o json|yaml prints, the fields flux prints.
@@ -57,9 +58,7 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 	f.StringArrayVarP(&o.annotations, "annotations", "a", nil, "set custom OCI annotations in the format '<key>=<value>'")
 	f.StringSliceVar(&o.ignorePaths, "ignore-paths", nil, "set paths to ignore in .gitignore format")
 	f.BoolVar(&o.reproducible, "reproducible", false, "ensure reproducible image digests by setting the created timestamp to '1970-01-01T00:00:00Z'")
-	f.StringVar(&o.creds, "creds", "", "credentials for OCI registry in the format <username>[:<password>]")
-	f.StringVar(&o.provider, "provider", "generic", "the OCI provider name, available options are: (generic)")
-	f.BoolVar(&o.insecure, "insecure-registry", false, "allows artifacts to be pushed without TLS")
+	o.registry.AddFlags(f)
 	f.StringVarP(&o.output, "output", "o", "", "the format in which the artifact digest should be printed, can be 'json' or 'yaml'")
 	cmd.AddCommand(art)
 	return cmd
@@ -69,13 +68,12 @@ func run(c *cobra.Command, streams genericiooptions.IOStreams, deps *clideps.Dep
 	if o.path == "" {
 		return fmt.Errorf("invalid path: --path is required")
 	}
-	if o.provider != "generic" {
-		return fmt.Errorf("provider %q is not supported, only 'generic'", o.provider)
-	}
 	if o.output != "" && o.output != "json" && o.output != "yaml" {
 		return fmt.Errorf("output format %q not supported, can be 'json' or 'yaml'", o.output)
 	}
-	ref, err := oci.ParseArtifactURL(url, o.insecure)
+	ctx, cancel := context.WithTimeout(c.Context(), deps.Timeout)
+	defer cancel()
+	ref, ropts, err := o.registry.Reference(ctx, url)
 	if err != nil {
 		return err
 	}
@@ -87,8 +85,6 @@ func run(c *cobra.Command, streams genericiooptions.IOStreams, deps *clideps.Dep
 		}
 		ann[k] = v
 	}
-	ctx, cancel := context.WithTimeout(c.Context(), deps.Timeout)
-	defer cancel()
 	content, err := oci.BuildTarball(ctx, o.path, oci.BuildOptions{IgnorePaths: o.ignorePaths})
 	if err != nil {
 		return err
@@ -101,12 +97,8 @@ func run(c *cobra.Command, streams genericiooptions.IOStreams, deps *clideps.Dep
 	if err != nil {
 		return err
 	}
-	ropts, err := oci.RemoteOptions(ctx, o.creds)
-	if err != nil {
-		return err
-	}
 	if o.output == "" {
-		fmt.Fprintf(streams.ErrOut, "✚ pushing artifact to %s\n", ref.String())
+		output.Progress{W: streams.ErrOut}.Generatef("pushing artifact to %s", ref.String())
 	}
 	if err := remote.Write(ref, img, ropts...); err != nil {
 		return fmt.Errorf("pushing artifact to %s: %w", ref.String(), err)
@@ -124,21 +116,9 @@ func run(c *cobra.Command, streams genericiooptions.IOStreams, deps *clideps.Dep
 }
 
 func printResult(streams genericiooptions.IOStreams, format string, res Result) error {
-	switch format {
-	case "json":
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
-			return fmt.Errorf("encoding result: %w", err)
-		}
-		fmt.Fprintln(streams.Out, string(b))
-	case "yaml":
-		b, err := yaml.Marshal(res)
-		if err != nil {
-			return fmt.Errorf("encoding result: %w", err)
-		}
-		fmt.Fprint(streams.Out, string(b))
-	default:
-		fmt.Fprintf(streams.ErrOut, "✔ artifact successfully pushed to %s\n", res.URL)
+	if format == "" {
+		output.Progress{W: streams.ErrOut}.Successf("artifact successfully pushed to %s", res.URL)
+		return nil
 	}
-	return nil
+	return output.WriteValue(streams.Out, format, res)
 }

@@ -145,3 +145,82 @@ func ArtifactImage(content []byte, m Metadata) (v1.Image, error) {
 	ann[ocispec.AnnotationCreated] = m.Created.UTC().Format(time.RFC3339)
 	return mutate.Annotations(img, ann).(v1.Image), nil
 }
+
+// FetchedArtifact is an artifact's manifest as FetchArtifact read it.
+type FetchedArtifact struct {
+	// Digest is the manifest digest ("sha256:…").
+	Digest   string
+	Metadata Metadata
+	layer    v1.Layer
+}
+
+// FetchArtifact reads the manifest of ref and picks its Flux content layer
+// (or its only layer when none has Flux's media type).
+func FetchArtifact(ref name.Reference, opts ...remote.Option) (*FetchedArtifact, error) {
+	img, err := remote.Image(ref, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("pulling artifact from %s: %w", ref.String(), err)
+	}
+	m, err := img.Manifest()
+	if err != nil {
+		return nil, fmt.Errorf("reading the manifest of %s: %w", ref.String(), err)
+	}
+	digest, err := img.Digest()
+	if err != nil {
+		return nil, fmt.Errorf("computing the digest of %s: %w", ref.String(), err)
+	}
+	layers, err := img.Layers()
+	if err != nil {
+		return nil, fmt.Errorf("reading the layers of %s: %w", ref.String(), err)
+	}
+	if len(layers) == 0 {
+		return nil, layerf("artifact %s has no layers", ref.String())
+	}
+	layer := layers[0]
+	for i, d := range m.Layers {
+		if string(d.MediaType) == sourcev1.OCIArtifactLayerMediaType {
+			layer = layers[i]
+			break
+		}
+	}
+	a := &FetchedArtifact{Digest: digest.String(), layer: layer, Metadata: Metadata{
+		Source:      m.Annotations[ocispec.AnnotationSource],
+		Revision:    m.Annotations[ocispec.AnnotationRevision],
+		Annotations: m.Annotations,
+	}}
+	if t, err := time.Parse(time.RFC3339, m.Annotations[ocispec.AnnotationCreated]); err == nil {
+		a.Metadata.Created = t
+	}
+	return a, nil
+}
+
+// Extract writes the content layer into dir with artifact.Untar: bounded in
+// size, no entry escaping dir.
+func (a *FetchedArtifact) Extract(dir string) error {
+	rc, err := a.layer.Compressed()
+	if err != nil {
+		return fmt.Errorf("downloading the content layer: %w", err)
+	}
+	defer rc.Close()
+	if err := artifact.Untar(rc, dir, artifact.DefaultMaxArchiveSize); err != nil {
+		return fmt.Errorf("extracting the content layer: %w", err)
+	}
+	return nil
+}
+
+// Content returns the content layer's compressed bytes.
+func (a *FetchedArtifact) Content() ([]byte, error) {
+	rc, err := a.layer.Compressed()
+	if err != nil {
+		return nil, fmt.Errorf("downloading the content layer: %w", err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, artifact.DefaultMaxArtifactSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("downloading the content layer: %w", err)
+	}
+	if int64(len(b)) > artifact.DefaultMaxArtifactSize {
+		return nil, fmt.Errorf("content layer is larger than %d bytes", artifact.DefaultMaxArtifactSize)
+	}
+	return b, nil
+}
