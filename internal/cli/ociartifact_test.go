@@ -151,3 +151,28 @@ func TestOCIArtifactErrors(t *testing.T) {
 		{"pull no output", []string{"pull", "artifact", url + ":v1"}, "ociartifact/err-pull-no-output.golden", 1},
 	})
 }
+
+// TestOCIArtifactTagList tags a pushed artifact and lists the repository,
+// whole and through the regex and semver filters.
+func TestOCIArtifactTagList(t *testing.T) {
+	reg := ociregistry.New(t, ociregistry.Options{})
+	src := writeTree(t, map[string]string{"app.yaml": "kind: ConfigMap\n"})
+	url := "oci://" + reg.Host() + "/org/app"
+	for _, v := range []string{"1.0.0", "1.2.0", "2.0.0"} {
+		res := weir(t, "push", "artifact", url+":"+v, "--path", src, "--source", "https://git.example/org/app.git",
+			"--revision", v+"@sha1:0123456789abcdef0123456789abcdef01234567", "--reproducible")
+		if res.Code != 0 {
+			t.Fatalf("push %s: %s", v, res.Stderr)
+		}
+	}
+	runArtifactCases(t, reg, nil, []artifactCase{
+		{"tag", []string{"tag", "artifact", url + ":1.2.0", "--tag", "latest", "--tag", "stable"}, "ociartifact/tag.golden", 0},
+		{"list", []string{"list", "artifacts", url}, "ociartifact/list.golden", 0},
+		{"list regex", []string{"list", "artifacts", url, "--filter-regex", "^st"}, "ociartifact/list-regex.golden", 0},
+		{"list semver", []string{"list", "artifacts", url, "--filter-semver", ">=1.1.0", "-o", "json"}, "ociartifact/list-semver.json.golden", 0},
+		{"list yaml", []string{"list", "artifacts", url, "--filter-semver", "1.0.x", "-o", "yaml"}, "ociartifact/list-semver.yaml.golden", 0},
+		{"list bad semver", []string{"list", "artifacts", url, "--filter-semver", "not a range"}, "ociartifact/err-list-semver.golden", 1},
+		{"list with tag", []string{"list", "artifacts", url + ":v1"}, "ociartifact/err-list-tag.golden", 1},
+		{"tag missing source", []string{"tag", "artifact", url + ":nope", "--tag", "x"}, "ociartifact/err-tag-missing.golden", 1},
+	})
+}

@@ -29,6 +29,7 @@ import (
 	"github.com/weir-gitops/weir/internal/cli/getcmd"
 	"github.com/weir-gitops/weir/internal/cli/installcmd"
 	"github.com/weir-gitops/weir/internal/cli/lintcmd"
+	"github.com/weir-gitops/weir/internal/cli/listcmd"
 	"github.com/weir-gitops/weir/internal/cli/logscmd"
 	"github.com/weir-gitops/weir/internal/cli/pullcmd"
 	"github.com/weir-gitops/weir/internal/cli/pushcmd"
@@ -36,6 +37,7 @@ import (
 	"github.com/weir-gitops/weir/internal/cli/resumecmd"
 	"github.com/weir-gitops/weir/internal/cli/statscmd"
 	"github.com/weir-gitops/weir/internal/cli/suspendcmd"
+	"github.com/weir-gitops/weir/internal/cli/tagcmd"
 	"github.com/weir-gitops/weir/internal/cli/tracecmd"
 	"github.com/weir-gitops/weir/internal/cli/treecmd"
 	"github.com/weir-gitops/weir/internal/cli/uicmd"
@@ -101,6 +103,7 @@ func NewRootCommand(streams genericiooptions.IOStreams, opts ...Option) *cobra.C
 		installcmd.NewCommand(streams, deps),
 		lintcmd.NewCommand(streams, deps),
 		bootstrapcmd.NewCommand(streams, deps),
+		listcmd.NewCommand(streams, deps),
 		logscmd.NewCommand(streams, deps),
 		pullcmd.NewCommand(streams, deps),
 		pushcmd.NewCommand(streams, deps),
@@ -108,6 +111,7 @@ func NewRootCommand(streams genericiooptions.IOStreams, opts ...Option) *cobra.C
 		resumecmd.NewCommand(streams, deps),
 		statscmd.NewCommand(streams, deps),
 		suspendcmd.NewCommand(streams, deps),
+		tagcmd.NewCommand(streams, deps),
 		tracecmd.NewCommand(streams, deps),
 		treecmd.NewCommand(streams, deps),
 		// nil until internal/ui/web is merged: then web.FS().
