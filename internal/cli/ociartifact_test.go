@@ -1,12 +1,16 @@
 package cli_test
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/weir-gitops/weir/internal/devenv/testenv/ociregistry"
 )
@@ -175,4 +179,62 @@ func TestOCIArtifactTagList(t *testing.T) {
 		{"list with tag", []string{"list", "artifacts", url + ":v1"}, "ociartifact/err-list-tag.golden", 1},
 		{"tag missing source", []string{"tag", "artifact", url + ":nope", "--tag", "x"}, "ociartifact/err-tag-missing.golden", 1},
 	})
+}
+
+// TestOCIArtifactBuildDiff builds the tarball push would upload and diffs a
+// pushed artifact against the directory it came from, then a changed one.
+func TestOCIArtifactBuildDiff(t *testing.T) {
+	reg := ociregistry.New(t, ociregistry.Options{})
+	src := writeTree(t, appFiles)
+	out := filepath.Join(t.TempDir(), "artifact.tgz")
+	url := "oci://" + reg.Host() + "/org/app:v1"
+	if res := weir(t, "push", "artifact", url, "--path", src, "--ignore-paths", "*.env"); res.Code != 0 {
+		t.Fatalf("push: %s", res.Stderr)
+	}
+	runArtifactCases(t, reg, map[string]string{src: "SRC", out: "OUT"}, []artifactCase{
+		{"build", []string{"build", "artifact", "--path", src, "--ignore-paths", "*.env", "--output", out}, "ociartifact/build.golden", 0},
+		{"diff same", []string{"diff", "artifact", url, "--path", src, "--ignore-paths", "*.env"}, "ociartifact/diff-same.golden", 0},
+		{"diff without ignore", []string{"diff", "artifact", url, "--path", src}, "ociartifact/diff-differs.golden", 1},
+		{"diff missing path", []string{"diff", "artifact", url, "--path", filepath.Join(src, "nope")}, "ociartifact/err-diff-path.golden", 2},
+		{"build missing path", []string{"build", "artifact", "--path", filepath.Join(src, "nope")}, "ociartifact/err-build-path.golden", 1},
+	})
+	// The built tarball is the pushed layer, byte for byte.
+	built, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := weir(t, "push", "artifact", url, "--path", src, "--ignore-paths", "*.env", "-o", "json")
+	if res.Code != 0 {
+		t.Fatal(res.Stderr)
+	}
+	if !layerIs(t, reg.Host()+"/org/app:v1", built) {
+		t.Error("build artifact wrote another tarball than push uploaded")
+	}
+}
+
+// layerIs says whether the first layer of ref holds exactly content.
+func layerIs(t *testing.T, ref string, content []byte) bool {
+	t.Helper()
+	r, err := name.ParseReference(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := remote.Image(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layers, err := img.Layers()
+	if err != nil || len(layers) != 1 {
+		t.Fatalf("layers: %v (%d)", err, len(layers))
+	}
+	rc, err := layers[0].Compressed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Equal(b, content)
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -223,4 +225,52 @@ func (a *FetchedArtifact) Content() ([]byte, error) {
 		return nil, fmt.Errorf("content layer is larger than %d bytes", artifact.DefaultMaxArtifactSize)
 	}
 	return b, nil
+}
+
+// SameContent says whether two artifact tarballs hold the same files (paths,
+// contents and executable bits), whoever packed them: tar order, times and
+// gzip settings do not count, so an artifact `flux push` wrote compares
+// equal to the same files packed by weir.
+func SameContent(a, b []byte) (bool, error) {
+	ta, err := artifact.ReadTree(bytes.NewReader(a), artifact.DefaultMaxArchiveSize, 0)
+	if err != nil {
+		return false, fmt.Errorf("reading the local artifact: %w", err)
+	}
+	tb, err := artifact.ReadTree(bytes.NewReader(b), artifact.DefaultMaxArchiveSize, 0)
+	if err != nil {
+		return false, fmt.Errorf("reading the remote artifact: %w", err)
+	}
+	fa, err := treeFiles(ta)
+	if err != nil {
+		return false, err
+	}
+	fb, err := treeFiles(tb)
+	if err != nil {
+		return false, err
+	}
+	return maps.Equal(fa, fb), nil
+}
+
+// treeFiles maps every file of t to its mode's executable bit and content.
+func treeFiles(t *artifact.Tree) (map[string]string, error) {
+	files := map[string]string{}
+	err := fs.WalkDir(t, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		b, err := t.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		files[p] = fmt.Sprintf("%t:%s", info.Mode()&0o111 != 0, b)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading artifact files: %w", err)
+	}
+	return files, nil
 }
