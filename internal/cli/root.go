@@ -29,11 +29,15 @@ import (
 	"github.com/weir-gitops/weir/internal/cli/getcmd"
 	"github.com/weir-gitops/weir/internal/cli/installcmd"
 	"github.com/weir-gitops/weir/internal/cli/lintcmd"
+	"github.com/weir-gitops/weir/internal/cli/listcmd"
 	"github.com/weir-gitops/weir/internal/cli/logscmd"
+	"github.com/weir-gitops/weir/internal/cli/pullcmd"
+	"github.com/weir-gitops/weir/internal/cli/pushcmd"
 	"github.com/weir-gitops/weir/internal/cli/reconcilecmd"
 	"github.com/weir-gitops/weir/internal/cli/resumecmd"
 	"github.com/weir-gitops/weir/internal/cli/statscmd"
 	"github.com/weir-gitops/weir/internal/cli/suspendcmd"
+	"github.com/weir-gitops/weir/internal/cli/tagcmd"
 	"github.com/weir-gitops/weir/internal/cli/tracecmd"
 	"github.com/weir-gitops/weir/internal/cli/treecmd"
 	"github.com/weir-gitops/weir/internal/cli/uicmd"
@@ -99,11 +103,15 @@ func NewRootCommand(streams genericiooptions.IOStreams, opts ...Option) *cobra.C
 		installcmd.NewCommand(streams, deps),
 		lintcmd.NewCommand(streams, deps),
 		bootstrapcmd.NewCommand(streams, deps),
+		listcmd.NewCommand(streams, deps),
 		logscmd.NewCommand(streams, deps),
+		pullcmd.NewCommand(streams, deps),
+		pushcmd.NewCommand(streams, deps),
 		reconcilecmd.NewCommand(streams, deps),
 		resumecmd.NewCommand(streams, deps),
 		statscmd.NewCommand(streams, deps),
 		suspendcmd.NewCommand(streams, deps),
+		tagcmd.NewCommand(streams, deps),
 		tracecmd.NewCommand(streams, deps),
 		treecmd.NewCommand(streams, deps),
 		// nil until internal/ui/web is merged: then web.FS().

@@ -84,7 +84,7 @@ from --kustomization-file; with --dry-run nothing is read from the cluster
 	}
 	opts.AddFlags(ks)
 	ks.Flags().BoolVar(&opts.DryRun, "dry-run", false, "read nothing from the cluster (needs --kustomization-file; substituteFrom is skipped)")
-	cmd.AddCommand(ks, newHelmReleaseCommand(streams, deps))
+	cmd.AddCommand(ks, newHelmReleaseCommand(streams, deps), newArtifactCommand(streams, deps))
 	return cmd
 }
 

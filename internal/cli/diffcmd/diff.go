@@ -83,7 +83,7 @@ Exit status: 0 no differences, 1 differences found, 2 or more an error.`,
 		},
 	}
 	opts.AddFlags(ks)
-	cmd.AddCommand(ks, newHelmReleaseCommand(streams, deps))
+	cmd.AddCommand(ks, newHelmReleaseCommand(streams, deps), newArtifactCommand(streams, deps))
 	return cmd
 }
 
