@@ -24,6 +24,7 @@ import (
 	"github.com/weir-gitops/weir/internal/devenv/testenv/ociregistry"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/source/artifact"
+	"github.com/weir-gitops/weir/internal/source/oci"
 )
 
 // storage is the artifact store of the reconciler the tests run against.
@@ -562,5 +563,50 @@ func TestDeletionRemovesArtifacts(t *testing.T) {
 	})
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("artifact directory survived deletion: %v", err)
+	}
+}
+
+// TestPulledAsPushed: what `weir push artifact` builds (oci.BuildTarball and
+// oci.ArtifactImage, the functions the command runs) is pulled by the
+// OCIRepository reconciler as Flux's source-controller pulls what `flux
+// push artifact` builds: revision TAG@sha256:<manifest digest>, the
+// annotations as artifact metadata, the files as they were.
+func TestPulledAsPushed(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	reg := ociregistry.New(t, ociregistry.Options{})
+	dir := t.TempDir()
+	for p, body := range map[string]string{"deploy/app.yaml": "kind: ConfigMap\n", ".sourceignore": "*.md\n", "README.md": "# no\n"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	content, err := oci.BuildTarball(context.Background(), dir, oci.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const source, revision = "https://github.com/org/app", "main@sha1:0123456789abcdef0123456789abcdef01234567"
+	created := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	img, err := oci.ArtifactImage(content, oci.Metadata{Source: source, Revision: revision, Created: created})
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest := reg.Push(t, "org/app", "v1", img)
+
+	obj := newRepo(ns, "pushed", "oci://"+reg.Host()+"/org/app", &sourcev1.OCIRepositoryRef{Tag: "v1"})
+	create(t, env, obj)
+	obj = waitReady(t, env, obj, "v1@"+digest)
+	if diff := cmp.Diff(map[string]string{
+		"org.opencontainers.image.source": source, "org.opencontainers.image.revision": revision,
+		"org.opencontainers.image.created": "2026-01-02T03:04:05Z",
+	}, obj.Status.Artifact.Metadata); diff != "" {
+		t.Errorf("artifact metadata (-want +got):\n%s", diff)
+	}
+	got := files(t, download(t, obj.Status.Artifact))
+	if diff := cmp.Diff(map[string]string{"deploy/app.yaml": "kind: ConfigMap\n", ".sourceignore": "*.md\n"}, got); diff != "" {
+		t.Errorf("artifact content (-want +got):\n%s", diff)
 	}
 }
