@@ -27,8 +27,13 @@ type Generator struct {
 	// Unresolved are the Keys of its sources the graph has no local tree
 	// for; nothing is generated then.
 	Unresolved []string
-	// Err is why its spec is invalid or a build of an artifact failed.
+	// Err is why its spec is invalid (decoding, generate.Validate or
+	// generate.Expand); nothing is generated then.
 	Err error
+	// Failed are the artifacts whose copy operations failed, by Key: a
+	// copy matching nothing in its source, an unsafe source, a bound of
+	// Options.Generate. The generator fails the same way in the cluster.
+	Failed map[string]error
 }
 
 // addGenerator records an ArtifactGenerator the graph yields and, when
@@ -75,7 +80,10 @@ func (cl *clusterLoad) addGenerator(ctx context.Context, o *unstructured.Unstruc
 		g.Artifacts = append(g.Artifacts, key)
 		dir, err := cl.generated(ctx, key, a, sources)
 		if err != nil {
-			g.Err = fmt.Errorf("artifact %s: %w", a.Name, err)
+			if g.Failed == nil {
+				g.Failed = map[string]error{}
+			}
+			g.Failed[key] = err
 			continue
 		}
 		if prev := cl.c.Sources[key]; prev == nil || prev.Implicit {
