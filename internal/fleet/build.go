@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	sourceextensionsv1beta1 "github.com/weir-gitops/weir/api/sourceextensions/v1beta1"
 	"github.com/weir-gitops/weir/internal/kustomize"
 	"github.com/weir-gitops/weir/internal/kustomize/render"
 )
@@ -111,6 +112,9 @@ func (cl *clusterLoad) sourceDir(key string) string {
 // relPrefix is how positions inside dir are written: relative to the
 // repository, or as given when dir lies outside it.
 func (l *loader) relPrefix(dir string) string {
+	if key, ok := l.labels[dir]; ok {
+		return key
+	}
 	rel, err := filepath.Rel(l.dir, dir)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return filepath.ToSlash(dir)
@@ -151,7 +155,7 @@ func (cl *clusterLoad) origins(n *Node, objects []*unstructured.Unstructured, di
 }
 
 // register records an object n applies and follows the Flux objects.
-func (cl *clusterLoad) register(n *Node, o *unstructured.Unstructured, pos Position) {
+func (cl *clusterLoad) register(ctx context.Context, n *Node, o *unstructured.Unstructured, pos Position) {
 	key := Key(o)
 	cl.c.Applied[key] = append(cl.c.Applied[key], n)
 	if cl.c.objects[key] == nil {
@@ -161,6 +165,8 @@ func (cl *clusterLoad) register(n *Node, o *unstructured.Unstructured, pos Posit
 	switch {
 	case group == sourceGroup:
 		cl.addSource(o, pos)
+	case group == extensionsGroup && o.GetKind() == sourceextensionsv1beta1.ArtifactGeneratorKind:
+		cl.addGenerator(ctx, o, pos)
 	case group == kustomizeGroup && o.GetKind() == kustomizev1.KustomizationKind,
 		group == helmGroup && o.GetKind() == "HelmRelease":
 		cl.addNode(n, o, pos)

@@ -106,7 +106,7 @@ func (cl *clusterLoad) buildBatch(ctx context.Context, batch []*Node) {
 	wg.Wait()
 	for _, n := range batch {
 		for i, o := range n.Objects {
-			cl.register(n, o, n.Origins[i])
+			cl.register(ctx, n, o, n.Origins[i])
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/source/generate"
 )
 
 // Options say what to load and how to build it.
@@ -53,6 +54,9 @@ type Options struct {
 	// creates by hand. An assumed source is present but not local; an
 	// assumed ConfigMap or Secret is present and empty.
 	Assume []string
+	// Generate bounds each ExternalArtifact tree built from an
+	// ArtifactGenerator of the graph (generate's defaults when zero).
+	Generate generate.Options
 }
 
 // Graph is what the clusters of a repository would hold.
@@ -83,6 +87,9 @@ type Cluster struct {
 	// repository's convention says this cluster is not synced. Its Root
 	// is then implicit and not found by Node.
 	MissingRoot bool
+	// Generators are the ArtifactGenerators the graph yields, in the
+	// order found.
+	Generators []*Generator
 
 	// objects are the applied objects by Key, as the first node applying
 	// them built them: what the offline reader serves.
@@ -160,6 +167,7 @@ func Load(ctx context.Context, opts Options) (*Graph, error) {
 	}
 	defer cleanup()
 	l := newLoader(dir, opts)
+	defer l.removeGenerated()
 	scope := cleanRel(opts.Within)
 	entries, found := make([]string, 0, len(opts.Paths)), len(opts.Paths) == 0
 	for _, p := range opts.Paths {

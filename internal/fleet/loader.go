@@ -27,6 +27,12 @@ type loader struct {
 	// written are the Flux Kustomizations the files below the scanned
 	// directories hold, as written (before any build), in walk order.
 	written []written
+	// tmp holds the trees of generated ExternalArtifacts ("" until one
+	// is built), trees them by cluster and Key, labels the Key each
+	// directory is written as in positions.
+	tmp    string
+	trees  map[string]tree
+	labels map[string]string
 }
 
 // written is a Flux Kustomization as a file holds it.
@@ -45,7 +51,7 @@ type rootSync struct {
 // newLoader reads the URLs meaning the repository: Options.SourceURLs and
 // its Git remotes (a linked work tree's are its common directory's).
 func newLoader(dir string, opts Options) *loader {
-	l := &loader{dir: dir, opts: opts, urls: map[string]bool{}}
+	l := &loader{dir: dir, opts: opts, urls: map[string]bool{}, trees: map[string]tree{}, labels: map[string]string{}}
 	for _, u := range opts.SourceURLs {
 		l.urls[normalizeURL(u)] = true
 	}

@@ -172,6 +172,8 @@ func TestWorkTree(t *testing.T) {
 		{"--path relative to the clusters directory", "kustomize-helm-example", true, "clusters", []string{"--path", "production"}, 0, "worktree-production", ""},
 		{"--path relative to the root", "kustomize-helm-example", true, ".", []string{"--path", "clusters/production"}, 0, "worktree-production", ""},
 		{"--root names the source's root", "kustomize-helm-example", false, "clusters/staging", []string{"--root", "{root}"}, 0, "worktree-staging", ""},
+		{"Flux's example with ArtifactGenerator: ExternalArtifact sources built offline", "kustomize-helm-example-artifacts", true, ".", nil, 0, "worktree-artifacts", ""},
+		{"the graph of that example, ExternalArtifact edges", "kustomize-helm-example-artifacts", true, "clusters/staging", []string{"--graph", "-o", "json"}, 0, "worktree-artifacts-graph", ""},
 		{"a fleet below tests/ with its root syncs", "tests-fleet", true, "tests/fleet", nil, 0, "worktree-tests-fleet", ""},
 		{"--path in a fleet below tests/", "tests-fleet", true, "tests/fleet", []string{"--path", "clusters/prod", "--graph", "-o", "json"}, 0, "worktree-tests-fleet-prod", ""},
 		{"an entry directory holding the directories its Kustomizations sync", "flat-entry", true, "deploy", nil, 0, "worktree-flat-entry", ""},
@@ -200,7 +202,7 @@ func TestWorkTree(t *testing.T) {
 			if strings.Contains(out, root) {
 				t.Errorf("the output names the repository's directory %s, not repository-relative paths:\n%s", root, out)
 			}
-			for _, rule := range []string{"path-not-found", "duplicate-object", "build-failed"} {
+			for _, rule := range []string{"path-not-found", "duplicate-object", "build-failed", "missing-source"} {
 				if strings.Contains(out, rule) {
 					t.Errorf("%s reported:\n%s", rule, out)
 				}

@@ -224,3 +224,15 @@ spec:
 	}
 	golden.Assert(t, "testdata/golden/entry-holding-children-root-sync.txt", text(t, findings))
 }
+
+// TestMissingExternalArtifact: a sourceRef to an ExternalArtifact no
+// generator of the graph produces is missing-source, while the one the
+// generator does produce is built.
+func TestMissingExternalArtifact(t *testing.T) {
+	const fixture = "testdata/fixtures/missing-external-artifact"
+	findings := lintDir(t, fixture, fleet.Options{}, lint.Options{})
+	if got := rules(findings); !slices.Equal(got, []string{"missing-source"}) {
+		t.Errorf("rules = %v, want [missing-source]\n%s", got, text(t, findings))
+	}
+	golden.Assert(t, "testdata/golden/missing-external-artifact.txt", text(t, findings))
+}
