@@ -124,6 +124,7 @@ func TestExampleFleetWithArtifactGenerator(t *testing.T) {
 	addr := freeAddr(t)
 	opts := DefaultOptions()
 	opts.Controllers = []string{"source", "source-watcher", "kustomize"}
+	opts.SkipNameValidation = true // other tests of the package run Run in this process too
 	opts.FeatureGates = map[string]bool{"ExternalArtifact": true}
 	opts.MetricsAddr, opts.HealthAddr = "0", "0"
 	opts.StoragePath, opts.StorageAddr, opts.StorageAdvAddr = t.TempDir(), addr, addr
