@@ -104,7 +104,7 @@ func TestRunOnce(t *testing.T) {
 // checkOutput checks the progress lines and the tree of a converged run.
 func checkOutput(t *testing.T, stdout, stderr, revision string) {
 	t.Helper()
-	for _, want := range []string{"✔ control plane ready", "✔ CRDs established", "✔ controllers running: source, kustomize, helm, notification",
+	for _, want := range []string{"✔ control plane ready", "✔ CRDs established", "✔ controllers running: source, source-watcher, kustomize, helm, notification",
 		"kubeconfig: ", "✔ example repository at http://127.0.0.1:",
 		"✔ apps: ", "✔ infrastructure: ", "✔ every Kustomization is Ready at " + revision,
 		"✔ example synced in", "✔ stopped every process weir dev started"} {
