@@ -90,8 +90,8 @@ func TestGraph(t *testing.T) {
 // TestArtifactGenerators lists a generator, its ExternalArtifacts and
 // their Kustomizations as source-watcher writes them: the overview counts
 // and lists both kinds (the generator paused by its reconcile annotation
-// as suspended) and the graph draws each ExternalArtifact as the source
-// of its Kustomization.
+// as suspended) and the graph draws the artifact's path: GitRepository →
+// ArtifactGenerator → ExternalArtifact → Kustomization, source edges all.
 func TestArtifactGenerators(t *testing.T) {
 	objs := loadObjects(t, "artifacts.yaml")
 	assertJSON(t, "overview-artifacts.json", NewOverview(Summaries(objs), Filter{}))

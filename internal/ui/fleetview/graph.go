@@ -48,11 +48,13 @@ type Graph struct {
 	Skipped map[string]string `json:"skipped,omitempty"`
 }
 
-// inGraph reports whether objects of kind are drawn: sources, Kustomizations
-// and HelmReleases.
+// inGraph reports whether objects of kind are drawn: sources (an
+// ExternalArtifact among them), ArtifactGenerators, Kustomizations and
+// HelmReleases.
 func inGraph(kind string) bool {
 	k, ok := kinds.ByKind(kind)
-	return ok && (k.Source || k.Kind == kinds.Kustomization.Kind || k.Kind == kinds.HelmRelease.Kind)
+	return ok && (k.Source || k.Kind == kinds.ArtifactGenerator.Kind ||
+		k.Kind == kinds.Kustomization.Kind || k.Kind == kinds.HelmRelease.Kind)
 }
 
 // index finds objects by Ref.ID.
@@ -146,11 +148,52 @@ func dependsOn(u *unstructured.Unstructured) []Ref {
 	return refs
 }
 
-// edgesTo lists the edges into u: its source, then its dependencies.
+// generatorSources lists what an ArtifactGenerator reads (spec.sources,
+// in its namespace unless an entry names another) or, for an
+// ExternalArtifact, what produced it (spec.sourceRef, its generator).
+// Both are source edges: the artifact flows along them.
+func generatorSources(u *unstructured.Unstructured) []Ref {
+	switch u.GetKind() {
+	case kinds.ArtifactGenerator.Kind:
+		raw, _, _ := unstructured.NestedSlice(u.Object, "spec", "sources")
+		var refs []Ref
+		for _, r := range raw {
+			m, ok := r.(map[string]any)
+			if !ok {
+				continue
+			}
+			if ref, ok := refIn(m, u.GetNamespace()); ok {
+				refs = append(refs, ref)
+			}
+		}
+		return refs
+	case kinds.ExternalArtifact.Kind:
+		m, _, _ := unstructured.NestedMap(u.Object, "spec", "sourceRef")
+		if ref, ok := refIn(m, u.GetNamespace()); ok {
+			return []Ref{ref}
+		}
+	}
+	return nil
+}
+
+// refIn reads kind, name and namespace (ns when empty) from a reference.
+func refIn(m map[string]any, ns string) (Ref, bool) {
+	kind, _ := m["kind"].(string)
+	name, _ := m["name"].(string)
+	if n, _ := m["namespace"].(string); n != "" {
+		ns = n
+	}
+	return Ref{Kind: kind, Namespace: ns, Name: name}, kind != "" && name != ""
+}
+
+// edgesTo lists the edges into u: its sources, then its dependencies.
 func (idx index) edgesTo(u *unstructured.Unstructured) []Edge {
 	to := refOf(u).String()
 	var edges []Edge
 	if src, ok := idx.source(u); ok {
+		edges = append(edges, Edge{From: src.String(), To: to, Type: EdgeSource})
+	}
+	for _, src := range generatorSources(u) {
 		edges = append(edges, Edge{From: src.String(), To: to, Type: EdgeSource})
 	}
 	for _, d := range dependsOn(u) {
