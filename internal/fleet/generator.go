@@ -34,6 +34,9 @@ type Generator struct {
 	// copy matching nothing in its source, an unsafe source, a bound of
 	// Options.Generate. The generator fails the same way in the cluster.
 	Failed map[string]error
+	// Overwrites are, by Key of the artifacts that have any, the files
+	// a later copy operation replaced after an earlier one wrote them.
+	Overwrites map[string][]generate.Overwrite
 }
 
 // addGenerator records an ArtifactGenerator the graph yields and, when
@@ -78,7 +81,13 @@ func (cl *clusterLoad) addGenerator(ctx context.Context, o *unstructured.Unstruc
 		u.SetName(a.Name)
 		key := Key(u)
 		g.Artifacts = append(g.Artifacts, key)
-		dir, err := cl.generated(ctx, key, a, sources)
+		dir, overwrites, err := cl.generated(ctx, key, a, sources)
+		if len(overwrites) > 0 {
+			if g.Overwrites == nil {
+				g.Overwrites = map[string][]generate.Overwrite{}
+			}
+			g.Overwrites[key] = overwrites
+		}
 		if err != nil {
 			if g.Failed == nil {
 				g.Failed = map[string]error{}
@@ -95,35 +104,40 @@ func (cl *clusterLoad) addGenerator(ctx context.Context, o *unstructured.Unstruc
 // generated builds the tree of artifact a (an ExternalArtifact's Key)
 // the first time the cluster asks for it (two clusters may generate
 // different artifacts of one name), in a directory of the loader's
-// removed when Load returns.
-func (cl *clusterLoad) generated(ctx context.Context, key string, a generate.Artifact, sources generate.Sources) (string, error) {
+// removed when Load returns. It returns the files copy operations
+// overwrote, too.
+func (cl *clusterLoad) generated(ctx context.Context, key string, a generate.Artifact, sources generate.Sources) (string, []generate.Overwrite, error) {
 	id := cl.c.Entry + "\x00" + key
 	if t, ok := cl.trees[id]; ok {
-		return t.dir, t.err
+		return t.dir, t.overwrites, t.err
 	}
 	t := tree{}
 	defer func() { cl.trees[id] = t }()
 	if cl.tmp == "" {
 		if cl.tmp, t.err = os.MkdirTemp("", "weir-generated-"); t.err != nil {
 			cl.tmp = ""
-			return "", t.err
+			return "", nil, t.err
 		}
 	}
 	t.dir = filepath.Join(cl.tmp, fmt.Sprint(len(cl.trees)))
 	if t.err = os.Mkdir(t.dir, 0o755); t.err != nil {
-		return "", t.err
+		return "", nil, t.err
 	}
-	if _, t.err = generate.Build(ctx, a.Spec.Copy, sources, t.dir, cl.opts.Generate); t.err != nil {
-		return "", t.err
+	stats, err := generate.Build(ctx, a.Spec.Copy, sources, t.dir, cl.opts.Generate)
+	t.overwrites = stats.Overwrites
+	if t.err = err; err != nil {
+		return "", t.overwrites, t.err
 	}
 	cl.labels[t.dir] = key
-	return t.dir, nil
+	return t.dir, t.overwrites, nil
 }
 
-// tree is a generated artifact's directory, or why it could not be built.
+// tree is a generated artifact's directory, or why it could not be built,
+// and the files its copy operations overwrote.
 type tree struct {
-	dir string
-	err error
+	dir        string
+	overwrites []generate.Overwrite
+	err        error
 }
 
 // removeGenerated removes the trees the loader generated.

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -33,6 +34,19 @@ func generatorCopyFailed(c *fleet.Cluster, _ Options) []Finding {
 		slices.Sort(keys)
 		for _, k := range keys {
 			out = append(out, atGenerator(g, fmt.Sprintf("%s: %v; the generator fails to build it, and what syncs it never reconciles", k, g.Failed[k])))
+		}
+	}
+	return out
+}
+
+func generatorCopyOverwrites(c *fleet.Cluster, _ Options) []Finding {
+	var out []Finding
+	for _, g := range c.Generators {
+		for _, k := range slices.Sorted(maps.Keys(g.Overwrites)) {
+			for _, o := range g.Overwrites[k] {
+				out = append(out, atGenerator(g, fmt.Sprintf("%s: %s is copied by '%s' and then replaced by '%s'; exclude it from the first copy if the replacement is meant, or use strategy: Merge for a values file",
+					k, o.Path, o.First, o.Then)))
+			}
 		}
 	}
 	return out

@@ -60,6 +60,7 @@ func Rules() []Rule {
 		{"missing-source", Error, "sourceRef names no source the graph creates", missingSource},
 		{"generator-invalid", Error, "an ArtifactGenerator whose spec the generator refuses (duplicate alias or name, unknown alias, bad pathPattern)", generatorInvalid},
 		{"generator-copy-failed", Error, "a copy operation of an ArtifactGenerator fails on the repository's files (a from matching nothing, an unsafe link, too large)", generatorCopyFailed},
+		{"generator-copy-overwrites", Warning, "two copy operations of an ArtifactGenerator write the same file: the later one replaces the earlier one's", generatorCopyOverwrites},
 		{"generator-source-unresolved", Warning, "an ArtifactGenerator source the graph has no local files for: its artifacts are not analysed", generatorSourceUnresolved},
 		{"path-not-found", Error, "spec.path does not exist in the source", pathNotFound},
 		{"build-failed", Error, "kustomize cannot build the Kustomization", buildFailed},

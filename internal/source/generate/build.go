@@ -63,6 +63,19 @@ type Stats struct {
 	Files int
 	// Bytes written, unpacked tarballs included.
 	Bytes int64
+	// Overwrites are the files one operation wrote and a later one
+	// replaced (the Overwrite strategy, or Merge onto a file that was not
+	// there before it): the later copy wins, silently in the cluster.
+	Overwrites []Overwrite
+}
+
+// Overwrite is a file of the artifact written by two copy operations.
+type Overwrite struct {
+	// Path is the file's path in the artifact.
+	Path string
+	// First and Then are the from of the operation that wrote it first
+	// and of the one that replaced it.
+	First, Then string
 }
 
 // Build runs the copy operations in order, reading from sources and
@@ -73,12 +86,14 @@ func Build(ctx context.Context, ops []sourceextensionsv1beta1.CopyOperation, sou
 	if err != nil {
 		return Stats{}, fmt.Errorf("opening the artifact directory: %w", err)
 	}
-	b := &builder{ctx: ctx, sources: sources, out: out, outDir: dst, opts: opts.withDefaults(), roots: map[string]*os.Root{}}
+	b := &builder{ctx: ctx, sources: sources, out: out, outDir: dst, opts: opts.withDefaults(), roots: map[string]*os.Root{},
+		writers: map[string]int{}, ops: ops}
 	defer b.close()
-	for _, op := range ops {
+	for i, op := range ops {
 		if err := ctx.Err(); err != nil {
 			return b.stats, err
 		}
+		b.op = i
 		if err := b.run(op); err != nil {
 			return b.stats, fmt.Errorf("failed to apply copy operation from '%s' to '%s': %w", op.From, op.To, err)
 		}
@@ -94,6 +109,21 @@ type builder struct {
 	opts    Options
 	roots   map[string]*os.Root
 	stats   Stats
+	// ops are the operations of the build, op the index of the one
+	// running, writers the index of the one that wrote each copied file.
+	ops     []sourceextensionsv1beta1.CopyOperation
+	op      int
+	writers map[string]int
+}
+
+// wrote records that the running operation wrote target, noting an
+// earlier operation's file it replaced.
+func (b *builder) wrote(target string) {
+	target = path.Clean(target)
+	if i, ok := b.writers[target]; ok && i != b.op {
+		b.stats.Overwrites = append(b.stats.Overwrites, Overwrite{Path: target, First: b.ops[i].From, Then: b.ops[b.op].From})
+	}
+	b.writers[target] = b.op
 }
 
 func (b *builder) close() {
@@ -408,6 +438,7 @@ func (b *builder) copyFile(c copyOp, p, target string) error {
 	if err != nil {
 		return fmt.Errorf("creating '%s': %w", target, err)
 	}
+	b.wrote(target)
 	// A file that grew since it was measured is cut at its measured size
 	// plus one byte, which the size check below then refuses.
 	n, err := io.Copy(w, io.LimitReader(in, info.Size()+1))

@@ -143,10 +143,15 @@ func TestBuildGolden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dst := t.TempDir()
-			if _, err := Build(context.Background(), tt.ops, mono, dst, Options{}); err != nil {
+			stats, err := Build(context.Background(), tt.ops, mono, dst, Options{})
+			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tt.name, renderTree(t, dst))
+			tree := renderTree(t, dst)
+			for _, o := range stats.Overwrites {
+				tree += fmt.Sprintf("overwritten: %s (%s, then %s)\n", o.Path, o.First, o.Then)
+			}
+			golden(t, tt.name, tree)
 		})
 	}
 }
