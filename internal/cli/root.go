@@ -87,6 +87,10 @@ func NewRootCommand(streams genericiooptions.IOStreams, opts ...Option) *cobra.C
 	root.PersistentFlags().StringVar(kube.APIServer, "server", "", "the address and port of the Kubernetes API server")
 	root.PersistentFlags().DurationVar(&deps.Timeout, "timeout", deps.DefaultTimeout(), "timeout for this operation")
 	root.PersistentFlags().BoolVar(&deps.Verbose, "verbose", false, "print generated objects")
+	root.PersistentFlags().Float32Var(&deps.QPS, "kube-api-qps", clideps.DefaultQPS, "the maximum queries-per-second of requests sent to the Kubernetes API")
+	root.PersistentFlags().IntVar(&deps.Burst, "kube-api-burst", clideps.DefaultBurst, "the maximum burst queries-per-second of requests sent to the Kubernetes API")
+	root.PersistentFlags().BoolVar(&deps.NamespaceFollowsContext, "ns-follows-kube-context", false, "if true, the namespace is the current kubeconfig context's, unless --namespace is given")
+	deps.NamespaceChanged = func() bool { return root.PersistentFlags().Changed("namespace") }
 
 	root.AddCommand(
 		buildcmd.NewCommand(streams, deps),

@@ -94,9 +94,9 @@ func RenderHelmRelease(ctx context.Context, deps *clideps.Deps, name string, opt
 	}
 	var cfg *rest.Config
 	if clientErr == nil {
-		if cfg, err = deps.Kube.ToRESTConfig(); err != nil {
+		if cfg, err = deps.RESTConfig(); err != nil {
 			if opts.ChartDir == "" {
-				return nil, fmt.Errorf("loading kubeconfig: %w", err)
+				return nil, err
 			}
 			cfg = nil
 		}

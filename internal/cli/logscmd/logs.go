@@ -317,9 +317,9 @@ func readFile(ctx context.Context, p *printer, path string, o *options, poll tim
 // podLogs reads the logs of one pod per Flux deployment of
 // --flux-namespace, in parallel when following.
 func podLogs(ctx context.Context, p *printer, o *options, deps *clideps.Deps, sinceTime time.Time, stderr io.Writer) error {
-	cfg, err := deps.Kube.ToRESTConfig()
+	cfg, err := deps.RESTConfig()
 	if err != nil {
-		return fmt.Errorf("loading kubeconfig: %w", err)
+		return err
 	}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {

@@ -70,9 +70,9 @@ func subcommand(streams genericiooptions.IOStreams, deps *clideps.Deps, k kinds.
 			if err != nil {
 				return err
 			}
-			cfg, err := deps.Kube.ToRESTConfig()
+			cfg, err := deps.RESTConfig()
 			if err != nil {
-				return fmt.Errorf("loading kubeconfig: %w", err)
+				return err
 			}
 			t, err := inventorytree.Build(ctx, cl, k.GVK(), deps.Namespace(), args[0],
 				inventorytree.Options{Compact: compact, Storage: inventorytree.HelmStorage(cfg, cl),

@@ -45,9 +45,9 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps, assets f
 }
 
 func run(c *cobra.Command, o *options, streams genericiooptions.IOStreams, deps *clideps.Deps, assets fs.FS) error {
-	cfg, err := deps.Kube.ToRESTConfig()
+	cfg, err := deps.RESTConfig()
 	if err != nil {
-		return fmt.Errorf("loading kubeconfig: %w", err)
+		return err
 	}
 	if cfg.QPS == 0 {
 		cfg.QPS, cfg.Burst = 50, 300
