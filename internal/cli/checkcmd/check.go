@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
@@ -23,7 +24,10 @@ import (
 // constraint (>=1.33.0-0).
 const MinKubernetes = "1.33.0"
 
-type options struct{ pre bool }
+type options struct {
+	pre  bool
+	poll time.Duration
+}
 
 // NewCommand returns `weir check`.
 func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.Command {
@@ -43,6 +47,7 @@ namespace -n names are ready and weir's CRDs are served.`,
 		},
 	}
 	cmd.Flags().BoolVar(&o.pre, "pre", false, "only run pre-installation checks")
+	cmd.Flags().DurationVar(&o.poll, "poll-interval", 5*time.Second, "how often the health checker should poll the cluster for the latest state of the resources")
 	return cmd
 }
 
@@ -68,7 +73,7 @@ func run(ctx context.Context, o *options, streams genericiooptions.IOStreams, de
 	p.Actionf("checking version in cluster")
 	ok = installedVersion(ctx, p, c) && ok
 	p.Actionf("checking controllers")
-	ok = controllers(ctx, p, c, ns) && ok
+	ok = controllers(ctx, p, c, ns, o.poll) && ok
 	p.Actionf("checking crds")
 	ok = crds(ctx, p, c) && ok
 	if !ok {
@@ -121,7 +126,24 @@ func installedVersion(ctx context.Context, p output.Progress, c client.Client) b
 	return true
 }
 
-func controllers(ctx context.Context, p output.Progress, c client.Client, ns string) bool {
+// waitHealthy reads the Deployment's health every poll until it is
+// Current or ctx ends (--timeout), as flux check waits, and returns the
+// last reading.
+func waitHealthy(ctx context.Context, c client.Client, ns, name string, poll time.Duration) install.DeploymentStatus {
+	for {
+		st := install.DeploymentHealth(ctx, c, ns, name)
+		if st.Status == status.CurrentStatus || poll <= 0 {
+			return st
+		}
+		select {
+		case <-ctx.Done():
+			return st
+		case <-time.After(poll):
+		}
+	}
+}
+
+func controllers(ctx context.Context, p output.Progress, c client.Client, ns string, poll time.Duration) bool {
 	var list appsv1.DeploymentList
 	if err := c.List(ctx, &list, client.InNamespace(ns), client.MatchingLabels{meta.PartOfLabel: meta.PartOfValue}); err != nil {
 		p.Failuref("listing controllers: %v", err)
@@ -133,7 +155,7 @@ func controllers(ctx context.Context, p output.Progress, c client.Client, ns str
 	}
 	ok := true
 	for _, d := range list.Items {
-		st := install.DeploymentHealth(ctx, c, ns, d.Name)
+		st := waitHealthy(ctx, c, ns, d.Name, poll)
 		if st.Status == status.CurrentStatus {
 			p.Successf("%s: deployment ready", d.Name)
 		} else {

@@ -259,7 +259,8 @@ func TestSingleLayout(t *testing.T) {
 }
 
 // checkUnschedulable moves the controller's pods to a node that does not
-// exist: check then reports the Deployment not ready and fails.
+// exist: check then reports the Deployment not ready once --timeout has
+// passed, and fails; made schedulable while check waits, it passes.
 func checkUnschedulable(t *testing.T) {
 	t.Helper()
 	env := testenv.Get(t)
@@ -268,10 +269,27 @@ func checkUnschedulable(t *testing.T) {
 	if err := env.Client.Patch(context.Background(), d, client.RawPatch(types.MergePatchType, patch)); err != nil {
 		t.Fatal(err)
 	}
-	res := clitest.Run(t, "check", "-n", "weir-system")
+	res := clitest.Run(t, "check", "-n", "weir-system", "--timeout", "3s", "--poll-interval", "500ms")
 	if res.Code != 1 || !strings.Contains(res.Stderr, "✗ weir-controller: deployment not ready") ||
 		!strings.Contains(res.Stderr, "✗ check failed") {
 		t.Errorf("check with an unschedulable controller: exit %d\n%s", res.Code, res.Stderr)
+	}
+
+	// check waits, polling every --poll-interval until --timeout, as flux
+	// check does: the Deployment made schedulable again while it waits
+	// ends the check in success.
+	done := make(chan clitest.Result, 1)
+	go func() {
+		done <- clitest.Run(t, "check", "-n", "weir-system", "--timeout", "2m", "--poll-interval", "250ms")
+	}()
+	time.Sleep(time.Second) // let check read the Deployment not ready first
+	unpatch := []byte(`{"spec":{"template":{"spec":{"nodeSelector":null}}}}`)
+	if err := env.Client.Patch(context.Background(), d, client.RawPatch(types.MergePatchType, unpatch)); err != nil {
+		t.Fatal(err)
+	}
+	res = <-done
+	if res.Code != 0 || !strings.Contains(res.Stderr, "✔ weir-controller: deployment ready") {
+		t.Errorf("check while the controller becomes schedulable: exit %d\n%s", res.Code, res.Stderr)
 	}
 }
 
