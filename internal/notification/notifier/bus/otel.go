@@ -72,7 +72,19 @@ func (t *otelTracer) Post(ctx context.Context, e events.Event) error {
 	if e.InvolvedObject.Kind == "HelmRepository" {
 		return nil
 	}
-	return notifier.Scrub(t.post(ctx, e), secrets(t.opts))
+	return notifier.Scrub(t.post(ctx, e), t.secrets())
+}
+
+// secrets are the credentials and every header value: collectors take
+// API keys in headers of their own naming (X-Honeycomb-Team, DD-API-KEY).
+func (t *otelTracer) secrets() []string {
+	s := secrets(t.opts)
+	for _, v := range t.headers {
+		if v != "" {
+			s = append(s, v)
+		}
+	}
+	return s
 }
 
 func (t *otelTracer) post(ctx context.Context, e events.Event) (err error) {

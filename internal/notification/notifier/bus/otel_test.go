@@ -223,15 +223,24 @@ func TestOTelSkipsHelmRepositories(t *testing.T) {
 func TestOTelReportsRefusals(t *testing.T) {
 	refusing := startCollector(t)
 	refusing.code, refusing.answer = http.StatusUnauthorized, "invalid token Bearer "+password
+	keyed := startCollector(t)
+	keyed.code, keyed.answer = http.StatusForbidden, "unknown API key "+password
 	tests := []struct {
 		name, address, want string
+		opts                notifier.Options
 	}{
-		{name: "unauthorized", address: refusing.srv.URL + "/v1/traces", want: "401 Unauthorized"},
-		{name: "unreachable", address: "http://" + closedPort(t) + "/v1/traces", want: "connection refused"},
+		{name: "unauthorized", address: refusing.srv.URL + "/v1/traces", want: "401 Unauthorized",
+			opts: notifier.Options{Password: password}},
+		{name: "a header's key echoed", address: keyed.srv.URL + "/v1/traces", want: "403 Forbidden",
+			opts: notifier.Options{Headers: map[string]string{"X-Honeycomb-Team": password}}},
+		{name: "unreachable", address: "http://" + closedPort(t) + "/v1/traces", want: "connection refused",
+			opts: notifier.Options{Password: password}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n, err := New(notifier.Options{Type: "otel", Address: tt.address, Password: password, Alert: testAlert})
+			o := tt.opts
+			o.Type, o.Address, o.Alert = "otel", tt.address, testAlert
+			n, err := New(o)
 			if err != nil {
 				t.Fatal(err)
 			}
