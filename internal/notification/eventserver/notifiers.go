@@ -46,7 +46,7 @@ func (t *target) options(c *http.Client) notifier.Options {
 	return notifier.Options{
 		Type: t.kind, Address: t.address, Channel: t.channel, Username: t.username,
 		Token: t.token, Password: t.password, CommitStatus: t.commitStatus, HTTPClient: c,
-		Headers: t.headers, Alert: t.alert,
+		Headers: t.headers, Alert: t.alert, Reader: t.reader,
 	}
 }
 

@@ -45,6 +45,8 @@ type target struct {
 	commitStatus string
 	// alert is the Alert the delivery is for.
 	alert notifier.AlertRef
+	// reader reads the event's objects, for the Notifiers that look them up.
+	reader client.Reader
 }
 
 // resolveTarget reads the Provider's Secrets through r. As Flux

@@ -195,6 +195,7 @@ func (s *Server) plan(ctx context.Context, log logr.Logger, e events.Event) ([]d
 			continue
 		}
 		t.alert = notifier.AlertRef{Namespace: a.Namespace, Name: a.Name, UID: string(a.UID)}
+		t.reader = s.client
 		forwarded, ignored := withAlertMetadata(e, a.Spec.Summary, a.Spec.EventMetadata)
 		if len(ignored) > 0 {
 			alog.Info("eventMetadata keys ignored: the event sets them", "keys", ignored)

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	"github.com/weir-gitops/weir/internal/runtime/events"
 )
 
@@ -39,6 +41,9 @@ type Options struct {
 	// Alert is the Alert the event is delivered for: otel names its
 	// service and its traces after it.
 	Alert AlertRef
+	// Reader reads the event's object and what it links to (otel places
+	// the object under its Kustomization and source); nil reads nothing.
+	Reader client.Reader
 	// HTTPClient carries the Provider's timeout, CA and proxy.
 	HTTPClient *http.Client
 }

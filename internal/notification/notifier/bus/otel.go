@@ -29,9 +29,11 @@ const otelTracerName = "flux:notification-controller"
 // http://collector:4318/v1/traces.
 //
 // The spans of one Alert and one revision share a trace: its ID is derived
-// from the Alert's UID and the revision, the span's from the object's UID
-// and the revision, so a collector sees the same IDs for the same change
-// whichever controller reports it.
+// from the Alert's UID and the revision (the root Kustomization's, when one
+// applied the object), the span's from the object's UID and its revision,
+// so a collector sees the same IDs for the same change whichever
+// controller reports it, and a span's parent is the span of the object's
+// Kustomization or source (lineage).
 type otelTracer struct {
 	opts    notifier.Options
 	headers map[string]string
@@ -101,7 +103,8 @@ func (t *otelTracer) post(ctx context.Context, e events.Event) (err error) {
 			err = fmt.Errorf("closing the OTLP exporter: %w", serr)
 		}
 	}()
-	spans := traceEvent(t.opts.Alert, e)
+	rev, parent := lineage(ctx, t.opts.Reader, e)
+	spans := traceEvent(t.opts.Alert, e, rev, parent)
 	if err := exp.ExportSpans(ctx, spans); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return fmt.Errorf("exporting span to %s: timed out", notifier.Host(t.opts.Address))
@@ -114,9 +117,15 @@ func (t *otelTracer) post(ctx context.Context, e events.Event) (err error) {
 // traceEvent records e as one ended span of the Alert's service, to be
 // exported by the caller, which then knows whether the collector took it
 // (a batching processor would drop the error).
-func traceEvent(a notifier.AlertRef, e events.Event) []sdktrace.ReadOnlySpan {
-	rev := traceRevision(e)
+func traceEvent(a notifier.AlertRef, e events.Event, traceRev string, parent *node) []sdktrace.ReadOnlySpan {
 	rec := &recorder{}
+	tid := traceID(a.UID, traceRev)
+	ctx := context.Background()
+	if parent != nil {
+		ctx = trace.ContextWithSpanContext(ctx, trace.NewSpanContext(trace.SpanContextConfig{
+			TraceID: tid, SpanID: spanID(parent.uid, parent.revision), TraceFlags: trace.FlagsSampled, Remote: true,
+		}))
+	}
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithSpanProcessor(rec),
 		sdktrace.WithResource(resource.NewWithAttributes(semconv.SchemaURL,
@@ -125,7 +134,7 @@ func traceEvent(a notifier.AlertRef, e events.Event) []sdktrace.ReadOnlySpan {
 			semconv.ServiceInstanceID(a.UID),
 		)),
 		sdktrace.WithIDGenerator(fixedIDs{
-			trace: traceID(a.UID, rev), span: spanID(string(e.InvolvedObject.UID), rev),
+			trace: tid, span: spanID(string(e.InvolvedObject.UID), traceRevision(e)),
 		}),
 	)
 	o := e.InvolvedObject
@@ -143,7 +152,7 @@ func traceEvent(a notifier.AlertRef, e events.Event) []sdktrace.ReadOnlySpan {
 	for _, k := range keys {
 		attrs = append(attrs, attribute.String(k, e.Metadata[k]))
 	}
-	_, span := tp.Tracer(otelTracerName).Start(context.Background(),
+	_, span := tp.Tracer(otelTracerName).Start(ctx,
 		o.Kind+": "+o.Namespace+"/"+o.Name,
 		trace.WithAttributes(attrs...), trace.WithTimestamp(e.Timestamp))
 	if e.Severity == events.SeverityError {
