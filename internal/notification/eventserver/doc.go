@@ -33,9 +33,11 @@
 // ending a reconciliation and events naming a commit reach them, keyed by
 // commitStatusExpr or Flux's default), the chat services of notifier/chat
 // (msteams, googlechat, webex, telegram, matrix, lark) and the incident
-// tools of notifier/incident (pagerduty, opsgenie, datadog, grafana). A
-// type weir does not deliver to yet (githubdispatch, the pull-request
-// comment types, sentry, zulip, zoom, incident.io and the event buses) is
+// tools of notifier/incident (pagerduty, opsgenie, datadog, grafana) and
+// the event buses of notifier/bus (nats, googlepubsub, otel, which also
+// gets the Alert). A type weir does not deliver to yet (githubdispatch, the
+// pull-request comment types, sentry, zulip, zoom, incident.io,
+// azureeventhub) is
 // logged as an error for each event its Alerts send, never dropped
 // silently; credentials are masked in every error.
 //

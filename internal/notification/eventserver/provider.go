@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
+	"github.com/weir-gitops/weir/internal/notification/notifier"
 )
 
 // Keys read from a Provider's Secrets; the names are Flux's.
@@ -42,6 +43,10 @@ type target struct {
 	timeout  time.Duration
 	// commitStatus is the status key, for the commit-status types.
 	commitStatus string
+	// alert is the Alert the delivery is for.
+	alert notifier.AlertRef
+	// reader reads the event's objects, for the Notifiers that look them up.
+	reader client.Reader
 }
 
 // resolveTarget reads the Provider's Secrets through r. As Flux

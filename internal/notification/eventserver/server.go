@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
+	"github.com/weir-gitops/weir/internal/notification/notifier"
 	"github.com/weir-gitops/weir/internal/notification/notifier/commitstatus"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 )
@@ -193,6 +194,8 @@ func (s *Server) plan(ctx context.Context, log logr.Logger, e events.Event) ([]d
 		if t == nil {
 			continue
 		}
+		t.alert = notifier.AlertRef{Namespace: a.Namespace, Name: a.Name, UID: string(a.UID)}
+		t.reader = s.client
 		forwarded, ignored := withAlertMetadata(e, a.Spec.Summary, a.Spec.EventMetadata)
 		if len(ignored) > 0 {
 			alog.Info("eventMetadata keys ignored: the event sets them", "keys", ignored)

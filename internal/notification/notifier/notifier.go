@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	"github.com/weir-gitops/weir/internal/runtime/events"
 )
 
@@ -33,8 +35,22 @@ type Options struct {
 	// CommitStatus is the key of the commit status to set (commitStatusExpr
 	// evaluated, or Flux's default), for the commit-status types.
 	CommitStatus string
+	// Headers is the Secret's headers key: extra HTTP headers, or the
+	// message attributes of an event bus.
+	Headers map[string]string
+	// Alert is the Alert the event is delivered for: otel names its
+	// service and its traces after it.
+	Alert AlertRef
+	// Reader reads the event's object and what it links to (otel places
+	// the object under its Kustomization and source); nil reads nothing.
+	Reader client.Reader
 	// HTTPClient carries the Provider's timeout, CA and proxy.
 	HTTPClient *http.Client
+}
+
+// AlertRef names an Alert.
+type AlertRef struct {
+	Namespace, Name, UID string
 }
 
 // ErrInvalidConfig marks a Provider a Notifier cannot be built from: the
