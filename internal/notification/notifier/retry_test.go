@@ -21,7 +21,7 @@ const secretPath = "/services/T0/B0/k3y-in-the-path"
 
 func TestRetrying(t *testing.T) {
 	tests := []struct {
-		name      string
+		name     string
 		fails    int
 		code     int
 		final    int // the answer after the failures
