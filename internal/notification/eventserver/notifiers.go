@@ -43,10 +43,10 @@ func supportedType(kind string) bool {
 // whose SDK sends once, nor the Git hosts with clients of their own
 // (GitLab's retries by itself).
 func retried(kind string) bool {
-	switch {
-	case kind == notificationv1beta3.SentryProvider:
+	switch kind {
+	case notificationv1beta3.SentryProvider:
 		return false
-	case kind == notificationv1beta3.BitbucketServerProvider:
+	case notificationv1beta3.BitbucketServerProvider:
 		return true
 	}
 	return webhookType(kind) || slices.Contains(chat.Types, kind) || slices.Contains(incident.Types, kind)

@@ -60,6 +60,8 @@ type retryTransport struct {
 type outcome struct {
 	attempts int
 	last     string
+	// reported: giveUp made the error.
+	reported bool
 }
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -100,7 +102,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// The caller's client wraps the error with the address again.
 		err = uerr.Err
 	}
-	if o.attempts > 1 && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+	if !o.reported && o.attempts > 1 && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
 		// The timeout ended the wait for the next attempt.
 		return nil, fmt.Errorf("giving up after %d attempts within the timeout, the last got %s: %w", o.attempts, o.last, err)
 	}
@@ -110,6 +112,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // giveUp is go-retryablehttp's ErrorHandler: it turns the last answer
 // into an error, keeping the start of its body, once retrying stops.
 func (o *outcome) giveUp(resp *http.Response, err error, attempts int) (*http.Response, error) {
+	o.reported = true
 	if resp != nil {
 		defer resp.Body.Close()
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
