@@ -184,3 +184,30 @@ func TestRetriedTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestWebhookRetried: the webhook types this package posts itself retry
+// too, with the same body (and signature) on every try.
+func TestWebhookRetried(t *testing.T) {
+	f := newFixture(t)
+	svc := notifiertest.NewService(t)
+	svc.FailNext(2, http.StatusServiceUnavailable)
+	f.secret(t, "hmac", map[string]string{"token": "hm4c-key"})
+	f.provider(t, "p", notificationv1beta3.ProviderSpec{Type: notificationv1beta3.GenericHMACProvider, Address: svc.Server.URL,
+		SecretRef: &meta.LocalObjectReference{Name: "hmac"}})
+	f.alert(t, "a", nil)
+	s := newServer(t, Options{Retry: &notifier.Retry{Max: 4, WaitMin: time.Millisecond, WaitMax: time.Millisecond}})
+
+	if code := sendEvent(t, s, event(f.ns, "podinfo", "stored artifact")); code != http.StatusAccepted {
+		t.Fatalf("code = %d", code)
+	}
+	reqs := svc.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("webhook got %d requests, want 3", len(reqs))
+	}
+	for i, r := range reqs {
+		if !bytes.Equal(r.Body, reqs[0].Body) || r.Header.Get("X-Signature") == "" ||
+			r.Header.Get("X-Signature") != reqs[0].Header.Get("X-Signature") {
+			t.Errorf("try %d differs from the first: %s %q", i+1, r.Body, r.Header.Get("X-Signature"))
+		}
+	}
+}
