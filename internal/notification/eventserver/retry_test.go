@@ -12,6 +12,11 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/weir-gitops/weir/api/meta"
@@ -208,6 +213,40 @@ func TestWebhookRetried(t *testing.T) {
 		if !bytes.Equal(r.Body, reqs[0].Body) || r.Header.Get("X-Signature") == "" ||
 			r.Header.Get("X-Signature") != reqs[0].Header.Get("X-Signature") {
 			t.Errorf("try %d differs from the first: %s %q", i+1, r.Body, r.Header.Get("X-Signature"))
+		}
+	}
+}
+
+// TestDeliveryFailureAsKubernetesEvent: with the recorder the app gives
+// it, a refused delivery is a Warning Event on the Alert in the cluster.
+func TestDeliveryFailureAsKubernetesEvent(t *testing.T) {
+	f := newFixture(t)
+	svc := notifiertest.NewService(t)
+	svc.Answer(http.StatusForbidden, `{"message":"token `+incidentToken+` revoked"}`)
+	f.secret(t, "incident-io", map[string]string{"token": incidentToken})
+	f.provider(t, "p", notificationv1beta3.ProviderSpec{Type: notificationv1beta3.IncidentIOProvider,
+		Address: svc.Server.URL + "/v2/alert_events/http/01HZX", SecretRef: &meta.LocalObjectReference{Name: "incident-io"}})
+	f.alert(t, "a", nil)
+	broadcaster := record.NewBroadcaster()
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{
+		Interface: kubernetes.NewForConfigOrDie(f.env.Config).CoreV1().Events("")})
+	t.Cleanup(broadcaster.Shutdown)
+	kube := broadcaster.NewRecorder(f.env.Scheme, corev1.EventSource{Component: "notification-controller"})
+	s := newServer(t, Options{Events: events.NewRecorder(kube, f.env.Scheme, "notification-controller", "test", "")})
+
+	e := event(f.ns, "podinfo", "stored artifact")
+	e.Severity = events.SeverityError
+	sendEvent(t, s, e)
+	alert := &notificationv1beta3.Alert{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "a"}}
+	f.env.AssertEventPrefix(t, alert, notificationv1.NotificationDispatchFailedReason,
+		"failed to send notification for GitRepository/"+f.ns+"/podinfo: posting to "+svc.Server.URL+": 403 Forbidden")
+	var list corev1.EventList
+	if err := f.env.Client.List(context.Background(), &list, client.InNamespace(f.ns)); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range list.Items {
+		if ev.Type != corev1.EventTypeWarning || strings.Contains(ev.Message, incidentToken) {
+			t.Errorf("event %s %q: want a Warning without the token", ev.Type, ev.Message)
 		}
 	}
 }
