@@ -68,10 +68,15 @@ func addEventsServer(deps *Deps) error {
 	if deps.runs("source") && addr == opts.StorageAddr {
 		return fmt.Errorf("--events-listen-addr %s is also the artifact server's --storage-addr", addr)
 	}
+	// Delivery failures become Warning Events on the Alert, Kubernetes
+	// Events only: forwarding them to this very server would be a loop.
+	recorder := events.NewRecorder(mgr.GetEventRecorderFor(receiver.ControllerName), mgr.GetScheme(), //nolint:staticcheck // SA1019: as for the Receiver reconciler's recorder
+		receiver.ControllerName, os.Getenv("POD_NAME"), "")
 	return mgr.Add(eventserver.NewServer(addr, mgr.GetClient(), ctrl.Log.WithName("events"), eventserver.Options{
 		NoCrossNamespaceRefs: opts.NoCrossNamespaceRefs,
 		RateLimitInterval:    opts.RateLimitInterval,
 		SecretReader:         mgr.GetAPIReader(),
+		Events:               recorder,
 	}))
 }
 

@@ -228,9 +228,9 @@ func TestCommitStatusExprAndMisconfiguredProviders(t *testing.T) {
 		SecretRef: secret})
 	f.provider(t, "bad-expr", notificationv1beta3.ProviderSpec{Type: notificationv1beta3.GitHubProvider, Address: gh.srv.URL + "/org/app",
 		SecretRef: secret, CommitStatusExpr: `event.(`})
-	f.provider(t, "teams", notificationv1beta3.ProviderSpec{Type: notificationv1beta3.ZoomProvider, Address: gh.srv.URL})
+	f.provider(t, "zoom", notificationv1beta3.ProviderSpec{Type: notificationv1beta3.ZoomProvider, Address: gh.srv.URL})
 	source := []notificationv1.CrossNamespaceObjectReference{{Kind: kustomizev1.KustomizationKind, Name: "apps"}}
-	for name, provider := range map[string]string{"a": "p", "b": "no-repo", "c": "bad-expr", "d": "teams"} {
+	for name, provider := range map[string]string{"a": "p", "b": "no-repo", "c": "bad-expr", "d": "zoom"} {
 		f.alert(t, name, func(s *notificationv1beta3.AlertSpec) {
 			s.ProviderRef.Name, s.EventSources = provider, source
 			s.EventMetadata = map[string]string{"env": "prod"}
@@ -245,7 +245,7 @@ func TestCommitStatusExprAndMisconfiguredProviders(t *testing.T) {
 		t.Fatalf("host holds %+v, want one status keyed flux/a/prod/apps", got)
 	}
 	out := logs.String()
-	for _, want := range []string{`<owner>/<repo>`, "commitStatusExpr does not compile", `provider type not supported by weir: \"zoom\"`} {
+	for _, want := range []string{`<owner>/<repo>`, "commitStatusExpr does not compile", "zoom provider needs the token key"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("log does not say %q:\n%s", want, out)
 		}

@@ -32,17 +32,25 @@
 // bitbucket, bitbucketserver, azuredevops; only error events, events
 // ending a reconciliation and events naming a commit reach them, keyed by
 // commitStatusExpr or Flux's default), the chat services of notifier/chat
-// (msteams, googlechat, webex, telegram, matrix, lark) and the incident
-// tools of notifier/incident (pagerduty, opsgenie, datadog, grafana) and
-// the event buses of notifier/bus (nats, googlepubsub, otel, which also
-// gets the Alert). A type weir does not deliver to yet (githubdispatch, the
-// pull-request comment types, sentry, zulip, zoom, incident.io,
+// (msteams, googlechat, webex, telegram, matrix, lark, zulip, zoom), the
+// incident tools of notifier/incident (pagerduty, opsgenie, datadog,
+// grafana, incident.io, sentry) and the event buses of notifier/bus (nats,
+// googlepubsub, otel, which also gets the Alert). A type weir does not
+// deliver to yet (githubdispatch, the pull-request comment types,
 // azureeventhub) is
 // logged as an error for each event its Alerts send, never dropped
 // silently; credentials are masked in every error.
 //
+// Deliveries are retried as Flux's are (notifier.Retrying, Flux's
+// go-retryablehttp numbers: four retries 2s to 30s apart, on connection
+// errors, 429 and 5xx) for the types whose Flux notifiers retry: the
+// webhooks, chat and incident services but sentry, and bitbucketserver;
+// the Provider's timeout covers every try. They run after the controller's
+// request is answered. A delivery that fails is logged with the Alert,
+// the Provider and the object, and, as Flux does, recorded as a Warning
+// Event (NotificationDispatchFailed) on the Alert.
+//
 // What weir leaves out, compared with Flux's notification-controller:
-// retries of failed deliveries (GitLab's client retries on its own),
 // workload identity for Providers (serviceAccountName), GitHub App
 // credentials, the Provider interval field, HTTP request metrics, and the
 // deprecated caFile key of certSecretRef.

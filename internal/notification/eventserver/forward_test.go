@@ -339,7 +339,9 @@ func TestRefusedAndDroppedEvents(t *testing.T) {
 	sk.expect(t, 0)
 }
 
-func TestUnsupportedProviderType(t *testing.T) {
+// TestMisconfiguredProviderType: a Provider its type cannot deliver with
+// (zoom without its token) does not hold back another Alert's.
+func TestMisconfiguredProviderType(t *testing.T) {
 	f := newFixture(t)
 	sk := newSink(t, false)
 	f.provider(t, "p", notificationv1beta3.ProviderSpec{Type: notificationv1beta3.ZoomProvider, Address: sk.srv.URL})

@@ -41,6 +41,21 @@ func supportedType(kind string) bool {
 		slices.Contains(bus.Types, kind)
 }
 
+// retried reports whether deliveries to kind are retried as Flux's are:
+// the types whose Flux notifiers post through go-retryablehttp (the
+// webhooks, chat and incident services, Bitbucket Server). Not sentry,
+// whose SDK sends once, nor the Git hosts with clients of their own
+// (GitLab's retries by itself).
+func retried(kind string) bool {
+	switch kind {
+	case notificationv1beta3.SentryProvider:
+		return false
+	case notificationv1beta3.BitbucketServerProvider:
+		return true
+	}
+	return webhookType(kind) || slices.Contains(chat.Types, kind) || slices.Contains(incident.Types, kind)
+}
+
 // options hands t to a Notifier.
 func (t *target) options(c *http.Client) notifier.Options {
 	return notifier.Options{

@@ -197,12 +197,15 @@ func TestNewAlertmanagerAlert(t *testing.T) {
 func TestSupportedTypeMatchesNotifiers(t *testing.T) {
 	kinds := []string{"generic", "generic-hmac", "slack", "discord", "alertmanager", "msteams", "rocket",
 		"github", "gitlab", "gitea", "bitbucket", "bitbucketserver", "azuredevops", "googlechat", "telegram",
-		"pagerduty", "incident.io", ""}
+		"pagerduty", "incident.io", "zulip", "zoom", "sentry", "carrier-pigeon", ""}
 	for _, kind := range kinds {
 		tg := &target{kind: kind, address: "https://h/o/r", token: "u:t", commitStatus: "k"}
 		_, err := newNotifier(tg, http.DefaultClient)
 		if got, want := supportedType(kind), !errors.Is(err, errUnsupportedType); got != want {
 			t.Errorf("supportedType(%q) = %v, but newNotifier error = %v", kind, got, err)
+		}
+		if kind == "carrier-pigeon" && !errors.Is(err, errUnsupportedType) {
+			t.Errorf("newNotifier(%q) = %v, want errUnsupportedType", kind, err)
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	notificationv1 "github.com/weir-gitops/weir/api/notification/v1"
 	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
 	"github.com/weir-gitops/weir/internal/notification/notifier"
 	"github.com/weir-gitops/weir/internal/notification/notifier/commitstatus"
@@ -44,6 +45,17 @@ type Options struct {
 	// HTTPClient, when set, delivers every event instead of a client
 	// built from the Provider's timeout, CA and proxy. For tests.
 	HTTPClient *http.Client
+	// Retry is how failed deliveries are retried; Flux's policy when nil.
+	// For tests.
+	Retry *notifier.Retry
+	// Events, when set, records a Warning Event on the Alert whose
+	// delivery failed, as Flux's notification-controller does.
+	Events EventRecorder
+}
+
+// EventRecorder records Kubernetes Events (events.Recorder does).
+type EventRecorder interface {
+	Warning(ctx context.Context, obj client.Object, reason string, metadata map[string]string, messageFormat string, args ...any)
 }
 
 // Server receives controllers' events (POST /, JSON events.Event) and
@@ -161,6 +173,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 // delivery is one event bound for one Provider, as one Alert wants it.
 type delivery struct {
 	log    logr.Logger
+	alert  *notificationv1beta3.Alert
 	event  events.Event
 	target *target
 }
@@ -189,6 +202,7 @@ func (s *Server) plan(ctx context.Context, log logr.Logger, e events.Event) ([]d
 		p, t, err := s.resolveProvider(ctx, a)
 		if err != nil {
 			alog.Error(err, "cannot forward event")
+			s.recordFailure(a, "dispatch", e, err)
 			continue
 		}
 		if t == nil {
@@ -207,11 +221,13 @@ func (s *Server) plan(ctx context.Context, log logr.Logger, e events.Event) ([]d
 			}
 			if t.commitStatus, err = commitStatusKey(p, a, forwarded); err != nil {
 				alog.Error(err, "cannot forward event", "provider", p.Name)
+				s.recordFailure(a, "dispatch", e, err)
 				continue
 			}
 		}
 		out = append(out, delivery{
 			log:    alog.WithValues("provider", a.Spec.ProviderRef.Name, "type", t.kind),
+			alert:  a,
 			event:  forwarded,
 			target: t,
 		})
@@ -291,18 +307,41 @@ func (s *Server) deliver(d delivery) {
 		var err error
 		if c, err = newHTTPClient(d.target); err != nil {
 			d.log.Error(err, "cannot forward event")
+			s.recordFailure(d.alert, "send", d.event, err)
 			return
 		}
+	}
+	if retried(d.target.kind) {
+		policy := notifier.FluxRetry
+		if s.opts.Retry != nil {
+			policy = *s.opts.Retry
+		}
+		c = notifier.Retrying(c, policy)
 	}
 	n, err := newNotifier(d.target, c)
 	if err == nil {
 		err = n.Post(ctx, d.event)
 	}
 	if err != nil {
-		d.log.Error(scrubbed(err, d.target), "cannot forward event")
+		err = scrubbed(err, d.target)
+		d.log.Error(err, "cannot forward event")
+		s.recordFailure(d.alert, "send", d.event, err)
 		return
 	}
 	d.log.V(1).Info("event forwarded", "address", redactAddress(d.target.address))
+}
+
+// recordFailure puts a Warning Event on the Alert, with Flux's reason and
+// message ("failed to send notification for <Kind>/<namespace>/<name>:
+// …"), verb saying whether sending or preparing the delivery failed. err
+// is already free of credentials.
+func (s *Server) recordFailure(a *notificationv1beta3.Alert, verb string, e events.Event, err error) {
+	if s.opts.Events == nil || a == nil {
+		return
+	}
+	o := e.InvolvedObject
+	s.opts.Events.Warning(s.baseCtx, a, notificationv1.NotificationDispatchFailedReason, nil,
+		"failed to %s notification for %s/%s/%s: %s", verb, o.Kind, o.Namespace, o.Name, err)
 }
 
 func (s *Server) secretReader() client.Reader {

@@ -8,5 +8,7 @@
 // client (timeout, CA, proxy) and passes it in, so a Notifier never builds
 // transport of its own, and it owns deciding which events reach which
 // Notifier. The families live in sub-packages, one job each:
-// commitstatus for the Git hosts.
+// commitstatus for the Git hosts, chat, incident. Retrying wraps the
+// event server's client with Flux's retries (go-retryablehttp), for the
+// types Flux retries.
 package notifier

@@ -27,14 +27,20 @@ func PostJSON(ctx context.Context, c *http.Client, method, address string, body 
 	if err != nil {
 		return fmt.Errorf("encoding payload: %w", err)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, address, bytes.NewReader(b))
+	return Send(ctx, c, method, address, "application/json", b, header)
+}
+
+// Send sends body of the content type with method to address, as
+// PostJSON does for JSON.
+func Send(ctx context.Context, c *http.Client, method, address, contentType string, body []byte, header http.Header) error {
+	req, err := http.NewRequestWithContext(ctx, method, address, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("building request to %s: invalid address", Host(address))
 	}
 	for k, v := range header {
 		req.Header[k] = v
 	}
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", contentType)
 	resp, err := c.Do(req)
 	if err != nil {
 		var uerr *url.Error

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 
 	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
 	"github.com/weir-gitops/weir/internal/notification/notifier"
@@ -14,6 +15,7 @@ import (
 var Types = []string{
 	notificationv1beta3.MSTeamsProvider, notificationv1beta3.GoogleChatProvider, notificationv1beta3.WebexProvider,
 	notificationv1beta3.TelegramProvider, notificationv1beta3.MatrixProvider, notificationv1beta3.LarkProvider,
+	notificationv1beta3.ZulipProvider, notificationv1beta3.ZoomProvider,
 }
 
 // payloadFunc renders an event as one service's request: method, address
@@ -24,7 +26,9 @@ type request struct {
 	method  string
 	address string
 	header  http.Header
-	body    any
+	// body is sent as JSON, unless form is set.
+	body any
+	form url.Values
 }
 
 // service is the Notifier of one chat type.
@@ -50,6 +54,10 @@ func New(o notifier.Options) (notifier.Notifier, error) {
 		p = matrix
 	case notificationv1beta3.LarkProvider:
 		p = lark
+	case notificationv1beta3.ZulipProvider:
+		p = zulip
+	case notificationv1beta3.ZoomProvider:
+		p = zoom
 	default:
 		return nil, fmt.Errorf("%w: %q is not a chat type", notifier.ErrInvalidConfig, o.Type)
 	}
@@ -66,7 +74,13 @@ func (s *service) Post(ctx context.Context, e events.Event) error {
 	if err != nil {
 		return err
 	}
-	return notifier.Scrub(notifier.PostJSON(ctx, s.opts.HTTPClient, r.method, r.address, r.body, r.header), s.opts.Secrets())
+	if r.form != nil {
+		err = notifier.Send(ctx, s.opts.HTTPClient, r.method, r.address, "application/x-www-form-urlencoded",
+			[]byte(r.form.Encode()), r.header)
+	} else {
+		err = notifier.PostJSON(ctx, s.opts.HTTPClient, r.method, r.address, r.body, r.header)
+	}
+	return notifier.Scrub(err, s.opts.Secrets())
 }
 
 // need fails when a field the type needs is empty.

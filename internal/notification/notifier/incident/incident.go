@@ -17,6 +17,7 @@ import (
 var Types = []string{
 	notificationv1beta3.PagerDutyProvider, notificationv1beta3.OpsgenieProvider,
 	notificationv1beta3.DataDogProvider, notificationv1beta3.GrafanaProvider,
+	notificationv1beta3.IncidentIOProvider, notificationv1beta3.SentryProvider,
 }
 
 // Default addresses of the services with one public API.
@@ -38,6 +39,8 @@ const (
 type service struct {
 	opts  notifier.Options
 	build func(o notifier.Options, e events.Event) (address string, header http.Header, body any)
+	// skip, when set, says which events the service is not told of.
+	skip func(e events.Event) bool
 }
 
 // New returns the Notifier of an incident type, after checking the
@@ -62,6 +65,14 @@ func New(o notifier.Options) (notifier.Notifier, error) {
 			return nil, fmt.Errorf("%w: grafana provider needs an address (https://<grafana>/api/annotations)", notifier.ErrInvalidConfig)
 		}
 		s.build = grafana
+	case notificationv1beta3.IncidentIOProvider:
+		if o.Address == "" {
+			return nil, fmt.Errorf("%w: incident.io provider needs an address (the HTTP alert source's URL, "+
+				"https://api.incident.io/v2/alert_events/http/<source ID>)", notifier.ErrInvalidConfig)
+		}
+		s.build, s.skip = incidentIO, skipProgressing
+	case notificationv1beta3.SentryProvider:
+		return newSentry(o)
 	default:
 		return nil, fmt.Errorf("%w: %q is not an incident type", notifier.ErrInvalidConfig, o.Type)
 	}
@@ -72,6 +83,9 @@ func New(o notifier.Options) (notifier.Notifier, error) {
 }
 
 func (s *service) Post(ctx context.Context, e events.Event) error {
+	if s.skip != nil && s.skip(e) {
+		return nil
+	}
 	addr, header, body := s.build(s.opts, e)
 	err := notifier.PostJSON(ctx, s.opts.HTTPClient, http.MethodPost, addr, body, header)
 	secrets := s.opts.Secrets()

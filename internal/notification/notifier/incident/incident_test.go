@@ -64,6 +64,16 @@ func TestIncidentRequests(t *testing.T) {
 			opts: func(base string) notifier.Options {
 				return notifier.Options{Type: "grafana", Address: base + "/api/annotations", Token: token, Username: "u", Password: "p"}
 			}},
+		{name: "incident.io firing", golden: "incidentio-firing", severity: events.SeverityError,
+			path: "/v2/alert_events/http/01HZX", header: map[string]string{"Authorization": "Bearer " + token},
+			opts: func(base string) notifier.Options {
+				return notifier.Options{Type: "incident.io", Address: base + "/v2/alert_events/http/01HZX", Token: token}
+			}},
+		{name: "incident.io resolved", golden: "incidentio-resolved", severity: events.SeverityInfo,
+			path: "/v2/alert_events/http/01HZX", header: map[string]string{"Authorization": "Bearer " + token},
+			opts: func(base string) notifier.Options {
+				return notifier.Options{Type: "incident.io", Address: base + "/v2/alert_events/http/01HZX", Token: token}
+			}},
 		{name: "grafana with basic auth", golden: "grafana", severity: events.SeverityError, path: "/api/annotations",
 			header: map[string]string{"Authorization": "Basic YWRtaW46" + "YXAxLWszeS1zM2NyZXQ="},
 			opts: func(base string) notifier.Options {
@@ -128,10 +138,27 @@ func TestIncidentNeedsItsFields(t *testing.T) {
 		{Type: "datadog", Token: token},
 		{Type: "datadog", Address: "https://api.datadoghq.com"},
 		{Type: "grafana"},
+		{Type: "incident.io", Token: token},
+		{Type: "incident.io", Address: "https://api.incident.io/v2/alert_events/http/01HZX"},
+		{Type: "sentry"},
 		{Type: "sentry", Address: "https://x"},
+		{Type: "nats", Address: "nats://x"},
 	} {
 		if _, err := New(o); !errors.Is(err, notifier.ErrInvalidConfig) {
 			t.Errorf("New(%+v) = %v, want ErrInvalidConfig", o, err)
 		}
+	}
+}
+
+func TestIncidentIOSkipsProgressing(t *testing.T) {
+	svc := notifiertest.NewService(t)
+	n, err := New(notifier.Options{Type: "incident.io", Address: svc.Server.URL, Token: token, HTTPClient: svc.Server.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := sampleEvent(events.SeverityInfo)
+	e.Reason = "Progressing"
+	if err := n.Post(context.Background(), e); err != nil || len(svc.Requests()) != 0 {
+		t.Errorf("Post(Progressing) = %v after %d requests, want nothing sent", err, len(svc.Requests()))
 	}
 }

@@ -32,6 +32,8 @@ type Service struct {
 	reqs   []Request
 	code   int
 	answer string
+	// fails are answers given before code and answer, one a request.
+	fails []int
 }
 
 // NewService starts a Service answering 200 with an empty JSON object.
@@ -45,6 +47,13 @@ func NewService(t *testing.T) *Service {
 		s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery,
 			Header: r.Header.Clone(), Body: body})
 		w.Header().Set("Content-Type", "application/json")
+		if len(s.fails) > 0 {
+			code := s.fails[0]
+			s.fails = s.fails[1:]
+			w.WriteHeader(code)
+			_, _ = io.WriteString(w, `{"error":"`+http.StatusText(code)+`"}`)
+			return
+		}
 		w.WriteHeader(s.code)
 		_, _ = io.WriteString(w, s.answer)
 	}))
@@ -57,6 +66,16 @@ func (s *Service) Answer(code int, body string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.code, s.answer = code, body
+}
+
+// FailNext makes the Service answer code to the next n requests, then
+// answer as before: a service having a bad moment.
+func (s *Service) FailNext(n, code int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range n {
+		s.fails = append(s.fails, code)
+	}
 }
 
 // Requests returns what the Service received.
