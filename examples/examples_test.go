@@ -12,9 +12,12 @@ import (
 	"sigs.k8s.io/yaml"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	sourceextensionsv1beta1 "github.com/weir-gitops/weir/api/sourceextensions/v1beta1"
 	"github.com/weir-gitops/weir/examples"
 	"github.com/weir-gitops/weir/internal/kustomize"
 	"github.com/weir-gitops/weir/internal/kustomize/decrypt"
+	"github.com/weir-gitops/weir/internal/source/generate"
 )
 
 // TestFleetBuilds builds every Kustomization of clusters/dev from the
@@ -32,9 +35,16 @@ func TestFleetBuilds(t *testing.T) {
 		t.Fatalf("the demo key: %v", err)
 	}
 
+	artifacts := generateArtifacts(t, root)
 	objects := map[string]map[string]any{} // kind/namespace/name → object
 	for _, k := range kustomizations(t) {
-		opts := kustomize.FromSpec(root, &k.Spec)
+		base := root
+		if ref := k.Spec.SourceRef; ref.Kind == sourcev1.ExternalArtifactKind {
+			if base = artifacts[ref.Name]; base == "" {
+				t.Fatalf("%s: no ArtifactGenerator of clusters/dev generates ExternalArtifact %s", k.Name, ref.Name)
+			}
+		}
+		opts := kustomize.FromSpec(base, &k.Spec)
 		if pb := k.Spec.PostBuild; pb != nil {
 			merged := map[string]string{}
 			for _, ref := range pb.SubstituteFrom {
@@ -89,17 +99,22 @@ func TestFleetBuilds(t *testing.T) {
 }
 
 // TestLayersFollowTheRoot is seed 003's check, made mechanical: the root
-// (flux-system, which weir dev creates) applies cluster-vars, so every
-// Kustomization that substitutes from it must reach the root through
-// dependsOn, or a push that changes cluster-vars can be built with the old
-// values. dependsOn is revision-gated, so a path to the root is enough.
-// The walk also fails on a cycle or a dependency that does not exist.
+// (flux-system, which weir dev creates) applies cluster-vars and the
+// ArtifactGenerator, so every Kustomization must reach the root through
+// dependsOn. One that substitutes from cluster-vars must reach it through
+// Kustomizations of the root's own source: dependsOn is revision-gated
+// only between Kustomizations of the same source, and any other path lets
+// a push that changes cluster-vars be built with the old values. The walk
+// also fails on a cycle or a dependency that does not exist.
 func TestLayersFollowTheRoot(t *testing.T) {
 	const root = "flux-system"
 	ks := kustomizations(t)
 	deps := map[string][]string{}
+	onRootSource := map[string]bool{root: true}
 	for _, k := range ks {
 		deps[k.Name] = []string{}
+		ref := k.Spec.SourceRef
+		onRootSource[k.Name] = ref.Kind == sourcev1.GitRepositoryKind && ref.Name == root
 		for _, d := range k.Spec.DependsOn {
 			if d.Namespace != "" && d.Namespace != k.Namespace {
 				t.Errorf("%s: dependsOn %s/%s leaves the namespace", k.Name, d.Namespace, d.Name)
@@ -107,8 +122,13 @@ func TestLayersFollowTheRoot(t *testing.T) {
 			deps[k.Name] = append(deps[k.Name], d.Name)
 		}
 	}
-	var reachesRoot func(name string, seen map[string]bool) bool
-	reachesRoot = func(name string, seen map[string]bool) bool {
+	// reachesRoot walks dependsOn from name; gated keeps to the edges
+	// between Kustomizations of the root's source.
+	var reachesRoot func(name string, gated bool, seen map[string]bool) bool
+	reachesRoot = func(name string, gated bool, seen map[string]bool) bool {
+		if gated && !onRootSource[name] {
+			return false
+		}
 		if name == root {
 			return true
 		}
@@ -122,17 +142,58 @@ func TestLayersFollowTheRoot(t *testing.T) {
 			return false
 		}
 		for _, d := range deps[name] {
-			if reachesRoot(d, seen) {
+			if reachesRoot(d, gated, seen) {
 				return true
 			}
 		}
 		return false
 	}
 	for _, k := range ks {
-		if !reachesRoot(k.Name, map[string]bool{}) {
-			t.Errorf("Kustomization %s does not depend, directly or through others, on %s: it can be built before %s has applied the same revision's cluster-vars", k.Name, root, root)
+		if !reachesRoot(k.Name, false, map[string]bool{}) {
+			t.Errorf("Kustomization %s does not depend, directly or through others, on %s: it can start before %s has applied what it needs", k.Name, root, root)
+		}
+		if k.Spec.PostBuild != nil && len(k.Spec.PostBuild.SubstituteFrom) > 0 && !reachesRoot(k.Name, true, map[string]bool{}) {
+			t.Errorf("Kustomization %s substitutes from what %s applies but reaches it only through another source's Kustomizations, where dependsOn does not gate on the revision: it can be built with the old cluster-vars", k.Name, root)
 		}
 	}
+}
+
+// generateArtifacts builds, from the fleet copied to root, every
+// ExternalArtifact the ArtifactGenerators of clusters/dev generate, as
+// the source-watcher controller would: name → directory.
+func generateArtifacts(t *testing.T, root string) map[string]string {
+	t.Helper()
+	data, err := fs.ReadFile(examples.Fleet(), "clusters/dev/artifacts.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ag sourceextensionsv1beta1.ArtifactGenerator
+	if err := yaml.UnmarshalStrict(data, &ag); err != nil {
+		t.Fatalf("clusters/dev/artifacts.yaml: %v", err)
+	}
+	if err := generate.Validate(&ag.Spec); err != nil {
+		t.Fatalf("ArtifactGenerator %s: %v", ag.Name, err)
+	}
+	sources := generate.Sources{}
+	for _, s := range ag.Spec.Sources {
+		if s.Kind != sourcev1.GitRepositoryKind || s.Name != "flux-system" {
+			t.Fatalf("ArtifactGenerator %s: source %s/%s, the test knows only the fleet's own GitRepository", ag.Name, s.Kind, s.Name)
+		}
+		sources[s.Alias] = root
+	}
+	list, err := generate.Expand(&ag.Spec, sources)
+	if err != nil {
+		t.Fatalf("ArtifactGenerator %s: %v", ag.Name, err)
+	}
+	out := map[string]string{}
+	for _, a := range list {
+		dir := t.TempDir()
+		if _, err := generate.Build(context.Background(), a.Spec.Copy, sources, dir, generate.Options{}); err != nil {
+			t.Fatalf("ExternalArtifact %s: %v", a.Name, err)
+		}
+		out[a.Name] = dir
+	}
+	return out
 }
 
 // kustomizations reads the Kustomizations clusters/dev declares.

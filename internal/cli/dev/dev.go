@@ -401,6 +401,16 @@ func startControllers(ctx context.Context, fail context.CancelCauseFunc, cp *con
 		logFile.Close()
 		return nil, err
 	}
+	if slices.Contains(selected, "kustomize") || slices.Contains(selected, "helm") {
+		// The example's infrastructure layer builds from an
+		// ExternalArtifact, which Flux's kustomize and helm controllers
+		// accept only behind this gate; a cluster running Flux's example
+		// repository sets it too.
+		if appOpts.FeatureGates == nil {
+			appOpts.FeatureGates = map[string]bool{}
+		}
+		appOpts.FeatureGates["ExternalArtifact"] = true
+	}
 	if slices.Contains(selected, "notification") {
 		// Events reach Alerts as in a cluster, through the events server.
 		appOpts.EventsAddr = "http://" + eventsAddr + "/"

@@ -25,6 +25,8 @@ import (
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
+	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	sourceextensionsv1beta1 "github.com/weir-gitops/weir/api/sourceextensions/v1beta1"
 	"github.com/weir-gitops/weir/examples"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
 	"github.com/weir-gitops/weir/internal/devenv/testenv"
@@ -106,7 +108,7 @@ func checkOutput(t *testing.T, stdout, stderr, revision string) {
 	t.Helper()
 	for _, want := range []string{"✔ control plane ready", "✔ CRDs established", "✔ controllers running: source, source-watcher, kustomize, helm, notification",
 		"kubeconfig: ", "✔ example repository at http://127.0.0.1:",
-		"✔ apps: ", "✔ infrastructure: ", "✔ every Kustomization is Ready at " + revision,
+		"✔ ArtifactGenerator/platform: ", "✔ apps: ", "✔ infrastructure: ", "✔ every Kustomization is Ready at " + revision,
 		"✔ example synced in", "✔ stopped every process weir dev started"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q", want)
@@ -310,10 +312,24 @@ func kustomizationsReady(ctx context.Context, c client.Client, revision string) 
 			notReady = append(notReady, fmt.Sprintf("%s: %v", name, err))
 			continue
 		}
+		want := revision
+		if ref := k.Spec.SourceRef; ref.Kind == sourcev1.ExternalArtifactKind {
+			// Built from a generated artifact: applied the artifact's
+			// revision, the artifact copied from revision.
+			var ea sourcev1.ExternalArtifact
+			if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, &ea); err != nil || ea.Status.Artifact == nil {
+				notReady = append(notReady, fmt.Sprintf("%s: ExternalArtifact %s: %v, artifact %v", name, ref.Name, err, ea.Status.Artifact))
+				continue
+			}
+			if origin := ea.Status.Artifact.Metadata[sourceextensionsv1beta1.OriginRevisionAnnotation]; origin != revision {
+				notReady = append(notReady, fmt.Sprintf("%s: ExternalArtifact %s copied from %q", name, ref.Name, origin))
+			}
+			want = ea.Status.Artifact.Revision
+		}
 		ready := conditions.Get(&k, meta.ReadyCondition)
 		if ready == nil || !readyOrRerunning(ready) || ready.ObservedGeneration != k.Generation ||
-			k.Status.LastAppliedRevision != revision {
-			notReady = append(notReady, fmt.Sprintf("%s: applied %q, Ready %v", name, k.Status.LastAppliedRevision, ready))
+			k.Status.LastAppliedRevision != want {
+			notReady = append(notReady, fmt.Sprintf("%s: applied %q (want %q), Ready %v", name, k.Status.LastAppliedRevision, want, ready))
 		}
 	}
 	return len(notReady) == 0, strings.Join(notReady, "; ")

@@ -16,6 +16,7 @@ import (
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	sourceextensionsv1beta1 "github.com/weir-gitops/weir/api/sourceextensions/v1beta1"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 )
 
@@ -56,6 +57,8 @@ func newProgress(c client.Client, out io.Writer) *progress {
 type snapshot struct {
 	source         *sourcev1.GitRepository
 	kustomizations []kustomizev1.Kustomization
+	// artifacts are the ExternalArtifacts, by namespace/name.
+	artifacts map[client.ObjectKey]*sourcev1.ExternalArtifact
 	// objects holds, for each Kustomization Ready at its generation (by
 	// displayName), the kstatus state of every object of its inventory.
 	objects map[string][]objectState
@@ -73,6 +76,22 @@ func (p *progress) poll(ctx context.Context) (*snapshot, error) {
 	}
 	s.kustomizations = dependencyOrder(list.Items)
 	p.report("GitRepository/"+syncName, s.source, s.source.Generation)
+	var generators sourceextensionsv1beta1.ArtifactGeneratorList
+	if err := p.c.List(ctx, &generators); err != nil {
+		return nil, err
+	}
+	for i := range generators.Items {
+		g := &generators.Items[i]
+		p.report(sourceextensionsv1beta1.ArtifactGeneratorKind+"/"+objectName(g), g, g.Generation)
+	}
+	var artifacts sourcev1.ExternalArtifactList
+	if err := p.c.List(ctx, &artifacts); err != nil {
+		return nil, err
+	}
+	s.artifacts = map[client.ObjectKey]*sourcev1.ExternalArtifact{}
+	for i := range artifacts.Items {
+		s.artifacts[client.ObjectKeyFromObject(&artifacts.Items[i])] = &artifacts.Items[i]
+	}
 	s.objects = map[string][]objectState{}
 	for i := range s.kustomizations {
 		k := &s.kustomizations[i]
@@ -237,7 +256,11 @@ func state(obj conditions.Object, generation int64) (symbol, text string) {
 // fetched it, every Kustomization built from it is Ready at its generation
 // having applied it, and every object of their inventories is Current by
 // kstatus (its controller has observed its generation; a Deployment has
-// rolled out). Otherwise it returns what is not there yet.
+// rolled out). A Kustomization built from an ExternalArtifact generated
+// from the source counts when the artifact was generated from revision
+// (its origin revision) and the Kustomization applied the artifact's
+// revision, which a commit that leaves the copied files alone does not
+// change. Otherwise it returns what is not there yet.
 func (s *snapshot) converged(revision string) (bool, []string) {
 	var waiting []string
 	if a := s.source.Status.Artifact; a == nil || a.Revision != revision || !conditions.IsReady(s.source) {
@@ -249,11 +272,11 @@ func (s *snapshot) converged(revision string) (bool, []string) {
 		if k.Namespace == namespace && k.Name == syncName {
 			sync = true
 		}
-		ref := k.Spec.SourceRef
-		if ref.Kind != sourcev1.GitRepositoryKind || ref.Name != syncName || (ref.Namespace != "" && ref.Namespace != namespace) {
+		want, follows := s.wantRevision(k, revision)
+		if !follows {
 			continue
 		}
-		if !readyAt(k) || k.Status.LastAppliedRevision != revision {
+		if !readyAt(k) || want == "" || k.Status.LastAppliedRevision != want {
 			waiting = append(waiting, displayName(k))
 			continue
 		}
@@ -270,14 +293,50 @@ func (s *snapshot) converged(revision string) (bool, []string) {
 	return len(waiting) == 0, waiting
 }
 
+// wantRevision is the revision k must have applied for revision of the
+// sync's GitRepository to be in the cluster, and whether k follows that
+// repository at all: revision itself for a Kustomization of the
+// repository, the artifact's revision for one of an ExternalArtifact
+// whose origin revision is revision, "" while that artifact is not
+// generated from revision yet.
+func (s *snapshot) wantRevision(k *kustomizev1.Kustomization, revision string) (string, bool) {
+	ref := k.Spec.SourceRef
+	ns := ref.Namespace
+	if ns == "" {
+		ns = k.Namespace
+	}
+	switch ref.Kind {
+	case sourcev1.GitRepositoryKind:
+		return revision, ref.Name == syncName && ns == namespace
+	case sourcev1.ExternalArtifactKind:
+		ea := s.artifacts[client.ObjectKey{Namespace: ns, Name: ref.Name}]
+		if ea == nil || ea.Status.Artifact == nil {
+			return "", true
+		}
+		a := ea.Status.Artifact
+		// Without originRevision in its spec, an artifact does not say
+		// which commit it was copied from: its own revision is all there is.
+		if origin, ok := a.Metadata[sourceextensionsv1beta1.OriginRevisionAnnotation]; ok && origin != revision {
+			return "", true
+		}
+		return a.Revision, true
+	default:
+		return "", false
+	}
+}
+
+// objectName is an object's name, with its namespace unless it is
+// flux-system.
+func objectName(o client.Object) string {
+	if o.GetNamespace() == namespace {
+		return o.GetName()
+	}
+	return o.GetNamespace() + "/" + o.GetName()
+}
+
 // displayName is a Kustomization's name, with its namespace unless it is
 // flux-system.
-func displayName(k *kustomizev1.Kustomization) string {
-	if k.Namespace == namespace {
-		return k.Name
-	}
-	return k.Namespace + "/" + k.Name
-}
+func displayName(k *kustomizev1.Kustomization) string { return objectName(k) }
 
 // waitConverged polls until every Kustomization of the sync is Ready at
 // revision, printing each change, or until ctx ends.
