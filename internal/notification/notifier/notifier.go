@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/weir-gitops/weir/internal/notification/notifier/githubapp"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 )
 
@@ -33,6 +34,12 @@ type Options struct {
 	// CommitStatus is the key of the commit status to set (commitStatusExpr
 	// evaluated, or Flux's default), for the commit-status types.
 	CommitStatus string
+	// GitHubApp holds the Secret's GitHub App credentials, for the GitHub
+	// types, which then need no token.
+	GitHubApp *githubapp.App
+	// ProviderUID is the Provider's UID: the change-request comment types
+	// mark their comments with it.
+	ProviderUID string
 	// HTTPClient carries the Provider's timeout, CA and proxy.
 	HTTPClient *http.Client
 }
@@ -50,7 +57,7 @@ func (o Options) Secrets() []string {
 			out = append(out, s)
 		}
 	}
-	return out
+	return append(out, o.GitHubApp.Secrets()...)
 }
 
 // Scrub returns err with every secret masked, keeping its chain for
