@@ -10,6 +10,7 @@ import (
 	"github.com/weir-gitops/weir/internal/notification/notifier"
 	"github.com/weir-gitops/weir/internal/notification/notifier/chat"
 	"github.com/weir-gitops/weir/internal/notification/notifier/commitstatus"
+	"github.com/weir-gitops/weir/internal/notification/notifier/gitcomment"
 	"github.com/weir-gitops/weir/internal/notification/notifier/incident"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 )
@@ -26,6 +27,8 @@ func newNotifier(t *target, c *http.Client) (notifier.Notifier, error) {
 		return chat.New(t.options(c))
 	case slices.Contains(incident.Types, t.kind):
 		return incident.New(t.options(c))
+	case slices.Contains(gitcomment.Types, t.kind):
+		return gitcomment.New(t.options(c))
 	default:
 		return nil, fmt.Errorf("%w: %q", errUnsupportedType, t.kind)
 	}
@@ -34,7 +37,8 @@ func newNotifier(t *target, c *http.Client) (notifier.Notifier, error) {
 // supportedType reports whether newNotifier knows the Provider type.
 func supportedType(kind string) bool {
 	return webhookType(kind) || notificationv1beta3.IsCommitStatusProvider(kind) ||
-		slices.Contains(chat.Types, kind) || slices.Contains(incident.Types, kind)
+		slices.Contains(chat.Types, kind) || slices.Contains(incident.Types, kind) ||
+		slices.Contains(gitcomment.Types, kind)
 }
 
 // options hands t to a Notifier.
@@ -42,6 +46,7 @@ func (t *target) options(c *http.Client) notifier.Options {
 	return notifier.Options{
 		Type: t.kind, Address: t.address, Channel: t.channel, Username: t.username,
 		Token: t.token, Password: t.password, CommitStatus: t.commitStatus, HTTPClient: c,
+		GitHubApp: t.githubApp, ProviderUID: t.providerUID,
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
+	"github.com/weir-gitops/weir/internal/notification/notifier/githubapp"
 )
 
 // Keys read from a Provider's Secrets; the names are Flux's.
@@ -42,6 +43,10 @@ type target struct {
 	timeout  time.Duration
 	// commitStatus is the status key, for the commit-status types.
 	commitStatus string
+	// githubApp is the Secret's GitHub App credentials (githubAppID…).
+	githubApp *githubapp.App
+	// providerUID marks the comments of the change-request types.
+	providerUID string
 }
 
 // resolveTarget reads the Provider's Secrets through r. As Flux
@@ -51,7 +56,7 @@ type target struct {
 func resolveTarget(ctx context.Context, r client.Reader, p *notificationv1beta3.Provider) (*target, error) {
 	t := &target{
 		kind: p.Spec.Type, address: p.Spec.Address, channel: p.Spec.Channel,
-		username: p.Spec.Username, proxy: p.Spec.Proxy, timeout: p.GetTimeout(),
+		username: p.Spec.Username, proxy: p.Spec.Proxy, timeout: p.GetTimeout(), providerUID: string(p.UID),
 	}
 	if ref := p.Spec.SecretRef; ref != nil {
 		data, err := readSecret(ctx, r, p.Namespace, ref.Name)
@@ -111,6 +116,11 @@ func (t *target) fromSecret(data map[string][]byte) error {
 		}
 		t.headers = headers
 	}
+	app, err := githubapp.FromSecret(data)
+	if err != nil {
+		return err
+	}
+	t.githubApp = app
 	return nil
 }
 

@@ -34,17 +34,18 @@ func IsChangeRequestType(kind string) bool {
 	return slices.Contains(Types, kind) && kind != notificationv1beta3.GitHubDispatchProvider
 }
 
-// Why says why an event is not for kind, or "" when it is: the events
-// that set commit statuses are for the commit-status types only, and a
-// comment needs the change request the event names.
-func Why(kind string, e events.Event) string {
+// Skip says why an event is not for kind, or "" when it is: the events
+// that set commit statuses are for the commit-status types only (dropped
+// without a word, as Flux does), and a comment needs the change request
+// the event names (loud: Flux logs those drops).
+func Skip(kind string, e events.Event) (why string, loud bool) {
 	if commitStatusUpdateEvent(e) {
-		return "commit status updates are for the commit-status types"
+		return "commit status updates are for the commit-status types", false
 	}
 	if IsChangeRequestType(kind) && changeRequest(e) == "" {
-		return "no " + changeRequestKey + " metadata key"
+		return "missing " + changeRequestKey + " metadata key", true
 	}
-	return ""
+	return "", false
 }
 
 // commitStatusUpdateEvent reports whether e is the one that sets a
