@@ -46,9 +46,21 @@ func body(prefix, providerUID string, e events.Event) string {
 	return b.String()
 }
 
-// metadata is e's metadata as Flux shows it: keys sent with the
-// event.toolkit.fluxcd.io/ prefix lose it, and the bare keys win over them.
+// metadata is e's metadata as Flux's comment shows it: Flux's, without
+// the change request's number.
 func metadata(e events.Event) map[string]string {
+	out := fluxMetadata(e)
+	delete(out, changeRequestKey)
+	return out
+}
+
+// fluxMetadata is e's metadata as Flux's event server hands it on: keys
+// sent with the event.toolkit.fluxcd.io/ prefix lose it, and the bare keys
+// win over them.
+func fluxMetadata(e events.Event) map[string]string {
+	if len(e.Metadata) == 0 {
+		return nil
+	}
 	out := make(map[string]string, len(e.Metadata))
 	for k, v := range e.Metadata {
 		if key, ok := strings.CutPrefix(k, eventGroupPrefix); ok {
@@ -60,6 +72,5 @@ func metadata(e events.Event) map[string]string {
 			out[k] = v
 		}
 	}
-	delete(out, changeRequestKey)
 	return out
 }

@@ -34,8 +34,10 @@ func (d *dispatch) Post(ctx context.Context, e events.Event) error {
 		return nil
 	}
 	o := e.InvolvedObject
-	// Flux's timestamp is a metav1.Time: seconds, UTC.
+	// Flux's timestamp is a metav1.Time: seconds, UTC; its metadata
+	// lost the event group's prefix.
 	e.Timestamp = e.Timestamp.UTC().Truncate(time.Second)
+	e.Metadata = fluxMetadata(e)
 	payload, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("encoding the event: %w", err)
