@@ -41,7 +41,10 @@ type hostCase struct {
 
 func hostCases() []hostCase {
 	bearer := func(prefix string) func(*http.Request) string {
-		return func(r *http.Request) string { v, _ := strings.CutPrefix(r.Header.Get("Authorization"), prefix); return v }
+		return func(r *http.Request) string {
+			v, _ := strings.CutPrefix(r.Header.Get("Authorization"), prefix)
+			return v
+		}
 	}
 	login := func(key string) func(string) map[string]any {
 		return func(l string) map[string]any { return map[string]any{"id": 7, key: l} }
@@ -126,7 +129,7 @@ func objectEvent(name, severity, message string) events.Event {
 		Severity: severity, Reason: "ReconciliationSucceeded", Message: message,
 		Timestamp: time.Date(2026, 12, 4, 12, 30, 5, 123456789, time.UTC),
 		Metadata: map[string]string{
-			"revision": "preview@sha1:5394cb7f48332b2de7c17dd8b8384bbc84b7e738",
+			"revision":                               "preview@sha1:5394cb7f48332b2de7c17dd8b8384bbc84b7e738",
 			"event.toolkit.fluxcd.io/change_request": "7", "event.toolkit.fluxcd.io/env": "preview",
 		},
 		ReportingController: "kustomize-controller",

@@ -24,7 +24,7 @@ func newGitHubThread(o notifier.Options) (thread, error) {
 }
 
 func (g *gitHubThread) login(ctx context.Context) (string, error) { return g.Login(ctx) }
-func (g *gitHubThread) secrets() []string                        { return g.Secrets() }
+func (g *gitHubThread) secrets() []string                         { return g.Secrets() }
 
 func (g *gitHubThread) list(ctx context.Context, n int64) ([]comment, error) {
 	got, _, err := g.Client.Issues.ListComments(ctx, g.Owner, g.Repo, int(n), &github.IssueListCommentsOptions{

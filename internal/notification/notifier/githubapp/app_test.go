@@ -167,7 +167,7 @@ func TestClientSendsTheInstallationToken(t *testing.T) {
 	key, pemKey := testKey(t)
 	f := newFakeApps(t, &key.PublicKey)
 	var got []string
-	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	api := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 		got = append(got, r.Header.Get("Authorization"))
 	}))
 	t.Cleanup(api.Close)
