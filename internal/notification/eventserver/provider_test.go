@@ -26,6 +26,7 @@ func TestTargetFromSecret(t *testing.T) {
 				headers: map[string]string{"X-A": "one", "Authorization": "Bearer x"}},
 		},
 		{name: "headers not a map", data: map[string]string{"headers": "- a\n- b\n"}, wantErr: true},
+		{name: "github app without its key", data: map[string]string{"githubAppID": "1", "githubAppInstallationID": "2"}, wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
