@@ -8,5 +8,8 @@
 // client (timeout, CA, proxy) and passes it in, so a Notifier never builds
 // transport of its own, and it owns deciding which events reach which
 // Notifier. The families live in sub-packages, one job each:
-// commitstatus for the Git hosts.
+// commitstatus for the Git hosts' commit statuses, gitcomment for GitHub
+// dispatches and pull/merge request comments, chat and incident; githost
+// and githubapp are what the Git families share: clients and GitHub App
+// tokens.
 package notifier
