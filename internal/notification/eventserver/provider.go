@@ -116,12 +116,21 @@ func (t *target) fromSecret(data map[string][]byte) error {
 		}
 		t.headers = headers
 	}
-	app, err := githubapp.FromSecret(data)
-	if err != nil {
-		return err
+	if gitHubAppTypes[t.kind] {
+		app, err := githubapp.FromSecret(data)
+		if err != nil {
+			return err
+		}
+		t.githubApp = app
 	}
-	t.githubApp = app
 	return nil
+}
+
+// gitHubAppTypes are the types that may authenticate as a GitHub App, as
+// in Flux.
+var gitHubAppTypes = map[string]bool{
+	notificationv1beta3.GitHubProvider: true, notificationv1beta3.GitHubDispatchProvider: true,
+	notificationv1beta3.GitHubPullRequestCommentProvider: true,
 }
 
 // proxyFromSecret builds the proxy URL from a proxySecretRef Secret: an
