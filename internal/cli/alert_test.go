@@ -126,6 +126,14 @@ func TestCreateAlertErrors(t *testing.T) {
 			"✗ invalid --address https://bb.example.com/projects/P/repos/r: bitbucketserver address must be the HTTPS clone URL, .../scm/<project>/<repo>.git\n"},
 		{[]string{"alert-provider", "gl", "--type=gitlab", "--address=https://gitlab.com/group/app"},
 			"✗ gitlab provider needs --secret-ref, a Secret with the token to set commit statuses\n"},
+		{[]string{"alert-provider", "pr", "--type=githubpullrequestcomment", "--secret-ref=t"},
+			"✗ githubpullrequestcomment provider needs --address, the URL of the Git repository\n"},
+		{[]string{"alert-provider", "pr", "--type=giteapullrequestcomment", "--address=https://gitea.example.com/org", "--secret-ref=t"},
+			"✗ invalid --address https://gitea.example.com/org: giteapullrequestcomment address needs the repository as <owner>/<repo>, got \"org\"\n"},
+		{[]string{"alert-provider", "mr", "--type=gitlabmergerequestcomment", "--address=https://gitlab.com/group/app"},
+			"✗ gitlabmergerequestcomment provider needs --secret-ref, a Secret with the token to comment on pull and merge requests\n"},
+		{[]string{"alert-provider", "gha", "--type=githubdispatch", "--address=git@github.com:org/app.git"},
+			"✗ githubdispatch provider needs --secret-ref, a Secret with the token to dispatch repository events\n"},
 	} {
 		res := weir(t, append(append([]string{"create"}, s.args...), "--export", "-n", ns)...)
 		if res.Code != 1 || res.Stderr != s.want {

@@ -14,6 +14,7 @@ import (
 	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
 	"github.com/weir-gitops/weir/internal/notification/notifier"
 	"github.com/weir-gitops/weir/internal/notification/notifier/commitstatus"
+	"github.com/weir-gitops/weir/internal/notification/notifier/gitcomment"
 	"github.com/weir-gitops/weir/internal/view/kinds"
 )
 
@@ -101,22 +102,42 @@ func (e *env) createAlertProvider(c *cobra.Command, name string, o *alertProvide
 	return e.applyStatic(c, kinds.Provider, p)
 }
 
-// checkProviderFields refuses a commit-status Provider that could never
-// post: it needs the repository's address and a Secret with the token.
+// checkProviderFields refuses a Git host Provider that could never post:
+// a commit-status, dispatch or comment type needs the repository's
+// address and a Secret with the token (or, for the GitHub types, GitHub
+// App credentials).
 func checkProviderFields(o *alertProviderOptions) error {
-	if !notificationv1beta3.IsCommitStatusProvider(o.providerType) {
+	var check func(kind, address string) error
+	switch {
+	case notificationv1beta3.IsCommitStatusProvider(o.providerType):
+		check = commitstatus.CheckAddress
+	case slices.Contains(gitcomment.Types, o.providerType):
+		check = gitcomment.CheckAddress
+	default:
 		return nil
 	}
 	if o.address == "" {
 		return fmt.Errorf("%s provider needs --address, the URL of the Git repository", o.providerType)
 	}
-	if err := commitstatus.CheckAddress(o.providerType, o.address); err != nil {
+	if err := check(o.providerType, o.address); err != nil {
 		return fmt.Errorf("invalid --address %s: %s", o.address, strings.TrimPrefix(err.Error(), notifier.ErrInvalidConfig.Error()+": "))
 	}
 	if o.secretRef == "" {
-		return fmt.Errorf("%s provider needs --secret-ref, a Secret with the token to set commit statuses", o.providerType)
+		return fmt.Errorf("%s provider needs --secret-ref, a Secret with the token to %s", o.providerType, secretUse(o.providerType))
 	}
 	return nil
+}
+
+// secretUse says what a Git host Provider's token is for.
+func secretUse(kind string) string {
+	switch {
+	case notificationv1beta3.IsCommitStatusProvider(kind):
+		return "set commit statuses"
+	case kind == notificationv1beta3.GitHubDispatchProvider:
+		return "dispatch repository events"
+	default:
+		return "comment on pull and merge requests"
+	}
 }
 
 type alertOptions struct {

@@ -11,6 +11,7 @@ import (
 	"github.com/weir-gitops/weir/internal/notification/notifier/bus"
 	"github.com/weir-gitops/weir/internal/notification/notifier/chat"
 	"github.com/weir-gitops/weir/internal/notification/notifier/commitstatus"
+	"github.com/weir-gitops/weir/internal/notification/notifier/gitcomment"
 	"github.com/weir-gitops/weir/internal/notification/notifier/incident"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 )
@@ -29,6 +30,8 @@ func newNotifier(t *target, c *http.Client) (notifier.Notifier, error) {
 		return incident.New(t.options(c))
 	case slices.Contains(bus.Types, t.kind):
 		return bus.New(t.options(c))
+	case slices.Contains(gitcomment.Types, t.kind):
+		return gitcomment.New(t.options(c))
 	default:
 		return nil, fmt.Errorf("%w: %q", errUnsupportedType, t.kind)
 	}
@@ -38,7 +41,7 @@ func newNotifier(t *target, c *http.Client) (notifier.Notifier, error) {
 func supportedType(kind string) bool {
 	return webhookType(kind) || notificationv1beta3.IsCommitStatusProvider(kind) ||
 		slices.Contains(chat.Types, kind) || slices.Contains(incident.Types, kind) ||
-		slices.Contains(bus.Types, kind)
+		slices.Contains(bus.Types, kind) || slices.Contains(gitcomment.Types, kind)
 }
 
 // retried reports whether deliveries to kind are retried as Flux's are:
@@ -62,6 +65,7 @@ func (t *target) options(c *http.Client) notifier.Options {
 		Type: t.kind, Address: t.address, Channel: t.channel, Username: t.username,
 		Token: t.token, Password: t.password, CommitStatus: t.commitStatus, HTTPClient: c,
 		Headers: t.headers, Alert: t.alert, Reader: t.reader,
+		GitHubApp: t.githubApp, ProviderUID: t.providerUID,
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
 	"github.com/weir-gitops/weir/internal/notification/notifier"
+	"github.com/weir-gitops/weir/internal/notification/notifier/githubapp"
 )
 
 // Keys read from a Provider's Secrets; the names are Flux's.
@@ -47,6 +48,10 @@ type target struct {
 	alert notifier.AlertRef
 	// reader reads the event's objects, for the Notifiers that look them up.
 	reader client.Reader
+	// githubApp is the Secret's GitHub App credentials (githubAppID…).
+	githubApp *githubapp.App
+	// providerUID marks the comments of the change-request types.
+	providerUID string
 }
 
 // resolveTarget reads the Provider's Secrets through r. As Flux
@@ -56,7 +61,7 @@ type target struct {
 func resolveTarget(ctx context.Context, r client.Reader, p *notificationv1beta3.Provider) (*target, error) {
 	t := &target{
 		kind: p.Spec.Type, address: p.Spec.Address, channel: p.Spec.Channel,
-		username: p.Spec.Username, proxy: p.Spec.Proxy, timeout: p.GetTimeout(),
+		username: p.Spec.Username, proxy: p.Spec.Proxy, timeout: p.GetTimeout(), providerUID: string(p.UID),
 	}
 	if ref := p.Spec.SecretRef; ref != nil {
 		data, err := readSecret(ctx, r, p.Namespace, ref.Name)
@@ -116,7 +121,21 @@ func (t *target) fromSecret(data map[string][]byte) error {
 		}
 		t.headers = headers
 	}
+	if gitHubAppTypes[t.kind] {
+		app, err := githubapp.FromSecret(data)
+		if err != nil {
+			return err
+		}
+		t.githubApp = app
+	}
 	return nil
+}
+
+// gitHubAppTypes are the types that may authenticate as a GitHub App, as
+// in Flux.
+var gitHubAppTypes = map[string]bool{
+	notificationv1beta3.GitHubProvider: true, notificationv1beta3.GitHubDispatchProvider: true,
+	notificationv1beta3.GitHubPullRequestCommentProvider: true,
 }
 
 // proxyFromSecret builds the proxy URL from a proxySecretRef Secret: an

@@ -12,6 +12,7 @@ import (
 func TestTargetFromSecret(t *testing.T) {
 	tests := []struct {
 		name    string
+		kind    string
 		data    map[string]string
 		want    target
 		wantErr bool
@@ -26,10 +27,14 @@ func TestTargetFromSecret(t *testing.T) {
 				headers: map[string]string{"X-A": "one", "Authorization": "Bearer x"}},
 		},
 		{name: "headers not a map", data: map[string]string{"headers": "- a\n- b\n"}, wantErr: true},
+		{name: "github app without its key", kind: "githubdispatch",
+			data: map[string]string{"githubAppID": "1", "githubAppInstallationID": "2"}, wantErr: true},
+		{name: "github app keys are not slack's", kind: "slack", data: map[string]string{"githubAppID": "1"},
+			want: target{kind: "slack", address: "http://spec", proxy: "http://specproxy", username: "spec-user"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := target{address: "http://spec", proxy: "http://specproxy", username: "spec-user"}
+			got := target{kind: tt.kind, address: "http://spec", proxy: "http://specproxy", username: "spec-user"}
 			data := map[string][]byte{}
 			for k, v := range tt.data {
 				data[k] = []byte(v)

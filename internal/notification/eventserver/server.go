@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
 	"github.com/weir-gitops/weir/internal/notification/notifier"
 	"github.com/weir-gitops/weir/internal/notification/notifier/commitstatus"
+	"github.com/weir-gitops/weir/internal/notification/notifier/gitcomment"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 )
 
@@ -222,6 +224,17 @@ func (s *Server) plan(ctx context.Context, log logr.Logger, e events.Event) ([]d
 			if t.commitStatus, err = commitStatusKey(p, a, forwarded); err != nil {
 				alog.Error(err, "cannot forward event", "provider", p.Name)
 				s.recordFailure(a, "dispatch", e, err)
+				continue
+			}
+		}
+		if slices.Contains(gitcomment.Types, t.kind) {
+			// As Flux: the change request is the event's, not an Alert's.
+			if why, loud := gitcomment.Skip(t.kind, e); why != "" {
+				l := alog.V(1)
+				if loud {
+					l = alog
+				}
+				l.Info("event dropped for the provider", "provider", p.Name, "why", why)
 				continue
 			}
 		}

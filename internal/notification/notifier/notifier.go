@@ -8,6 +8,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/weir-gitops/weir/internal/notification/notifier/githubapp"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 )
 
@@ -44,6 +45,12 @@ type Options struct {
 	// Reader reads the event's object and what it links to (otel places
 	// the object under its Kustomization and source); nil reads nothing.
 	Reader client.Reader
+	// GitHubApp holds the Secret's GitHub App credentials, for the GitHub
+	// types, which then need no token.
+	GitHubApp *githubapp.App
+	// ProviderUID is the Provider's UID: the change-request comment types
+	// mark their comments with it.
+	ProviderUID string
 	// HTTPClient carries the Provider's timeout, CA and proxy.
 	HTTPClient *http.Client
 }
@@ -66,7 +73,7 @@ func (o Options) Secrets() []string {
 			out = append(out, s)
 		}
 	}
-	return out
+	return append(out, o.GitHubApp.Secrets()...)
 }
 
 // Scrub returns err with every secret masked, keeping its chain for

@@ -2,37 +2,25 @@ package commitstatus
 
 import (
 	"context"
-	"fmt"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go/v2"
 
 	"github.com/weir-gitops/weir/internal/notification/notifier"
+	"github.com/weir-gitops/weir/internal/notification/notifier/githost"
 )
 
-// gitLab sets statuses through GitLab's v4 API at the address's host, for
-// gitlab.com and self-hosted instances alike. The project is the
-// address's path ("group/subgroup/project") or a numeric project ID.
+// gitLab sets statuses through GitLab's v4 API (githost.NewGitLab).
 type gitLab struct {
 	client  *gitlab.Client
 	project string
 }
 
 func newGitLab(o notifier.Options) (host, error) {
-	if err := requireToken(o); err != nil {
-		return nil, err
-	}
-	a, err := parseAddress(o.Address)
+	c, project, err := githost.NewGitLab(o)
 	if err != nil {
 		return nil, err
 	}
-	if a.path == "" {
-		return nil, fmt.Errorf("%w: gitlab address names no project", notifier.ErrInvalidConfig)
-	}
-	c, err := gitlab.NewClient(o.Token, gitlab.WithBaseURL(a.origin+"/api/v4"), gitlab.WithHTTPClient(o.HTTPClient))
-	if err != nil {
-		return nil, fmt.Errorf("%w: gitlab client: %w", notifier.ErrInvalidConfig, err)
-	}
-	return &gitLab{client: c, project: a.path}, nil
+	return &gitLab{client: c, project: project}, nil
 }
 
 func (*gitLab) states() (string, string) { return string(gitlab.Success), string(gitlab.Failed) }

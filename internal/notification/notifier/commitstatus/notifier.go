@@ -79,7 +79,12 @@ func New(o notifier.Options) (notifier.Notifier, error) {
 // Post sets the commit status e asks for, unless the commit already has
 // it.
 func (p *poster) Post(ctx context.Context, e events.Event) error {
-	return notifier.Scrub(p.post(ctx, e), p.secrets)
+	secrets := p.secrets
+	if h, ok := p.host.(interface{ secrets() []string }); ok {
+		// A GitHub App's installation tokens are known once sent.
+		secrets = h.secrets()
+	}
+	return notifier.Scrub(p.post(ctx, e), secrets)
 }
 
 func (p *poster) post(ctx context.Context, e events.Event) error {
