@@ -180,8 +180,8 @@ func cdEventBody(change func(string) string) []byte {
 }
 
 func TestCDEvents(t *testing.T) {
-	replace := func(old, new string) func(string) string {
-		return func(s string) string { return strings.Replace(s, old, new, 1) }
+	replace := func(from, to string) func(string) string {
+		return func(s string) string { return strings.Replace(s, from, to, 1) }
 	}
 	ce := headers("Ce-Type", "dev.cdevents.pipelinerun.queued.0.2.0")
 	tests := []struct {

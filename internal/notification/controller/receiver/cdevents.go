@@ -32,9 +32,9 @@ var cdEventsV04 = map[string]string{
 	"service.rolledback": "0.2.0", "service.upgraded": "0.2.0",
 	"taskrun.started": "0.2.0", "taskrun.finished": "0.2.0",
 	"testcaserun.queued": "0.2.0", "testcaserun.started": "0.2.0", "testcaserun.finished": "0.2.0",
-	"testcaserun.skipped": "0.1.0",
+	"testcaserun.skipped":  "0.1.0",
 	"testoutput.published": "0.2.0",
-	"testsuiterun.queued": "0.2.0", "testsuiterun.started": "0.2.0", "testsuiterun.finished": "0.2.0",
+	"testsuiterun.queued":  "0.2.0", "testsuiterun.started": "0.2.0", "testsuiterun.finished": "0.2.0",
 	"ticket.created": "0.1.0", "ticket.updated": "0.1.0", "ticket.closed": "0.1.0",
 }
 

@@ -47,7 +47,7 @@ var (
 	errUnsupportedType = errors.New("receiver type not supported by weir yet")
 	// errNotAuthorised: a verified token whose claims fail the Receiver's
 	// validations.
-	errNotAuthorised = errors.New("token not authorised")
+	errNotAuthorised = errors.New("request not authorised")
 	// errIssuerUnavailable: the OIDC issuer's discovery document or keys
 	// could not be read, so no token can be verified right now.
 	errIssuerUnavailable = errors.New("OIDC issuer unavailable")
