@@ -40,6 +40,7 @@ import (
 	"github.com/weir-gitops/weir/internal/cli/tagcmd"
 	"github.com/weir-gitops/weir/internal/cli/tracecmd"
 	"github.com/weir-gitops/weir/internal/cli/treecmd"
+	"github.com/weir-gitops/weir/internal/cli/triggercmd"
 	"github.com/weir-gitops/weir/internal/cli/uicmd"
 	"github.com/weir-gitops/weir/internal/cli/uninstallcmd"
 	"github.com/weir-gitops/weir/internal/cli/versioncmd"
@@ -118,6 +119,7 @@ func NewRootCommand(streams genericiooptions.IOStreams, opts ...Option) *cobra.C
 		tagcmd.NewCommand(streams, deps),
 		tracecmd.NewCommand(streams, deps),
 		treecmd.NewCommand(streams, deps),
+		triggercmd.NewCommand(streams, deps),
 		// nil until internal/ui/web is merged: then web.FS().
 		uicmd.NewCommand(streams, deps, web.FS()),
 		uninstallcmd.NewCommand(streams, deps),

@@ -8,7 +8,8 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
-	"github.com/google/cel-go/ext"
+
+	"github.com/weir-gitops/weir/internal/runtime/celenv"
 )
 
 // Variables a resource filter sees.
@@ -17,21 +18,17 @@ const (
 	resVar = "res"
 	// reqVar is the request body decoded as JSON, or an empty map.
 	reqVar = "req"
+	// claimsVar (genericoidc.go) holds the verified token claims of a
+	// generic-oidc request, an empty map for the other types.
 )
 
 // filterEnv is built once; an Env is safe for concurrent use.
 var filterEnv = sync.OnceValues(func() (*cel.Env, error) {
-	return cel.NewEnv(
-		cel.HomogeneousAggregateLiterals(),
-		cel.EagerlyValidateDeclarations(true),
-		cel.DefaultUTCTimeZone(true),
-		cel.CrossTypeNumericComparisons(true),
-		cel.OptionalTypes(),
-		ext.Strings(),
-		ext.Encoders(),
+	return cel.NewEnv(append(celenv.FluxOptions(),
 		cel.Variable(resVar, cel.MapType(cel.StringType, cel.DynType)),
 		cel.Variable(reqVar, cel.MapType(cel.StringType, cel.DynType)),
-	)
+		cel.Variable(claimsVar, cel.MapType(cel.StringType, cel.DynType)),
+	)...)
 })
 
 // filter is a compiled spec.resourceFilter or resources[].filter.
@@ -62,13 +59,16 @@ func compileFilter(expr string) (*filter, error) {
 	return &filter{prg: prg}, nil
 }
 
-// accept evaluates the filter on an object and a request body. A nil
-// filter accepts everything.
-func (f *filter) accept(ctx context.Context, res map[string]any, req map[string]any) (bool, error) {
+// accept evaluates the filter on an object, a request body and the
+// token claims. A nil filter accepts everything.
+func (f *filter) accept(ctx context.Context, res, req, claims map[string]any) (bool, error) {
 	if f == nil {
 		return true, nil
 	}
-	val, _, err := f.prg.ContextEval(ctx, map[string]any{resVar: res, reqVar: req})
+	if claims == nil {
+		claims = map[string]any{}
+	}
+	val, _, err := f.prg.ContextEval(ctx, map[string]any{resVar: res, reqVar: req, claimsVar: claims})
 	if err != nil {
 		return false, fmt.Errorf("evaluating CEL expression: %w", err)
 	}

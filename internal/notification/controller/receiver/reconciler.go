@@ -82,7 +82,7 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *notificationv1.Receiver
 	if reader == nil {
 		reader = r.Client
 	}
-	token, err := readToken(ctx, reader, obj)
+	token, _, err := readSecret(ctx, reader, obj)
 	if err != nil {
 		return &errs.Generic{Err: err, Reason: notificationv1.TokenNotFoundReason}
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -154,21 +155,43 @@ func TestTokenChangeMovesPath(t *testing.T) {
 	})
 }
 
-func TestUnsupportedTypeStalls(t *testing.T) {
+func TestInvalidOIDCProviderStalls(t *testing.T) {
 	f := newFixture(t)
-	f.secret(t, map[string]string{"token": "t"})
-	obj := f.receiver("hooks", notificationv1.GCRReceiver)
+	obj := f.oidcReceiver("hooks", notificationv1.OIDCProvider{
+		IssuerURL:   "https://token.actions.githubusercontent.com",
+		Validations: []notificationv1.OIDCValidation{{Expression: "claims.repository ==", Message: "wrong repository"}},
+	})
 	f.env.Create(t, obj)
-	ready := f.env.WaitForFailure(t, obj, notificationv1.ValidationFailedReason)
-	if want := "receiver type 'gcr' is not supported by weir yet"; ready.Message != want {
-		t.Errorf("Ready message = %q, want %q", ready.Message, want)
+	ready := f.env.WaitForFailure(t, obj, meta.InvalidCELExpressionReason)
+	if want := `oidcProviders[0] (issuerURL="https://token.actions.githubusercontent.com"): invalid expression for validation "wrong repository"`; !strings.HasPrefix(ready.Message, want) {
+		t.Errorf("Ready message = %q, want prefix %q", ready.Message, want)
 	}
 	if !conditions.IsTrue(obj, meta.StalledCondition) {
 		t.Error("not Stalled")
 	}
 	if obj.Status.WebhookPath != "" {
-		t.Errorf("webhookPath = %q for an unsupported type", obj.Status.WebhookPath)
+		t.Errorf("webhookPath = %q for an invalid spec", obj.Status.WebhookPath)
 	}
+}
+
+func TestGCRSecretNeedsEmailAndAudience(t *testing.T) {
+	f := newFixture(t)
+	f.secret(t, map[string]string{"token": "t", "email": "push@project.iam.gserviceaccount.com"})
+	obj := f.receiver("hooks", notificationv1.GCRReceiver)
+	f.env.Create(t, obj)
+	ready := f.env.WaitForFailure(t, obj, notificationv1.TokenNotFoundReason)
+	if want := fmt.Sprintf("invalid '%s/token' secret data: required field 'audience' for GCR receiver", f.ns); ready.Message != want {
+		t.Errorf("Ready message = %q, want %q", ready.Message, want)
+	}
+}
+
+// oidcReceiver is a generic-oidc Receiver trusting providers, for
+// resources (GitRepository "app" when none are given).
+func (f *fixture) oidcReceiver(name string, provider notificationv1.OIDCProvider, resources ...notificationv1.ReceiverResource) *notificationv1.Receiver {
+	obj := f.receiver(name, notificationv1.GenericOIDCReceiver, resources...)
+	obj.Spec.SecretRef = nil
+	obj.Spec.OIDCProviders = []notificationv1.OIDCProvider{provider}
+	return obj
 }
 
 // gitRepository is a GitRepository for the Receiver to annotate; no source

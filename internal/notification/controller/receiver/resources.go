@@ -41,6 +41,8 @@ type annotator struct {
 	noCross bool
 	// body is the request body for filters, decoded once.
 	body map[string]any
+	// claims are the verified token claims for filters (generic-oidc).
+	claims map[string]any
 }
 
 // notify requests a reconcile of every object res selects for the
@@ -109,7 +111,7 @@ func (a *annotator) notifyNamed(ctx context.Context, gvk schema.GroupVersionKind
 // and reports whether it did.
 func (a *annotator) annotate(ctx context.Context, u *unstructured.Unstructured, filters []*filter) (bool, error) {
 	for _, f := range filters {
-		ok, err := f.accept(ctx, u.Object, a.body)
+		ok, err := f.accept(ctx, u.Object, a.body, a.claims)
 		if err != nil {
 			return false, fmt.Errorf("filtering %s '%s/%s': %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
 		}

@@ -42,6 +42,10 @@ type Server struct {
 	MaxBodyBytes int64
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+
+	// tokens verifies the OIDC tokens of gcr and generic-oidc requests,
+	// keeping each issuer's keys between requests.
+	tokens *tokenVerifier
 }
 
 // NewServer returns a Server listening on addr. c must read Receivers from
@@ -49,7 +53,7 @@ type Server struct {
 // registers. With noCrossNamespaceRefs, resources outside the Receiver's
 // namespace are refused.
 func NewServer(addr string, c client.Client, log logr.Logger, noCrossNamespaceRefs bool) *Server {
-	return &Server{addr: addr, client: c, log: log, noCross: noCrossNamespaceRefs}
+	return &Server{addr: addr, client: c, log: log, noCross: noCrossNamespaceRefs, tokens: newTokenVerifier()}
 }
 
 // NeedLeaderElection is false: every replica serves hooks.
@@ -118,7 +122,7 @@ func (s *Server) serve(ctx context.Context, w http.ResponseWriter, r *http.Reque
 		}
 		return rep.with(http.StatusBadRequest, "unable to read request body", err)
 	}
-	token, err := readToken(ctx, s.secretReader(), obj)
+	token, secret, err := readSecret(ctx, s.secretReader(), obj)
 	if err != nil {
 		return rep.with(http.StatusServiceUnavailable, "receiver token unavailable", err)
 	}
@@ -127,14 +131,17 @@ func (s *Server) serve(ctx context.Context, w http.ResponseWriter, r *http.Reque
 		// must stop working at once, before the next reconcile.
 		return rep.with(http.StatusNotFound, "not found", errors.New("webhook path does not match the current token"))
 	}
-	v, err := validate(obj.Spec.Type, request{header: r.Header, body: body}, token, obj.Spec.Events)
+	v, err := validate(ctx, check{req: request{header: r.Header, body: body}, token: token, secret: secret, spec: &obj.Spec, tokens: s.tokens})
 	if err != nil {
 		return rep.with(validationCode(err), err.Error(), err)
 	}
 	if v.ping {
 		return rep.with(http.StatusOK, "pong", nil)
 	}
-	return s.notifyAll(ctx, obj, body, rep)
+	if v.body != nil {
+		body = v.body
+	}
+	return s.notifyAll(ctx, obj, body, v.claims, rep)
 }
 
 // find returns the Receiver published under path.
@@ -151,8 +158,8 @@ func (s *Server) find(ctx context.Context, path string) (*notificationv1.Receive
 
 // notifyAll annotates the objects of every spec.resources entry and lists
 // the entries that failed.
-func (s *Server) notifyAll(ctx context.Context, obj *notificationv1.Receiver, body []byte, rep reply) reply {
-	a := &annotator{client: s.client, now: s.now(), noCross: s.noCross, body: requestBody(body)}
+func (s *Server) notifyAll(ctx context.Context, obj *notificationv1.Receiver, body []byte, claims map[string]any, rep reply) reply {
+	a := &annotator{client: s.client, now: s.now(), noCross: s.noCross, body: requestBody(body), claims: claims}
 	var failures []string
 	annotated := 0
 	for i, res := range obj.Spec.Resources {
@@ -201,11 +208,15 @@ func (rep reply) with(code int, message string, err error) reply {
 
 // validationCode maps a validation error to its status code. Flux answers
 // 400 to every validation failure; weir says 401 when the request does not
-// authenticate, so a misconfigured secret stands out in the sender's log.
+// authenticate, so a misconfigured secret stands out in the sender's log,
+// and 503 when the OIDC issuer cannot be reached, which a sender retries.
+// A verified token failing the validations is 400, as in Flux.
 func validationCode(err error) int {
 	switch {
 	case errors.Is(err, errUnauthenticated):
 		return http.StatusUnauthorized
+	case errors.Is(err, errIssuerUnavailable):
+		return http.StatusServiceUnavailable
 	case errors.Is(err, errUnsupportedType):
 		return http.StatusNotImplemented
 	default:

@@ -22,6 +22,7 @@ import (
 	notificationv1 "github.com/weir-gitops/weir/api/notification/v1"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/oidcissuer"
 )
 
 const hookToken = "hook-token"
@@ -288,4 +289,98 @@ func TestServerStartListens(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("Start: %v", err)
 	}
+}
+
+// TestGenericOIDCHook runs a generic-oidc Receiver against the API server
+// and a local issuer: the path is derived from an empty token (no Secret),
+// a token passing the validations annotates the GitRepository its claims
+// select, and one failing them is refused with the validation's message.
+func TestGenericOIDCHook(t *testing.T) {
+	f := newFixture(t)
+	iss := oidcissuer.Start(t)
+	app := f.gitRepository(t, "app", map[string]string{"team": "x"})
+	other := f.gitRepository(t, "other", map[string]string{"team": "x"})
+	byLabel := named("*")
+	byLabel.MatchLabels = map[string]string{"team": "x"}
+	obj := f.oidcReceiver("oidc", notificationv1.OIDCProvider{
+		IssuerURL:   iss.URL,
+		Variables:   []notificationv1.OIDCVariable{{Name: "owner", Expression: `claims.repository.split('/')[0]`}},
+		Validations: []notificationv1.OIDCValidation{{Expression: `vars.owner == 'org'`, Message: "only org may deploy"}},
+	}, byLabel)
+	obj.Spec.ResourceFilter = `res.metadata.name == claims.repository.split('/')[1]`
+	f.env.Create(t, obj)
+	f.env.WaitForReady(t, obj, nil)
+	path := obj.Status.WebhookPath
+	if want := expectedPath("", "oidc", f.ns); path != want {
+		t.Fatalf("webhookPath = %q, want %q (an empty token)", path, want)
+	}
+	waitIndexed(t, path, func(*notificationv1.Receiver) bool { return true })
+	h := newServer(false).Handler()
+
+	denied := iss.Sign(t, iss.Claims("notification-controller", map[string]any{"repository": "evil/app"}))
+	code, msg := post(t, h, path, []byte(`{}`), map[string]string{"Authorization": "Bearer " + denied})
+	if code != http.StatusBadRequest || !strings.HasSuffix(msg, "token validation failed: only org may deploy") {
+		t.Errorf("denied: code = %d (%s), want 400 with the validation's message", code, msg)
+	}
+	wrongAud := iss.Sign(t, iss.Claims("flux", map[string]any{"repository": "org/app"}))
+	if code, msg := post(t, h, path, []byte(`{}`), map[string]string{"Authorization": "Bearer " + wrongAud}); code != http.StatusUnauthorized {
+		t.Errorf("wrong audience: code = %d (%s), want 401", code, msg)
+	}
+	f.assertAnnotated(t, false, app, other)
+
+	good := iss.Sign(t, iss.Claims("notification-controller", map[string]any{"repository": "org/app"}))
+	code, msg = post(t, h, path, []byte(`{}`), map[string]string{"Authorization": "Bearer " + good})
+	if code != http.StatusOK || msg != "1 object(s) annotated" {
+		t.Fatalf("allowed: code = %d (%s)", code, msg)
+	}
+	f.assertAnnotated(t, true, app)
+	f.assertAnnotated(t, false, other)
+}
+
+// TestGCRHook runs a gcr Receiver against the API server, the issuer
+// standing in for accounts.google.com: filters see the registry event,
+// not the Pub/Sub envelope.
+func TestGCRHook(t *testing.T) {
+	f := newFixture(t)
+	iss := oidcissuer.Start(t)
+	const email, audience = "push@project.iam.gserviceaccount.com", "https://flux.example.com/hook"
+	app := f.gitRepository(t, "app", nil)
+	f.secret(t, map[string]string{"token": hookToken, "email": email, "audience": audience})
+	obj := f.receiver("gcr", notificationv1.GCRReceiver, named("app"))
+	obj.Spec.ResourceFilter = `req.tag == 'gcr.io/p/app:v1' && !has(req.message)`
+	f.env.Create(t, obj)
+	f.env.WaitForReady(t, obj, nil)
+	waitIndexed(t, obj.Status.WebhookPath, func(*notificationv1.Receiver) bool { return true })
+	s := newServer(false)
+	s.tokens.gcrIssuer = iss.URL
+	h := s.Handler()
+
+	tok := iss.Sign(t, iss.Claims(audience, map[string]any{"email": email, "email_verified": true}))
+	body := pubsub(`{"action":"INSERT","digest":"gcr.io/p/app@sha256:0a1b","tag":"gcr.io/p/app:v1"}`)
+	if code, msg := post(t, h, obj.Status.WebhookPath, body, nil); code != http.StatusUnauthorized {
+		t.Errorf("no token: code = %d (%s), want 401", code, msg)
+	}
+	f.assertAnnotated(t, false, app)
+	code, msg := post(t, h, obj.Status.WebhookPath, body, map[string]string{"Authorization": "Bearer " + tok})
+	if code != http.StatusOK || msg != "1 object(s) annotated" {
+		t.Fatalf("push: code = %d (%s)", code, msg)
+	}
+	f.assertAnnotated(t, true, app)
+}
+
+func TestCDEventsHook(t *testing.T) {
+	f := newFixture(t)
+	app := f.gitRepository(t, "app", nil)
+	obj := f.receiver("cdevents", notificationv1.CDEventsReceiver, named("app"))
+	obj.Spec.Events = []string{"dev.cdevents.pipelinerun.queued.0.2.0"}
+	path := f.readyReceiver(t, obj)
+	h := newServer(false).Handler()
+	if code, msg := post(t, h, path, cdEventBody(nil), map[string]string{"Ce-Type": "dev.cdevents.build.started.0.2.0"}); code != http.StatusBadRequest {
+		t.Errorf("other event: code = %d (%s), want 400", code, msg)
+	}
+	f.assertAnnotated(t, false, app)
+	if code, msg := post(t, h, path, cdEventBody(nil), map[string]string{"Ce-Type": "dev.cdevents.pipelinerun.queued.0.2.0"}); code != http.StatusOK {
+		t.Fatalf("queued: code = %d (%s)", code, msg)
+	}
+	f.assertAnnotated(t, true, app)
 }

@@ -19,11 +19,8 @@ func checkSpec(obj *notificationv1.Receiver, noCrossNamespaceRefs bool) error {
 			Reason: notificationv1.ValidationFailedReason,
 		}
 	}
-	if obj.Spec.SecretRef == nil {
-		return &errs.Stalling{
-			Err:    fmt.Errorf("spec.secretRef is required for receiver type '%s'", obj.Spec.Type),
-			Reason: notificationv1.ValidationFailedReason,
-		}
+	if err := checkAuth(&obj.Spec); err != nil {
+		return err
 	}
 	if expr := obj.Spec.ResourceFilter; expr != "" {
 		if _, err := compileFilter(expr); err != nil {
@@ -38,6 +35,37 @@ func checkSpec(obj *notificationv1.Receiver, noCrossNamespaceRefs bool) error {
 		}
 		if err := checkResource(obj.Namespace, res.CrossNamespaceObjectReference, noCrossNamespaceRefs); err != nil {
 			return &errs.Stalling{Err: fmt.Errorf("spec.resources[%d]: %w", i, err), Reason: meta.AccessDeniedReason}
+		}
+	}
+	return nil
+}
+
+// checkAuth checks what authenticates requests: a Secret for every type
+// but generic-oidc, whose OIDC providers must follow the CRD's rules and
+// compile instead (the CRD's CEL rules say the same; the controller checks
+// again for API servers that skipped them).
+func checkAuth(spec *notificationv1.ReceiverSpec) error {
+	if spec.Type != notificationv1.GenericOIDCReceiver {
+		if spec.SecretRef == nil {
+			return &errs.Stalling{
+				Err:    fmt.Errorf("spec.secretRef is required for receiver type '%s'", spec.Type),
+				Reason: notificationv1.ValidationFailedReason,
+			}
+		}
+		if len(spec.OIDCProviders) > 0 {
+			return &errs.Stalling{Err: fmt.Errorf("oidcProviders can only be set when type is generic-oidc"), Reason: notificationv1.ValidationFailedReason}
+		}
+		return nil
+	}
+	if spec.SecretRef != nil {
+		return &errs.Stalling{Err: fmt.Errorf("secretRef cannot be set when type is generic-oidc"), Reason: notificationv1.ValidationFailedReason}
+	}
+	if err := checkOIDCProviders(spec.OIDCProviders); err != nil {
+		return &errs.Stalling{Err: err, Reason: notificationv1.ValidationFailedReason}
+	}
+	for i, p := range spec.OIDCProviders {
+		if _, err := compileOIDCProvider(p); err != nil {
+			return &errs.Stalling{Err: fmt.Errorf("oidcProviders[%d] (issuerURL=%q): %w", i, p.IssuerURL, err), Reason: meta.InvalidCELExpressionReason}
 		}
 	}
 	return nil

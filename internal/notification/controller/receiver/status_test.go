@@ -74,11 +74,33 @@ func TestCheckSpec(t *testing.T) {
 			r.Spec.Resources = []notificationv1.ReceiverResource{res("other", "a")}
 		}, true, meta.AccessDeniedReason},
 		{"namespace * needs name *", func(r *notificationv1.Receiver) { r.Spec.Resources = []notificationv1.ReceiverResource{res("*", "a")} }, false, meta.AccessDeniedReason},
-		{"unsupported type", func(r *notificationv1.Receiver) { r.Spec.Type = notificationv1.CDEventsReceiver }, false, notificationv1.ValidationFailedReason},
-		{"oidc unsupported", func(r *notificationv1.Receiver) {
+		{"unsupported type", func(r *notificationv1.Receiver) { r.Spec.Type = "svn" }, false, notificationv1.ValidationFailedReason},
+		{"cdevents", func(r *notificationv1.Receiver) { r.Spec.Type = notificationv1.CDEventsReceiver }, false, ""},
+		{"oidc", func(r *notificationv1.Receiver) {
+			r.Spec.Type = notificationv1.GenericOIDCReceiver
+			r.Spec.SecretRef = nil
+			r.Spec.OIDCProviders = []notificationv1.OIDCProvider{{IssuerURL: "https://issuer.example.com",
+				Validations: []notificationv1.OIDCValidation{{Expression: "claims.sub == 'x'", Message: "m"}}}}
+		}, false, ""},
+		{"oidc without providers", func(r *notificationv1.Receiver) {
 			r.Spec.Type = notificationv1.GenericOIDCReceiver
 			r.Spec.SecretRef = nil
 		}, false, notificationv1.ValidationFailedReason},
+		{"oidc with a secret", func(r *notificationv1.Receiver) {
+			r.Spec.Type = notificationv1.GenericOIDCReceiver
+			r.Spec.OIDCProviders = []notificationv1.OIDCProvider{{IssuerURL: "https://issuer.example.com",
+				Validations: []notificationv1.OIDCValidation{{Expression: "true", Message: "m"}}}}
+		}, false, notificationv1.ValidationFailedReason},
+		{"providers on another type", func(r *notificationv1.Receiver) {
+			r.Spec.OIDCProviders = []notificationv1.OIDCProvider{{IssuerURL: "https://issuer.example.com"}}
+		}, false, notificationv1.ValidationFailedReason},
+		{"oidc validation not bool", func(r *notificationv1.Receiver) {
+			r.Spec.Type = notificationv1.GenericOIDCReceiver
+			r.Spec.SecretRef = nil
+			r.Spec.OIDCProviders = []notificationv1.OIDCProvider{{IssuerURL: "https://issuer.example.com",
+				Validations: []notificationv1.OIDCValidation{{Expression: "'yes'", Message: "m"}}}}
+		}, false, meta.InvalidCELExpressionReason},
+		{"filter sees claims", func(r *notificationv1.Receiver) { r.Spec.ResourceFilter = "claims.?sub.orValue('') == ''" }, false, ""},
 		{"bad resource filter", func(r *notificationv1.Receiver) { r.Spec.ResourceFilter = "1 +" }, false, meta.InvalidCELExpressionReason},
 		{"non-bool filter", func(r *notificationv1.Receiver) { r.Spec.Resources[0].Filter = "'x'" }, false, meta.InvalidCELExpressionReason},
 	}

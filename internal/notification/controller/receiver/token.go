@@ -13,14 +13,26 @@ import (
 	notificationv1 "github.com/weir-gitops/weir/api/notification/v1"
 )
 
-// tokenKey is the Secret key holding a Receiver's token.
-const tokenKey = "token"
+// Keys of a Receiver's Secret.
+const (
+	// tokenKey holds the shared token of every type but generic-oidc.
+	tokenKey = "token"
+	// emailKey (gcr) is the service account the Pub/Sub push tokens name.
+	emailKey = "email"
+	// audienceKey (gcr) is the audience the Pub/Sub push tokens carry.
+	audienceKey = "audience"
+)
 
-// readToken returns the token of obj's spec.secretRef. Its error messages
-// are Flux's, which people and scripts match on.
-func readToken(ctx context.Context, r client.Reader, obj *notificationv1.Receiver) (string, error) {
+// readSecret returns the token of obj's spec.secretRef and the Secret's
+// data. A generic-oidc Receiver has no Secret: its token is empty, which
+// is also what its webhook path is derived from (as the flux CLI computes
+// it). Error messages are Flux's, which people and scripts match on.
+func readSecret(ctx context.Context, r client.Reader, obj *notificationv1.Receiver) (string, map[string][]byte, error) {
+	if obj.Spec.Type == notificationv1.GenericOIDCReceiver {
+		return "", nil, nil
+	}
 	if obj.Spec.SecretRef == nil {
-		return "", fmt.Errorf("spec.secretRef is required for receiver type '%s'", obj.Spec.Type)
+		return "", nil, fmt.Errorf("spec.secretRef is required for receiver type '%s'", obj.Spec.Type)
 	}
 	key := types.NamespacedName{Namespace: obj.Namespace, Name: obj.Spec.SecretRef.Name}
 	var s corev1.Secret
@@ -31,11 +43,20 @@ func readToken(ctx context.Context, r client.Reader, obj *notificationv1.Receive
 			// Say it Flux's way whichever reader is used.
 			err = apierrors.NewNotFound(schema.GroupResource{Resource: "Secret"}, key.Name)
 		}
-		return "", fmt.Errorf("unable to read token from secret '%s' error: %w", key, err)
+		return "", nil, fmt.Errorf("unable to read token from secret '%s' error: %w", key, err)
 	}
 	v, ok := s.Data[tokenKey]
 	if !ok {
-		return "", fmt.Errorf("invalid '%s' secret data: required field '%s'", key, tokenKey)
+		return "", nil, fmt.Errorf("invalid '%s' secret data: required field '%s'", key, tokenKey)
 	}
-	return string(v), nil
+	if obj.Spec.Type == notificationv1.GCRReceiver {
+		// Flux 2.9 requires both: without them any Google-signed token
+		// for any audience would pass.
+		for _, k := range []string{emailKey, audienceKey} {
+			if len(s.Data[k]) == 0 {
+				return "", nil, fmt.Errorf("invalid '%s' secret data: required field '%s' for GCR receiver", key, k)
+			}
+		}
+	}
+	return string(v), s.Data, nil
 }

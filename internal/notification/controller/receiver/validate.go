@@ -1,6 +1,7 @@
 package receiver
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha1" //nolint:gosec // GitHub, Bitbucket and Nexus still sign with HMAC-SHA1
 	"crypto/sha256"
@@ -44,6 +45,12 @@ var (
 	errBadPayload = errors.New("invalid payload")
 	// errUnsupportedType: weir does not implement the Receiver's type.
 	errUnsupportedType = errors.New("receiver type not supported by weir yet")
+	// errNotAuthorised: a verified token whose claims fail the Receiver's
+	// validations.
+	errNotAuthorised = errors.New("request not authorised")
+	// errIssuerUnavailable: the OIDC issuer's discovery document or keys
+	// could not be read, so no token can be verified right now.
+	errIssuerUnavailable = errors.New("OIDC issuer unavailable")
 )
 
 // request is what validation reads of an HTTP request: headers and the
@@ -59,25 +66,49 @@ type verdict struct {
 	event string
 	// ping is true for a GitHub ping: answered, never acted upon.
 	ping bool
+	// claims are the verified token claims (generic-oidc), which resource
+	// filters see as `claims`.
+	claims map[string]any
+	// body, when set, replaces the request body filters see as `req`: a
+	// GCR push carries its event wrapped in a Pub/Sub envelope.
+	body []byte
 }
 
-// validator checks one kind of sender's request against the token and the
-// accepted events.
-type validator func(req request, token string, events []string) (verdict, error)
+// check is what a validator is given: the request, what the Receiver's
+// Secret holds, the Receiver's spec, and a verifier of OIDC tokens.
+type check struct {
+	req    request
+	token  string
+	secret map[string][]byte
+	spec   *notificationv1.ReceiverSpec
+	tokens *tokenVerifier
+}
+
+// validator checks one kind of sender's request.
+type validator func(ctx context.Context, c check) (verdict, error)
+
+// simple adapts a validator that needs only the request, the token and
+// spec.events.
+func simple(v func(req request, token string, events []string) (verdict, error)) validator {
+	return func(_ context.Context, c check) (verdict, error) { return v(c.req, c.token, c.spec.Events) }
+}
 
 // validators holds the Receiver types weir implements; the rest are
 // reported by the reconciler as not supported.
 var validators = map[string]validator{
-	notificationv1.GenericReceiver:     validateGeneric,
-	notificationv1.GenericHMACReceiver: validateGenericHMAC,
-	notificationv1.GitHubReceiver:      validateGitHub,
-	notificationv1.GitLabReceiver:      validateGitLab,
-	notificationv1.BitbucketReceiver:   validateBitbucket,
-	notificationv1.HarborReceiver:      validateHarbor,
-	notificationv1.DockerHubReceiver:   jsonPayload,
-	notificationv1.QuayReceiver:        jsonPayload,
-	notificationv1.ACRReceiver:         jsonPayload,
-	notificationv1.NexusReceiver:       validateNexus,
+	notificationv1.GenericReceiver:     simple(validateGeneric),
+	notificationv1.GenericHMACReceiver: simple(validateGenericHMAC),
+	notificationv1.GenericOIDCReceiver: validateGenericOIDC,
+	notificationv1.GitHubReceiver:      simple(validateGitHub),
+	notificationv1.GitLabReceiver:      simple(validateGitLab),
+	notificationv1.BitbucketReceiver:   simple(validateBitbucket),
+	notificationv1.HarborReceiver:      simple(validateHarbor),
+	notificationv1.DockerHubReceiver:   simple(jsonPayload),
+	notificationv1.QuayReceiver:        simple(jsonPayload),
+	notificationv1.GCRReceiver:         validateGCR,
+	notificationv1.ACRReceiver:         simple(jsonPayload),
+	notificationv1.NexusReceiver:       simple(validateNexus),
+	notificationv1.CDEventsReceiver:    simple(validateCDEvents),
 }
 
 // Supported reports whether weir serves Receivers of type t.
@@ -86,13 +117,13 @@ func Supported(t string) bool {
 	return ok
 }
 
-// validate runs the validator of receiverType.
-func validate(receiverType string, req request, token string, events []string) (verdict, error) {
-	v, ok := validators[receiverType]
+// validate runs the validator of the Receiver's type.
+func validate(ctx context.Context, c check) (verdict, error) {
+	v, ok := validators[c.spec.Type]
 	if !ok {
-		return verdict{}, fmt.Errorf("%w: '%s'", errUnsupportedType, receiverType)
+		return verdict{}, fmt.Errorf("%w: '%s'", errUnsupportedType, c.spec.Type)
 	}
-	return v(req, token, events)
+	return v(ctx, c)
 }
 
 // validateGeneric accepts every request: the secret path is the only
