@@ -12,4 +12,14 @@
 //
 // WEIR_BENCH_APPS (comma-separated) overrides N = 200. A plain `go test
 // ./...` starts nothing here.
+//
+// Figures of one run (2026-12-04, 2 shared cores, load average 15.5
+// while five builds shared the machine: wall times are inflated, the
+// counts and the ratios to the same run's floor are what count): 200 apps
+// all generated in 13.30 s, 4.04 times the floor of 3.29 s (the
+// GitRepository fetching and storing the same artifact once); a commit
+// changing one app gave that app its new artifact in 5.86 s, 1.78 times
+// the floor, and rewrote 1 ExternalArtifact of 200; 2.57 CPU-seconds
+// while generating; peak RSS 163.3 MiB; API writes while generating: 200
+// ExternalArtifact patches, 200 status patches, 3 generator writes.
 package generator

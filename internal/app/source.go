@@ -29,30 +29,43 @@ import (
 // sourceConcurrency is Flux's source-controller --concurrent default.
 const sourceConcurrency = 2
 
-func setupSource(_ context.Context, deps *Deps) error {
-	opts := deps.Options
-	storage, err := deps.artifactStorage()
+// sourceDeps is what the controllers that write artifacts share: the
+// storage (opened once per process), an event recorder reporting as
+// manager, the retention and jitter flags. concurrency is --concurrent,
+// else the controller's own default.
+func (d *Deps) sourceDeps(manager string, defaultConcurrency int) (_ source.Deps, concurrency int, _ error) {
+	opts := d.Options
+	storage, err := d.artifactStorage()
 	if err != nil {
-		return err
+		return source.Deps{}, 0, err
 	}
-	mgr := deps.Manager
-	recorder := events.NewRecorder(mgr.GetEventRecorderFor(meta.SourceControllerManager), mgr.GetScheme(), //nolint:staticcheck // SA1019: events.Recorder wraps the core/v1 record.EventRecorder; GetEventRecorder's events.k8s.io API has another signature
-		meta.SourceControllerManager, os.Getenv("POD_NAME"), opts.EventsAddr)
-	concurrency := opts.Concurrent
+	mgr := d.Manager
+	recorder := events.NewRecorder(mgr.GetEventRecorderFor(manager), mgr.GetScheme(), //nolint:staticcheck // SA1019: events.Recorder wraps the core/v1 record.EventRecorder; GetEventRecorder's events.k8s.io API has another signature
+		manager, os.Getenv("POD_NAME"), opts.EventsAddr)
+	concurrency = opts.Concurrent
 	if concurrency == 0 {
-		concurrency = sourceConcurrency
+		concurrency = defaultConcurrency
 	}
-	common := source.Deps{
+	return source.Deps{
 		Client:           mgr.GetClient(),
 		APIReader:        mgr.GetAPIReader(),
 		Storage:          storage,
 		Events:           recorder,
-		Metrics:          deps.Metrics,
+		Metrics:          d.Metrics,
 		RetentionTTL:     opts.ArtifactRetentionTTL,
 		RetentionRecords: opts.ArtifactRetentionRecords,
 		Jitter:           opts.IntervalJitter,
-		Helm:             helmDeps(opts),
+	}, concurrency, nil
+}
+
+func setupSource(_ context.Context, deps *Deps) error {
+	opts := deps.Options
+	mgr := deps.Manager
+	common, concurrency, err := deps.sourceDeps(meta.SourceControllerManager, sourceConcurrency)
+	if err != nil {
+		return err
 	}
+	common.Helm = helmDeps(opts)
 	if c := common.Helm.Cache; c != nil {
 		if err := mgr.Add(c); err != nil {
 			return fmt.Errorf("adding the Helm index cache purger: %w", err)

@@ -3,12 +3,9 @@ package app
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/weir-gitops/weir/api/meta"
-	"github.com/weir-gitops/weir/internal/runtime/events"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
-	"github.com/weir-gitops/weir/internal/source"
 	"github.com/weir-gitops/weir/internal/source/artifact"
 	"github.com/weir-gitops/weir/internal/source/controller/artifactgenerator"
 )
@@ -22,31 +19,16 @@ const sourceWatcherConcurrency = 10
 // opens its own from the same --storage-* flags.
 func setupSourceWatcher(_ context.Context, deps *Deps) error {
 	opts := deps.Options
-	storage, err := deps.artifactStorage()
+	common, concurrency, err := deps.sourceDeps(meta.SourceWatcherManager, sourceWatcherConcurrency)
 	if err != nil {
 		return err
 	}
 	mgr := deps.Manager
-	recorder := events.NewRecorder(mgr.GetEventRecorderFor(meta.SourceWatcherManager), mgr.GetScheme(), //nolint:staticcheck // SA1019: see setupSource
-		meta.SourceWatcherManager, os.Getenv("POD_NAME"), opts.EventsAddr)
 	r := &artifactgenerator.Reconciler{
-		Deps: source.Deps{
-			Client:           mgr.GetClient(),
-			APIReader:        mgr.GetAPIReader(),
-			Storage:          storage,
-			Events:           recorder,
-			Metrics:          deps.Metrics,
-			RetentionTTL:     opts.ArtifactRetentionTTL,
-			RetentionRecords: opts.ArtifactRetentionRecords,
-			Jitter:           opts.IntervalJitter,
-		},
+		Deps:                 common,
 		Fetcher:              &artifact.Fetcher{Retries: opts.HTTPRetry},
 		NoCrossNamespaceRefs: opts.NoCrossNamespaceRefs,
 		RequeueDependency:    opts.RequeueDependency,
-	}
-	concurrency := opts.Concurrent
-	if concurrency == 0 {
-		concurrency = sourceWatcherConcurrency
 	}
 	if err := r.SetupWithManager(mgr, reconcile.SetupOptions{
 		MaxConcurrentReconciles: concurrency,
