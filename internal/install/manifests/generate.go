@@ -443,6 +443,12 @@ func (g generator) container(d deploymentSpec, serves bool) corev1.Container {
 			corev1.ContainerPort{Name: g.eventsPortName(), ContainerPort: eventsPort, Protocol: corev1.ProtocolTCP},
 			corev1.ContainerPort{Name: "http-webhook", ContainerPort: webhookPort, Protocol: corev1.ProtocolTCP})
 	}
+	if g.has(SourceWatcher) && (slices.Contains(d.components, KustomizeController) || slices.Contains(d.components, HelmController)) {
+		// As flux install does with source-watcher: the consumers of
+		// ExternalArtifacts get the gate that lets them read one,
+		// appended after Flux's own arguments.
+		args = append(args, "--feature-gates=ExternalArtifact=true")
+	}
 	// Last, so that patches written against Flux's argument positions
 	// still apply.
 	args = append(args, controllersArg(d))

@@ -473,6 +473,15 @@ func TestSourceWatcher(t *testing.T) {
 			if !slices.Contains(a, "--storage-adv-addr="+tt.advertisedAs+".$(RUNTIME_NAMESPACE).svc.cluster.local.") || !slices.Contains(a, "--storage-path=/data") {
 				t.Errorf("%s args %v", d.GetName(), a)
 			}
+			// flux install with source-watcher turns the ExternalArtifact
+			// gate on for the controllers that read ExternalArtifacts.
+			for _, name := range tt.deployments {
+				a := args(t, find(t, objs, "Deployment", name))
+				reads := name == "kustomize-controller" || name == "helm-controller" || name == "weir-controller"
+				if got := slices.Contains(a, "--feature-gates=ExternalArtifact=true"); got != reads {
+					t.Errorf("%s: ExternalArtifact gate %v, want %v: %v", name, got, reads, a)
+				}
+			}
 		})
 	}
 }
