@@ -10,6 +10,8 @@ import (
 	"github.com/chromedp/chromedp"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
 )
 
 // liveWithin is how soon a change in the cluster must show on a page that
@@ -286,5 +288,23 @@ func TestContrastInBothSchemes(t *testing.T) {
 			b.screenshot(fmt.Sprintf("%s-%d", scheme, i))
 			b.checkContrast(scheme + " " + p)
 		}
+	}
+}
+
+// TestLocalModeOffersNoTokenForm: a browser without a session in local
+// mode is told to open the URL weir ui printed, and offered no bearer
+// token form, which could never log it in there.
+func TestLocalModeOffersNoTokenForm(t *testing.T) {
+	env := testenv.Get(t)
+	b := launch(t)
+	u := startUI(t, env.Config)
+	b.base = u.Base
+	b.do("opening the UI without logging in", chromedp.Navigate(b.base+"/"))
+	b.waitJS("the login page", `document.getElementById('main')?.dataset.loaded === 'login'`, 30*time.Second)
+	if msg := b.str(`document.getElementById('login-message')?.innerText || ''`); !strings.Contains(msg, "open the URL weir ui printed") {
+		t.Errorf("login message = %q", msg)
+	}
+	if b.str(`document.getElementById('login-form') ? 'form' : ''`) != "" {
+		t.Error("local mode shows the bearer token form")
 	}
 }

@@ -20,6 +20,9 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 // errorBody is every error's JSON.
 type errorBody struct {
 	Error string `json:"error"`
+	// Mode is the server's mode, on a 401: the page offers the bearer
+	// token form in cluster mode only.
+	Mode string `json:"mode,omitempty"`
 }
 
 func writeError(w http.ResponseWriter, code int, msg string) {

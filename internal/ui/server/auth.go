@@ -19,7 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// SessionCookie is the session cookie's name.
+// SessionCookie is the session cookie's name, in Local mode followed by
+// the listener's port (cookieName).
 const SessionCookie = "weir_session"
 
 // CSRFHeader carries the session's CSRF token on unsafe requests.
@@ -136,8 +137,25 @@ func (s *Server) spendLogin(w http.ResponseWriter, r *http.Request) {
 	ok := s.logins[token]
 	delete(s.logins, token)
 	s.mu.Unlock()
+	q := r.URL.Query()
+	q.Del("token")
+	target := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
 	if !ok {
-		writeError(w, http.StatusForbidden, "this login link was used already or is not this server's: run weir ui again for a new one")
+		if s.sessionOf(r) != nil {
+			// The link opened again (a bookmark, the terminal's link
+			// clicked twice) by a browser already logged in: its page.
+			http.Redirect(w, r, target.String(), http.StatusSeeOther)
+			return
+		}
+		const msg = "this login link was used already or is not this server's: run weir ui again for a new one"
+		if strings.Contains(r.Header.Get("Accept"), "text/html") {
+			// A person following a link reads a sentence, not JSON.
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprintln(w, msg)
+			return
+		}
+		writeError(w, http.StatusForbidden, msg)
 		return
 	}
 	id, err := s.localIdentity(r.Context())
@@ -147,9 +165,6 @@ func (s *Server) spendLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	sess := s.newSession(id, s.opts.Config, nil)
 	s.setCookie(w, r, sess)
-	q := r.URL.Query()
-	q.Del("token")
-	target := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
 	http.Redirect(w, r, target.String(), http.StatusSeeOther)
 }
 
@@ -203,14 +218,25 @@ func (s *Server) newSession(id identity, cfg *rest.Config, c client.WithWatch) *
 	return sess
 }
 
+// cookieName is the session cookie's name. Browsers keep cookies per
+// host, whatever the port: in Local mode, where two weir ui may run on
+// 127.0.0.1, the port is part of the name, so that logging in to one does
+// not log the other out.
+func (s *Server) cookieName() string {
+	if s.opts.Mode == Local && s.port != "" {
+		return SessionCookie + "_" + s.port
+	}
+	return SessionCookie
+}
+
 func (s *Server) setCookie(w http.ResponseWriter, r *http.Request, sess *session) {
-	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: sess.id, Path: "/", HttpOnly: true,
+	http.SetCookie(w, &http.Cookie{Name: s.cookieName(), Value: sess.id, Path: "/", HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil || s.opts.SecureCookies, Expires: sess.expires})
 }
 
 // sessionOf returns the request's live session, or nil.
 func (s *Server) sessionOf(r *http.Request) *session {
-	c, err := r.Cookie(SessionCookie)
+	c, err := r.Cookie(s.cookieName())
 	if err != nil {
 		return nil
 	}
@@ -234,7 +260,7 @@ func (s *Server) withSession(h func(http.ResponseWriter, *http.Request, *session
 			if s.opts.Mode == Local {
 				msg = "not logged in: open the URL weir ui printed"
 			}
-			writeError(w, http.StatusUnauthorized, msg)
+			writeJSON(w, http.StatusUnauthorized, errorBody{Error: msg, Mode: string(s.opts.Mode)})
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead &&
@@ -307,7 +333,7 @@ func (s *Server) logout(w http.ResponseWriter, _ *http.Request, sess *session) {
 	s.mu.Lock()
 	delete(s.sessions, sess.id)
 	s.mu.Unlock()
-	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: s.cookieName(), Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -81,6 +82,28 @@ func TestLocalHostAndLoginToken(t *testing.T) {
 	if code := second.getJSON("/api/whoami", nil); code != http.StatusUnauthorized {
 		t.Errorf("whoami after a refused login: %d, want 401", code)
 	}
+	// The spent link opened again by the browser that is logged in: its
+	// page, not a refusal; by a person without a session, a sentence.
+	resp, err = first.c.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Request.URL.RawQuery != "" {
+		t.Errorf("the spent login URL again while logged in: %s at %s, want 200 without the token", resp.Status, resp.Request.URL)
+	}
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml")
+	resp, err = second.c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") ||
+		!strings.Contains(string(body), "run weir ui again") {
+		t.Errorf("the spent login URL from a browser without a session: %s %q %q", resp.Status, resp.Header.Get("Content-Type"), body)
+	}
 }
 
 func TestAssetsAndHeaders(t *testing.T) {
@@ -110,5 +133,28 @@ func TestAssetsAndHeaders(t *testing.T) {
 	}
 	if code := b.getJSON("/api/nothing", nil); code != http.StatusNotFound {
 		t.Errorf("unknown API route: %d, want 404", code)
+	}
+}
+
+// TestTwoLocalServersKeepTheirSessions: a browser keeps cookies per host,
+// whatever the port, so two weir ui on 127.0.0.1 must not share a cookie
+// name, or logging in to one logs the other out.
+func TestTwoLocalServersKeepTheirSessions(t *testing.T) {
+	env := testenv.Get(t)
+	a, b := start(t, "local", env.Config), start(t, "local", env.Config)
+	br := localLogin(t, a)
+	resp, err := br.c.Get(b.LoginURL()) // the same cookie jar: one browser
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("login to the second server: %s", resp.Status)
+	}
+	for _, r := range []*running{a, b} {
+		br.base = r.Base
+		if code := br.getJSON("/api/whoami", nil); code != http.StatusOK {
+			t.Errorf("whoami on %s after logging in to both: %d, want 200", r.Base, code)
+		}
 	}
 }

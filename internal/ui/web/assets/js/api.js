@@ -4,9 +4,11 @@ let csrfToken = '';
 
 // APIError keeps the HTTP status beside the server's message.
 export class APIError extends Error {
-  constructor(status, message) {
+  constructor(status, message, mode) {
     super(message);
     this.status = status;
+    // mode is the server's (local or cluster), sent with a 401.
+    this.mode = mode || '';
   }
 }
 
@@ -18,7 +20,7 @@ async function decode(resp) {
     body = null;
   }
   if (!resp.ok) {
-    throw new APIError(resp.status, (body && body.error) || `${resp.status} ${resp.statusText}`);
+    throw new APIError(resp.status, (body && body.error) || `${resp.status} ${resp.statusText}`, body && body.mode);
   }
   return body;
 }

@@ -4,7 +4,14 @@
 import {login} from './api.js';
 import {h} from './dom.js';
 
-export function loginView(main, message, done) {
+export function loginView(main, message, done, mode) {
+  if (mode === 'local') {
+    // Local mode logs in only through the link weir ui printed: a token
+    // form could never work here.
+    main.replaceChildren(h('h1', {}, 'Log in'), h('p', {id: 'login-message'}, message));
+    main.dataset.loaded = 'login';
+    return;
+  }
   const input = h('input', {id: 'login-token', name: 'token', type: 'password', autocomplete: 'off', required: true});
   const status = h('p', {id: 'login-status', class: 'action-status', role: 'status'});
   const form = h('form', {id: 'login-form', class: 'login'},

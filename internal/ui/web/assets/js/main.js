@@ -37,7 +37,7 @@ async function boot() {
   } catch (err) {
     who.textContent = 'not logged in';
     if (err.status === 401) {
-      loginView(document.getElementById('main'), err.message, boot);
+      loginView(document.getElementById('main'), err.message, boot, err.mode);
       return;
     }
     document.getElementById('main').replaceChildren(h('p', {class: 'error', role: 'alert'}, err.message));
