@@ -40,6 +40,9 @@ type Options struct {
 	// OnCreate is called when a repository is created, e.g. to create it
 	// on the Git server.
 	OnCreate func(path string)
+	// OnDeployKey is called when a deploy key is added, e.g. to let the
+	// Git server accept it.
+	OnDeployKey func(path string, key Key)
 }
 
 // Request is one request as the server received it.
@@ -252,6 +255,9 @@ func (s *Server) addKey(r *Repo, title, key string, readOnly bool) Key {
 	s.nextID++
 	k := Key{ID: s.nextID, Title: title, Key: key, ReadOnly: readOnly}
 	r.Keys = append(r.Keys, k)
+	if s.opts.OnDeployKey != nil {
+		s.opts.OnDeployKey(r.Owner+"/"+r.Name, k)
+	}
 	return k
 }
 
