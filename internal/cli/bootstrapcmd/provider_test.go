@@ -135,6 +135,15 @@ func TestBootstrapProviders(t *testing.T) {
 				t.Errorf("bootstrap again: exit %d\n%s", res.Code, res.Stderr)
 			}
 			assertRequests(t, api, filepath.Join("testdata", "provider", string(h.kind)+"-again.json"))
+
+			// 4. A team the host does not know: reported, the bootstrap
+			// still done, and the command fails at the end, as flux's.
+			res = clitest.Run(t, append(args, "--team=ghosts")...)
+			if res.Code != 1 || !strings.Contains(res.Stderr, `failed to grant "maintain" permissions to "ghosts"`) ||
+				!strings.Contains(res.Stderr, "all components are healthy") ||
+				!strings.Contains(res.Stderr, "bootstrap completed with errors: failed to grant permissions to team") {
+				t.Errorf("bootstrap with an unknown team: exit %d\n%s", res.Code, res.Stderr)
+			}
 		})
 	}
 }
@@ -208,4 +217,62 @@ func gitOut(t *testing.T, repoPath string, args ...string) string {
 		return ""
 	}
 	return string(out)
+}
+
+// TestProviderErrors covers what fails before Git: the token read from
+// stdin and refused, a bad --team, missing flags, a team the host does not
+// know. The token never shows.
+func TestProviderErrors(t *testing.T) {
+	api := githostserver.New(t, githostserver.Options{Kind: githostserver.GitHub, Token: apiToken, Groups: []string{"org"}})
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(caFile, api.CAPEM(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"bootstrap", "github", "--hostname=" + api.Hostname, "--ca-file=" + caFile, "--silent"}
+	tests := []struct {
+		name  string
+		env   string
+		stdin string
+		args  []string
+		want  []string
+	}{{
+		name:  "token from stdin, refused",
+		stdin: "wrong-" + apiToken + "\n",
+		args:  []string{"--owner=org", "--repository=fleet"},
+		want:  []string{"Please enter your GitHub personal access token (PAT): ", `failed to get Git repository "org/fleet"`, "401"},
+	}, {
+		name: "no token anywhere",
+		args: []string{"--owner=org", "--repository=fleet"},
+		want: []string{"GITHUB_TOKEN environment variable not found"},
+	}, {
+		name: "bad team permission",
+		env:  apiToken,
+		args: []string{"--owner=org", "--repository=fleet", "--team=devs:owner"},
+		want: []string{`invalid permission "owner" for team "devs", can be: pull, triage, push, maintain, admin`},
+	}, {
+		name: "no owner",
+		env:  apiToken,
+		args: []string{"--repository=fleet"},
+		want: []string{"--owner and --repository are required"},
+	}, {
+		name: "unknown organization",
+		env:  apiToken,
+		args: []string{"--owner=nobody", "--repository=fleet"},
+		want: []string{`failed to create new Git repository "nobody/fleet"`, "404"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("GITHUB_TOKEN", tt.env)
+			res := clitest.RunIO(context.Background(), t, tt.stdin, nil, nil, append(append([]string(nil), base...), tt.args...)...)
+			if res.Code != 1 {
+				t.Errorf("exit %d, want 1\n%s", res.Code, res.Output())
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(res.Stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, res.Stderr)
+				}
+			}
+			assertNoToken(t, res)
+		})
+	}
 }
