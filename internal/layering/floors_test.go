@@ -40,7 +40,7 @@ var floors = []floor{
 		`internal/image/(scan|tagpolicy|setters)`,
 		`internal/view/(kinds|objectstate|inventorytree|livediff)`,
 		`internal/fleet(/(lint|fleetdiff))?`,
-		`internal/install(/(manifests|bootstrap|containerimage))?`,
+		`internal/install(/(manifests|bootstrap|containerimage|gitprovider))?`,
 		`internal/devenv/(controlplane|gitserve|chartserve|dirlock)`,
 	}},
 	{3, "runtime: the kit every controller uses", []string{`internal/runtime(/.+)?`}},

@@ -27,7 +27,8 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 weir on the cluster, configured to manage itself from that repository.
 Running bootstrap again is safe: it changes nothing when nothing changed.`,
 	}
-	cmd.AddCommand(newGitCommand(streams, deps))
+	cmd.AddCommand(newGitCommand(streams, deps), newGitHubCommand(streams, deps), newGiteaCommand(streams, deps),
+		newGitLabCommand(streams, deps))
 	return cmd
 }
 
@@ -43,8 +44,9 @@ type gitFlags struct {
 	sshSigningPassword string
 }
 
-func newGitCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.Command {
-	o := bootstrap.Options{
+// defaultOptions are the Options every bootstrap command starts from.
+func defaultOptions() bootstrap.Options {
+	return bootstrap.Options{
 		Branch:     "main",
 		Interval:   bootstrap.DefaultInterval,
 		SecretName: bootstrap.DefaultSecretName,
@@ -53,6 +55,10 @@ func newGitCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobr
 		Username:   "git",
 		SSHKey:     sshkey.DefaultOptions(),
 	}
+}
+
+func newGitCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.Command {
+	o := defaultOptions()
 	var fl gitFlags
 	cmd := &cobra.Command{
 		Use:   "git",
@@ -107,6 +113,14 @@ later bootstrap and applied by the cluster.`,
 // bindGitFlags binds the flags of bootstrap git to o and fl.
 func bindGitFlags(f *pflag.FlagSet, o *bootstrap.Options, fl *gitFlags) {
 	f.StringVar(&o.URL, "url", "", "Git repository URL")
+	f.StringVarP(&o.Username, "username", "u", o.Username, "basic authentication username")
+	f.StringVarP(&o.Password, "password", "p", "", "basic authentication password, or the passphrase of --private-key-file (env GIT_PASSWORD)")
+	f.BoolVar(&o.AllowInsecureHTTP, "allow-insecure-http", false, "allows insecure HTTP connections")
+	bindCommonFlags(f, o, fl)
+}
+
+// bindCommonFlags binds the flags every bootstrap command has.
+func bindCommonFlags(f *pflag.FlagSet, o *bootstrap.Options, fl *gitFlags) {
 	f.StringVar(&o.Branch, "branch", o.Branch, "Git branch")
 	f.StringVar(&o.Path, "path", "", "path relative to the repository root, when specified the cluster sync will be scoped to this path")
 	f.DurationVar(&o.Interval, "interval", o.Interval, "sync interval")
@@ -118,11 +132,8 @@ func bindGitFlags(f *pflag.FlagSet, o *bootstrap.Options, fl *gitFlags) {
 	f.StringVar(&o.CommitMessageAppendix, "commit-message-appendix", "", "string to add to the commit messages, e.g. '[ci skip]'")
 	f.BoolVarP(&fl.silent, "silent", "s", false, "assumes the deploy key is already setup, skips confirmation")
 	f.BoolVar(&o.TokenAuth, "token-auth", false, "when enabled, the password is used as a token over HTTPS instead of an SSH key")
-	f.StringVarP(&o.Username, "username", "u", o.Username, "basic authentication username")
-	f.StringVarP(&o.Password, "password", "p", "", "basic authentication password, or the passphrase of --private-key-file (env GIT_PASSWORD)")
 	f.StringVar(&fl.privateKeyFile, "private-key-file", "", "path to a private key file used for authenticating to the Git SSH server")
 	f.StringVar(&fl.caFile, "ca-file", "", "path to TLS CA file used for validating self-signed certificates")
-	f.BoolVar(&o.AllowInsecureHTTP, "allow-insecure-http", false, "allows insecure HTTP connections")
 	f.StringVar(&fl.gpgKeyRing, "gpg-key-ring", "", "path to secret gpg key ring for signing commits")
 	f.StringVar(&fl.gpgPassphrase, "gpg-passphrase", "", "passphrase for decrypting GPG private key")
 	f.StringVar(&fl.gpgKeyID, "gpg-key-id", "", "key id for selecting a particular key")

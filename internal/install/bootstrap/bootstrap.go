@@ -130,7 +130,7 @@ func (r *runner) commitAndPush(ctx context.Context) error {
 		return fmt.Errorf("failed to commit manifests: %w", err)
 	}
 	r.log.Successf("committed component manifests to %q (%q)", r.o.Branch, hash)
-	r.log.Actionf("pushing component manifests to %q", redacted(r.o.URL))
+	r.log.Actionf("pushing component manifests to %q", redacted(r.o.cloneURL()))
 	if err := r.checkout.Push(ctx); err != nil {
 		return fmt.Errorf("failed to push manifests: %w", err)
 	}
@@ -141,7 +141,7 @@ func (r *runner) commitAndPush(ctx context.Context) error {
 
 // clone opens the branch, retrying once after cloneBackoff.
 func (r *runner) clone(ctx context.Context) error {
-	r.log.Actionf("cloning branch %q from Git repository %q", r.o.Branch, redacted(r.o.URL))
+	r.log.Actionf("cloning branch %q from Git repository %q", r.o.Branch, redacted(r.o.cloneURL()))
 	var err error
 	for attempt := 0; attempt < 2; attempt++ {
 		if attempt > 0 {
@@ -152,7 +152,7 @@ func (r *runner) clone(ctx context.Context) error {
 			case <-time.After(cloneBackoff):
 			}
 		}
-		r.checkout, err = git.OpenBranch(ctx, r.o.URL, r.auth, r.o.Branch)
+		r.checkout, err = git.OpenBranch(ctx, r.o.cloneURL(), r.auth, r.o.Branch)
 		if err == nil {
 			break
 		}

@@ -40,6 +40,11 @@
 // runs the new commit, the old ones are removed and the GitRepository is
 // asked to fetch again with the new ones alone.
 //
+// The provider bootstraps (internal/install/gitprovider) set Clone, so that
+// the CLI pushes over HTTPS with the host's API token while the cluster
+// syncs over SSH, and AuthorizeDeployKey, which adds the cluster's key
+// through the host's API where bootstrap git would ask the user to.
+//
 // Running it again with the same options commits nothing, applies nothing
 // and succeeds once the cluster is at HEAD.
 package bootstrap

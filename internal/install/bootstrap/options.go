@@ -85,9 +85,25 @@ type Options struct {
 	// SSHKey shapes a generated deploy key.
 	SSHKey sshkey.Options
 
+	// Clone, when set, is where and how the CLI clones and pushes when
+	// that differs from URL, which the cluster syncs from: a Git host's
+	// API gives the CLI HTTPS with the API token, and the cluster SSH with
+	// a deploy key.
+	Clone *Remote
+	// AuthorizeDeployKey, when set, gives the cluster's SSH public key
+	// (authorized_keys format) access to the repository through the Git
+	// host's API, instead of asking the user to.
+	AuthorizeDeployKey func(ctx context.Context, authorizedKey string) error
+
 	// Timeout bounds the whole bootstrap; Poll is how often waits re-read.
 	Timeout time.Duration
 	Poll    time.Duration
+}
+
+// Remote is a repository address with basic-auth credentials.
+type Remote struct {
+	URL                string
+	Username, Password string
 }
 
 // Logger prints bootstrap's progress; internal/cli/output.Progress is one.
@@ -179,7 +195,27 @@ func (o *Options) validateURL() error {
 	if o.TokenAuth && o.Password == "" {
 		return errors.New("--password (or GIT_PASSWORD) is required with --token-auth")
 	}
+	return o.validateClone()
+}
+
+// validateClone checks the CLI's own address, when it has one.
+func (o *Options) validateClone() error {
+	if o.Clone == nil {
+		return nil
+	}
+	u, err := url.Parse(o.Clone.URL)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && (u.Scheme != "http" || !o.AllowInsecureHTTP)) {
+		return fmt.Errorf("clone URL %q is not an https repository URL", redacted(o.Clone.URL))
+	}
 	return nil
+}
+
+// cloneURL is the address the CLI clones and pushes.
+func (o *Options) cloneURL() string {
+	if o.Clone != nil {
+		return o.Clone.URL
+	}
+	return o.URL
 }
 
 // fillDefaults sets what was left empty to its default.

@@ -52,6 +52,21 @@ func TestValidate(t *testing.T) {
 			secret: "s3cr3t-pw",
 		},
 		{
+			name: "clone over https, sync over ssh",
+			opts: Options{URL: sshURL, Branch: "main", Clone: &Remote{URL: httpsURL, Username: "git", Password: "t0k"}},
+		},
+		{
+			name:   "clone over ssh",
+			opts:   Options{URL: sshURL, Branch: "main", Clone: &Remote{URL: "ssh://git:s3cr3t-pw@example.com/org/repo.git"}},
+			err:    `clone URL "ssh://git:xxxxx@example.com/org/repo.git" is not an https repository URL`,
+			secret: "s3cr3t-pw",
+		},
+		{
+			name: "clone over http without --allow-insecure-http",
+			opts: Options{URL: sshURL, Branch: "main", Clone: &Remote{URL: "http://example.com/org/repo.git"}},
+			err:  "is not an https repository URL",
+		},
+		{
 			name: "URL with a user only",
 			opts: Options{URL: "ssh://git@example.com/org/repo.git", Branch: "main"},
 		},

@@ -79,6 +79,13 @@ func (r *runner) connect(ctx context.Context) error {
 	r.knownHosts = hosts
 	var err error
 	switch {
+	case r.o.Clone != nil:
+		// The CLI goes through HTTPS; the SSH address is the cluster's.
+		data := map[string][]byte{git.SecretUsername: []byte(r.o.Clone.Username), git.SecretPassword: []byte(r.o.Clone.Password)}
+		if len(r.o.CA) > 0 {
+			data[git.SecretCA] = r.o.CA
+		}
+		r.auth, err = git.NewAuth(r.o.Clone.URL, data)
 	case len(r.o.PrivateKey) > 0:
 		data := map[string][]byte{git.SecretIdentity: r.o.PrivateKey, git.SecretKnownHosts: hosts}
 		if r.o.Password != "" {
@@ -224,6 +231,11 @@ func (r *runner) desiredSecretData(ctx context.Context) (map[string][]byte, erro
 		if r.o.Password != "" {
 			data[git.SecretPassword] = []byte(r.o.Password)
 		}
+		if r.o.AuthorizeDeployKey != nil {
+			if err := r.o.AuthorizeDeployKey(ctx, string(bytes.TrimSpace(data[sshkey.PublicKeySecretKey]))); err != nil {
+				return nil, err
+			}
+		}
 		return data, nil
 	}
 	if r.secret.exists && len(r.secret.data[git.SecretIdentity]) > 0 {
@@ -240,7 +252,12 @@ func (r *runner) desiredSecretData(ctx context.Context) (map[string][]byte, erro
 	}
 	r.result.DeployKey = string(bytes.TrimSpace(kp.AuthorizedKey))
 	r.log.Successf("public key: %s", r.result.DeployKey)
-	if r.confirm != nil {
+	switch {
+	case r.o.AuthorizeDeployKey != nil:
+		if err := r.o.AuthorizeDeployKey(ctx, r.result.DeployKey); err != nil {
+			return nil, err
+		}
+	case r.confirm != nil:
 		ok, err := r.confirm(ctx, "Please give the key access to your repository")
 		if err != nil {
 			return nil, err
