@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/weir-gitops/weir/internal/ui/fleetview"
@@ -26,6 +28,11 @@ import (
 // keep it open.
 var PingInterval = 15 * time.Second
 
+// HealthInterval is how often a hub asks the API server whether it is
+// there (/readyz), so that a page says so when it is not: the stream to
+// the browser stays open while the watches behind it fail.
+var HealthInterval = 5 * time.Second
+
 // subscriberBuffer is how many messages a slow stream may fall behind
 // before it is closed (the browser's EventSource reconnects and reloads).
 const subscriberBuffer = 512
@@ -35,6 +42,8 @@ type hubs struct {
 	s  *Server
 	mu sync.Mutex
 	m  map[string]*hub
+	// probe replaces the /readyz check in tests; nil asks the API server.
+	probe func(context.Context) error
 }
 
 // hub runs the watches of one identity in one namespace ("" for all) for
@@ -42,6 +51,59 @@ type hubs struct {
 type hub struct {
 	cancel context.CancelFunc
 	subs   map[chan []byte]struct{}
+	// health is the last `event: cluster` sent, for streams that join.
+	health []byte
+}
+
+// clusterMessage is an `event: cluster` payload: whether the API server
+// answers, and why not.
+type clusterMessage struct {
+	Reachable bool   `json:"reachable"`
+	Error     string `json:"error,omitempty"`
+}
+
+// probe asks the API server's /readyz with cfg (every user may read it).
+func probe(ctx context.Context, cfg *rest.Config) error {
+	c, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, HealthInterval)
+	defer cancel()
+	return c.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
+}
+
+// watchHealth sends `event: cluster` to b's streams each time the API
+// server stops or starts answering check, until ctx ends.
+func (h *hubs) watchHealth(ctx context.Context, b *hub, check func(context.Context) error) {
+	reachable := true
+	tick := time.NewTicker(HealthInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		err := check(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if (err == nil) == reachable {
+			continue
+		}
+		reachable = err == nil
+		m := clusterMessage{Reachable: reachable}
+		if err != nil {
+			m.Error = "the API server does not answer: " + err.Error()
+		}
+		data, _ := json.Marshal(m)
+		msg := []byte("event: cluster\ndata: " + string(data) + "\n\n")
+		h.mu.Lock()
+		b.health = msg
+		h.mu.Unlock()
+		h.broadcast(b, msg)
+	}
 }
 
 func newHubs(s *Server) *hubs { return &hubs{s: s, m: map[string]*hub{}} }
@@ -64,6 +126,9 @@ func (h *hubs) subscribe(sess *session, ns string) (<-chan []byte, func(), error
 		h.m[key] = b
 	}
 	b.subs[ch] = struct{}{}
+	if b.health != nil {
+		ch <- b.health
+	}
 	leave := func() {
 		h.mu.Lock()
 		defer h.mu.Unlock()
@@ -125,6 +190,11 @@ func (h *hubs) start(ctx context.Context, b *hub, sess *session, ns string) erro
 		<-ctx.Done()
 		factory.Shutdown()
 	}()
+	check := h.probe
+	if check == nil {
+		check = func(ctx context.Context) error { return probe(ctx, sess.cfg) }
+	}
+	go h.watchHealth(ctx, b, check)
 	return nil
 }
 

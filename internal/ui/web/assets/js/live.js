@@ -30,6 +30,20 @@ export function connect() {
     indicator(source.readyState === EventSource.CLOSED ? 'offline' : 'connecting',
       source.readyState === EventSource.CLOSED ? '○ offline' : '○ reconnecting…');
   });
+  // The server says when the API server behind the stream stops (and
+  // starts again) answering: the stream itself stays open meanwhile.
+  source.addEventListener('cluster', (ev) => {
+    let m;
+    try {
+      m = JSON.parse(ev.data);
+    } catch {
+      return;
+    }
+    if (m.reachable) indicator('live', '● live');
+    else indicator('offline', '○ API server unreachable');
+    const el = document.getElementById('live-indicator');
+    if (el) el.title = m.error || '';
+  });
   source.addEventListener('object', (ev) => dispatch('object', ev));
   source.addEventListener('k8sevent', (ev) => dispatch('k8sevent', ev));
   // A page left (or kept in the back-forward cache) must not hold its
