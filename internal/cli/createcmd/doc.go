@@ -1,6 +1,7 @@
 // Package createcmd implements `weir create`: generate a Flux object from
 // flags (source git|helm|chart|oci|bucket, kustomization, receiver, alert-provider,
-// alert, secret git|oci|tls|receiver, tenant), print it with --export, or
+// alert, secret git|oci|tls|receiver|githubapp|helm|notation|proxy,
+// tenant), print it with --export, or
 // apply it and wait for the controller (or, for the static Alert and
 // Provider, for the API server to hold it), with the flux CLI's flags,
 // defaults and progress lines.
