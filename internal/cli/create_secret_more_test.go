@@ -46,7 +46,7 @@ func TestCreateSecretMoreErrors(t *testing.T) {
 		{[]string{"helm", "ab", "--tls-crt-file=testdata/create/tls.crt"}, "✗ found certificate but missing private key\n"},
 		{[]string{"helm", "ab", "--tls-crt-file=testdata/create/tls.crt", "--tls-key-file=testdata/create/ca.crt"}, "✗ invalid TLS certificate and key pair: tls: found a certificate rather than a key in the PEM for the private key\n"},
 		{[]string{"proxy", "ab", "-u", "bot"}, "✗ address is required\n"},
-		{[]string{"proxy", "ab", "--address=http://[::1"}, "✗ invalid proxy address: parse \"http://[::1\": missing ']' in host\n"},
+		{[]string{"proxy", "ab", "--address=http://bot:s3cret@[::1"}, "✗ invalid proxy address: missing ']' in host\n"},
 		{[]string{"notation", "ab", "--trust-policy-file=testdata/create/trustpolicy.json"}, "✗ --ca-cert-file is required\n"},
 		{[]string{"notation", "ab", "--ca-cert-file=testdata/create/ca.crt"}, "✗ --trust-policy-file is required\n"},
 		{[]string{"notation", "ab", "--ca-cert-file=testdata/create/ca.crt", "--trust-policy-file=testdata/create/ca.crt"}, "✗ failed to unmarshal trust policy testdata/create/ca.crt: invalid character '-' in numeric literal\n"},

@@ -32,5 +32,10 @@
 //     repository from, checked by the event server's own parser;
 //   - `create source chart` reads --verify-subject for its own check that a
 //     subject needs a --verify-provider (flux reads the OCIRepository's flag
-//     there).
+//     there);
+//   - `create secret proxy` leaves the address out of its error when the
+//     address does not parse, since it may carry a password;
+//   - `create secret notation` checks the trust policy with weir's own
+//     reading of Notation's rules (Notation's Go module is not imported),
+//     so its messages may differ in wording from flux's.
 package createcmd

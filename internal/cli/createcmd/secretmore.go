@@ -210,6 +210,11 @@ proxy address and the basic authentication credentials.`,
 				return errors.New("address is required")
 			}
 			if _, err := url.Parse(address); err != nil {
+				// Not the URL itself: it may carry a password.
+				var uerr *url.Error
+				if errors.As(err, &uerr) {
+					err = uerr.Err
+				}
 				return fmt.Errorf("invalid proxy address: %w", err)
 			}
 			data := map[string]string{proxyAddressKey: address}
