@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"sigs.k8s.io/yaml"
 )
 
 func TestBinName(t *testing.T) {
@@ -149,3 +151,23 @@ func tarOf(t *testing.T, name string, data []byte) []byte {
 
 // digest is a checksum in the catalog's form.
 func digest(b []byte) string { return fmt.Sprintf("sha256:%x", sha256.Sum256(b)) }
+
+// FuzzManifest: whatever a catalog serves, the file an install would write
+// is a bare flux-/weir- name, and resolving a version never panics.
+func FuzzManifest(f *testing.F) {
+	f.Add([]byte("apiVersion: cli.fluxcd.io/v1beta1\nkind: Plugin\nname: p\nbin: flux-p\nversions:\n- version: 1.0.0\n  platforms:\n  - {os: linux, arch: amd64, url: http://127.0.0.1/p.tgz, checksum: 'sha256:00'}\n"), "1.0.0")
+	f.Add([]byte("name: p\nbin: ../../etc/flux-p\n"), "sha256:00")
+	f.Fuzz(func(t *testing.T, data []byte, version string) {
+		var m Manifest
+		if yaml.Unmarshal(data, &m) != nil {
+			return
+		}
+		if bin, err := binName(&m); err == nil {
+			if filepath.Base(bin) != bin || strings.ContainsAny(bin, `/\`) || bin == "." || bin == ".." ||
+				(!strings.HasPrefix(bin, fluxPrefix) && !strings.HasPrefix(bin, weirPrefix)) {
+				t.Fatalf("unsafe bin %q accepted", bin)
+			}
+		}
+		_, _, _ = resolve(&m, version, "linux", "amd64")
+	})
+}
