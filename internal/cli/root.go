@@ -31,6 +31,7 @@ import (
 	"github.com/weir-gitops/weir/internal/cli/lintcmd"
 	"github.com/weir-gitops/weir/internal/cli/listcmd"
 	"github.com/weir-gitops/weir/internal/cli/logscmd"
+	"github.com/weir-gitops/weir/internal/cli/plugincmd"
 	"github.com/weir-gitops/weir/internal/cli/pullcmd"
 	"github.com/weir-gitops/weir/internal/cli/pushcmd"
 	"github.com/weir-gitops/weir/internal/cli/reconcilecmd"
@@ -110,6 +111,7 @@ func NewRootCommand(streams genericiooptions.IOStreams, opts ...Option) *cobra.C
 		bootstrapcmd.NewCommand(streams, deps),
 		listcmd.NewCommand(streams, deps),
 		logscmd.NewCommand(streams, deps),
+		plugincmd.NewCommand(streams, deps),
 		pullcmd.NewCommand(streams, deps),
 		pushcmd.NewCommand(streams, deps),
 		reconcilecmd.NewCommand(streams, deps),
@@ -125,6 +127,8 @@ func NewRootCommand(streams genericiooptions.IOStreams, opts ...Option) *cobra.C
 		uninstallcmd.NewCommand(streams, deps),
 		versioncmd.NewCommand(streams, deps),
 	)
+	// Plugins come last: no builtin may be shadowed by one.
+	plugincmd.Register(root, streams)
 	return root
 }
 

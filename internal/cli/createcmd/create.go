@@ -73,7 +73,8 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 	source.AddCommand(newGitCommand(e), newHelmCommand(e), newChartCommand(e), newOCICommand(e), newBucketCommand(e))
 	secret := &cobra.Command{Use: "secret", Short: "Create or update Kubernetes secrets",
 		Long: "The create secret sub-commands generate Kubernetes secrets specific to Flux."}
-	secret.AddCommand(newSecretGitCommand(e), newSecretOCICommand(e), newSecretTLSCommand(e), newSecretReceiverCommand(e))
+	secret.AddCommand(newSecretGitCommand(e), newSecretOCICommand(e), newSecretTLSCommand(e), newSecretReceiverCommand(e),
+		newSecretGitHubAppCommand(e), newSecretHelmCommand(e), newSecretNotationCommand(e), newSecretProxyCommand(e))
 	cmd.AddCommand(source, newKustomizationCommand(e), newHelmReleaseCommand(e), newReceiverCommand(e), newAlertProviderCommand(e), newAlertCommand(e), secret, newTenantCommand(e),
 		newImageCommand(e))
 	return cmd

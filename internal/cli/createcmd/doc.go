@@ -1,6 +1,7 @@
 // Package createcmd implements `weir create`: generate a Flux object from
 // flags (source git|helm|chart|oci|bucket, kustomization, receiver, alert-provider,
-// alert, secret git|oci|tls|receiver, tenant), print it with --export, or
+// alert, secret git|oci|tls|receiver|githubapp|helm|notation|proxy,
+// tenant), print it with --export, or
 // apply it and wait for the controller (or, for the static Alert and
 // Provider, for the API server to hold it), with the flux CLI's flags,
 // defaults and progress lines.
@@ -31,5 +32,10 @@
 //     repository from, checked by the event server's own parser;
 //   - `create source chart` reads --verify-subject for its own check that a
 //     subject needs a --verify-provider (flux reads the OCIRepository's flag
-//     there).
+//     there);
+//   - `create secret proxy` leaves the address out of its error when the
+//     address does not parse, since it may carry a password;
+//   - `create secret notation` checks the trust policy with weir's own
+//     reading of Notation's rules (Notation's Go module is not imported),
+//     so its messages may differ in wording from flux's.
 package createcmd
