@@ -62,43 +62,39 @@ func docBoundary(line string) bool {
 }
 
 // siblingKind finds the kind: key of the mapping that holds the apiVersion
-// key on line i (same column, same list item, same document), before or
-// after it, so that either order of the two keys is understood.
+// key on line i (same column, same list item, same document), after or
+// before it, so that either order of the two keys is understood.
 func siblingKind(lines []string, i int, col int) (string, bool) {
-	for j := i + 1; j < len(lines) && !docBoundary(lines[j]); j++ {
-		if blank(lines[j]) {
-			continue
-		}
-		k, ok := parseKey(lines[j])
-		indent := len(lines[j]) - len(strings.TrimLeft(lines[j], " "))
-		if indent < col && !(ok && k.col == col && !k.listItem) {
-			break
-		}
-		if ok && k.col == col {
-			if k.listItem {
-				break
-			}
-			if k.key == "kind" {
-				return k.value, true
-			}
-		}
+	if kind, ok := scanKind(lines, i, col, 1); ok {
+		return kind, true
 	}
-	for j := i - 1; j >= 0 && !docBoundary(lines[j]); j-- {
+	return scanKind(lines, i, col, -1)
+}
+
+// scanKind walks from line i in direction step (1 or -1) through the lines
+// of the mapping at column col, looking for its kind: key. A list item
+// marker at col ends the mapping: going forward it starts the next item;
+// going backward it is the first line of this one, checked last.
+func scanKind(lines []string, i, col, step int) (string, bool) {
+	for j := i + step; j >= 0 && j < len(lines) && !docBoundary(lines[j]); j += step {
 		if blank(lines[j]) {
 			continue
 		}
 		k, ok := parseKey(lines[j])
-		indent := len(lines[j]) - len(strings.TrimLeft(lines[j], " "))
-		if indent < col && !(ok && k.col == col) {
-			break
+		if !ok || k.col != col {
+			if len(lines[j])-len(strings.TrimLeft(lines[j], " ")) < col {
+				return "", false
+			}
+			continue
 		}
-		if ok && k.col == col {
-			if k.key == "kind" {
-				return k.value, true
-			}
-			if k.listItem {
-				break
-			}
+		if k.listItem && step > 0 {
+			return "", false
+		}
+		if k.key == "kind" {
+			return k.value, true
+		}
+		if k.listItem {
+			return "", false
 		}
 	}
 	return "", false
