@@ -20,6 +20,7 @@ import (
 	"github.com/weir-gitops/weir/internal/cli/clideps"
 	"github.com/weir-gitops/weir/internal/cli/completioncmd"
 	"github.com/weir-gitops/weir/internal/cli/createcmd"
+	"github.com/weir-gitops/weir/internal/cli/debugcmd"
 	"github.com/weir-gitops/weir/internal/cli/deletecmd"
 	"github.com/weir-gitops/weir/internal/cli/dev"
 	"github.com/weir-gitops/weir/internal/cli/diffcmd"
@@ -31,6 +32,7 @@ import (
 	"github.com/weir-gitops/weir/internal/cli/lintcmd"
 	"github.com/weir-gitops/weir/internal/cli/listcmd"
 	"github.com/weir-gitops/weir/internal/cli/logscmd"
+	"github.com/weir-gitops/weir/internal/cli/migratecmd"
 	"github.com/weir-gitops/weir/internal/cli/plugincmd"
 	"github.com/weir-gitops/weir/internal/cli/pullcmd"
 	"github.com/weir-gitops/weir/internal/cli/pushcmd"
@@ -99,6 +101,7 @@ func NewRootCommand(streams genericiooptions.IOStreams, opts ...Option) *cobra.C
 		checkcmd.NewCommand(streams, deps),
 		completioncmd.NewCommand(streams, deps),
 		createcmd.NewCommand(streams, deps),
+		debugcmd.NewCommand(streams, deps),
 		deletecmd.NewCommand(streams, deps),
 		dev.NewCommand(streams, deps),
 		diffcmd.NewCommand(streams, deps),
@@ -111,6 +114,7 @@ func NewRootCommand(streams genericiooptions.IOStreams, opts ...Option) *cobra.C
 		bootstrapcmd.NewCommand(streams, deps),
 		listcmd.NewCommand(streams, deps),
 		logscmd.NewCommand(streams, deps),
+		migratecmd.NewCommand(streams, deps),
 		plugincmd.NewCommand(streams, deps),
 		pullcmd.NewCommand(streams, deps),
 		pushcmd.NewCommand(streams, deps),
