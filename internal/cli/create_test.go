@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -57,6 +58,9 @@ func TestCreateExport(t *testing.T) {
 			"--tls-key-file=testdata/create/tls.key", "--ca-crt-file=testdata/create/ca.crt"}},
 		{"create/export-tenant.golden", []string{"tenant", "dev-team", "--with-namespace=frontend", "--with-namespace=backend",
 			"--label=env=dev"}},
+		{"create/export-tenant-skip-namespace.golden", []string{"tenant", "dev-team", "--with-namespace=frontend", "--skip-namespace"}},
+		{"create/export-tenant-no-account.golden", []string{"tenant", "dev-team", "--with-namespace=frontend",
+			"--with-service-account=false"}},
 	})
 }
 
@@ -243,6 +247,37 @@ func TestCreateSecretsAndTenant(t *testing.T) {
 	sa := &corev1.ServiceAccount{}
 	if err := env.Client.Get(t.Context(), client.ObjectKey{Namespace: tenantNS, Name: "dev-team"}, sa); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCreateTenantSkipNamespace: --skip-namespace applies into a namespace
+// that exists without touching it, and --with-service-account=false binds
+// the reconciler user alone and creates no ServiceAccount.
+func TestCreateTenantSkipNamespace(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	res := weir(t, "create", "tenant", "ops", "--with-namespace="+ns, "--skip-namespace", "--with-service-account=false")
+	if res.Code != 0 {
+		t.Fatalf("exit %d\n%s", res.Code, res.Output())
+	}
+	assertGolden(t, "create/tenant-skip-namespace.golden", res.Output(), ns)
+	live := &corev1.Namespace{}
+	if err := env.Client.Get(t.Context(), client.ObjectKey{Name: ns}, live); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := live.Labels["toolkit.fluxcd.io/tenant"]; ok {
+		t.Errorf("--skip-namespace labelled the namespace: %v", live.Labels)
+	}
+	rb := &rbacv1.RoleBinding{}
+	if err := env.Client.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "ops-reconciler"}, rb); err != nil {
+		t.Fatal(err)
+	}
+	if len(rb.Subjects) != 1 || rb.Subjects[0].Kind != "User" || rb.Subjects[0].Name != "gotk:"+ns+":reconciler" {
+		t.Errorf("role binding subjects: %+v", rb.Subjects)
+	}
+	err := env.Client.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "ops"}, &corev1.ServiceAccount{})
+	if !apierrors.IsNotFound(err) {
+		t.Errorf("--with-service-account=false: ServiceAccount get: %v, want not found", err)
 	}
 }
 
