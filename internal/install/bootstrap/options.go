@@ -84,6 +84,12 @@ type Options struct {
 	SSHAgentSocket string
 	// SSHKey shapes a generated deploy key.
 	SSHKey sshkey.Options
+	// SSHHostname (host[:port]) replaces URL's host in the GitRepository
+	// and is the host whose keys the source Secret's known_hosts holds,
+	// for a cluster that reaches the SSH server under another name than
+	// the CLI (flux's --ssh-hostname); the CLI still pushes to URL. Only
+	// for an ssh:// URL.
+	SSHHostname string
 
 	// Timeout bounds the whole bootstrap; Poll is how often waits re-read.
 	Timeout time.Duration
@@ -110,6 +116,20 @@ func (o *Options) scheme() string {
 		return ""
 	}
 	return strings.ToLower(u.Scheme)
+}
+
+// syncURL is the GitRepository's spec.url: URL, its host replaced by
+// SSHHostname over SSH.
+func (o *Options) syncURL() string {
+	if o.SSHHostname == "" || o.scheme() != "ssh" {
+		return o.URL
+	}
+	u, err := url.Parse(o.URL)
+	if err != nil {
+		return o.URL
+	}
+	u.Host = o.SSHHostname
+	return u.String()
 }
 
 // syncPath is the Kustomization's spec.path: "./<Path>".
