@@ -121,6 +121,7 @@ func bindGitFlags(f *pflag.FlagSet, o *bootstrap.Options, fl *gitFlags) {
 	f.StringVarP(&o.Username, "username", "u", o.Username, "basic authentication username")
 	f.StringVarP(&o.Password, "password", "p", "", "basic authentication password, or the passphrase of --private-key-file (env GIT_PASSWORD)")
 	f.StringVar(&fl.privateKeyFile, "private-key-file", "", "path to a private key file used for authenticating to the Git SSH server")
+	f.StringSliceVar(&o.SSHHostKeyAlgos, "ssh-hostkey-algos", nil, "list of host key algorithms to be used by the CLI for SSH connections")
 	f.StringVar(&o.SSHHostname, "ssh-hostname", "", "SSH hostname, to be used when the SSH host differs from the HTTPS one")
 	f.StringVar(&fl.caFile, "ca-file", "", "path to TLS CA file used for validating self-signed certificates")
 	f.BoolVar(&o.AllowInsecureHTTP, "allow-insecure-http", false, "allows insecure HTTP connections")

@@ -290,14 +290,22 @@ func TestBootstrap(t *testing.T) {
 		t.Errorf("the source secret does not hold --private-key-file")
 	}
 
-	// 10. --ssh-hostname: the cluster fetches from another name of the
+	// 10. An unknown --ssh-hostkey-algos is refused before anything is
+	// done. --ssh-hostname: the cluster fetches from another name of the
 	// server (the CLI still pushes to --url): the GitRepository's URL
 	// and the Secret's known_hosts follow it, and the cluster syncs the
 	// commit that changed gotk-sync.yaml through it.
 	_, port, _ := strings.Cut(strings.TrimPrefix(srv.SSHURL(repo), "ssh://git@"), ":")
 	port, _, _ = strings.Cut(port, "/")
 	hostname := "localhost:" + port
-	res = clitest.Run(t, append(slices.Clone(sshArgs), "--private-key-file="+keyFile, "--silent", "--ssh-hostname="+hostname)...)
+	res = clitest.Run(t, append(slices.Clone(sshArgs), "--private-key-file="+keyFile, "--silent", "--ssh-hostkey-algos=ssh-dss2")...)
+	if res.Code == 0 || !strings.Contains(res.Stderr, `--ssh-hostkey-algos: unsupported host key algorithm "ssh-dss2"`) {
+		t.Errorf("bootstrap with an unknown --ssh-hostkey-algos: exit %d\n%s", res.Code, res.Output())
+	}
+	// --ssh-hostkey-algos: the CLI offers only the server's algorithm
+	// (ed25519), when it scans the new host's keys and when it pushes.
+	res = clitest.Run(t, append(slices.Clone(sshArgs), "--private-key-file="+keyFile, "--silent", "--ssh-hostname="+hostname,
+		"--ssh-hostkey-algos=ssh-ed25519")...)
 	if res.Code != 0 {
 		t.Fatalf("bootstrap with --ssh-hostname: exit %d\n%s", res.Code, res.Output())
 	}

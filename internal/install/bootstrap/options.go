@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"time"
+
+	"golang.org/x/crypto/ssh"
 
 	"github.com/weir-gitops/weir/internal/install/manifests"
 	"github.com/weir-gitops/weir/internal/source/git"
@@ -90,6 +93,11 @@ type Options struct {
 	// the CLI (flux's --ssh-hostname); the CLI still pushes to URL. Only
 	// for an ssh:// URL.
 	SSHHostname string
+	// SSHHostKeyAlgos, when set, are the host key algorithms the CLI
+	// offers when it scans the server's keys and when it pushes (flux's
+	// --ssh-hostkey-algos), e.g. rsa-sha2-512 for a server whose
+	// known_hosts entry must be its RSA key.
+	SSHHostKeyAlgos []string
 
 	// Timeout bounds the whole bootstrap; Poll is how often waits re-read.
 	Timeout time.Duration
@@ -116,6 +124,18 @@ func (o *Options) scheme() string {
 		return ""
 	}
 	return strings.ToLower(u.Scheme)
+}
+
+// validateHostKeyAlgos refuses a --ssh-hostkey-algos name the SSH client
+// does not know, before any connection is made.
+func (o *Options) validateHostKeyAlgos() error {
+	supported := ssh.SupportedAlgorithms().HostKeys
+	for _, a := range o.SSHHostKeyAlgos {
+		if !slices.Contains(supported, a) {
+			return fmt.Errorf("--ssh-hostkey-algos: unsupported host key algorithm %q, must be one of: %s", a, strings.Join(supported, ", "))
+		}
+	}
+	return nil
 }
 
 // syncURL is the GitRepository's spec.url: URL, its host replaced by
@@ -145,6 +165,9 @@ func (o *Options) systemDir() string { return path.Join(o.Path, SystemDir) }
 
 // validate checks the options and fills defaults.
 func (o *Options) validate() error {
+	if err := o.validateHostKeyAlgos(); err != nil {
+		return err
+	}
 	if err := o.validateURL(); err != nil {
 		return err
 	}

@@ -87,6 +87,9 @@ func (r *runner) connect(ctx context.Context) error {
 	default:
 		err = errors.New("pushing over ssh needs --private-key-file, or an SSH agent (SSH_AUTH_SOCK) holding a key with write access")
 	}
+	if err == nil {
+		r.auth.HostKeyAlgorithms = r.o.SSHHostKeyAlgos
+	}
 	return err
 }
 
@@ -100,7 +103,7 @@ func (r *runner) hostKeys(ctx context.Context, repoURL string) ([]byte, error) {
 	}
 	u, _ := url.Parse(repoURL)
 	r.log.Actionf("collecting the SSH host key of %s", u.Host)
-	hosts, err := git.ScanHostKey(ctx, repoURL)
+	hosts, err := git.ScanHostKeyAlgorithms(ctx, repoURL, r.o.SSHHostKeyAlgos)
 	if err != nil {
 		return nil, fmt.Errorf("collecting the SSH host key: %w", err)
 	}
