@@ -100,3 +100,68 @@ func TestDiffKustomizationFlags(t *testing.T) {
 	}
 	assertGolden(t, "diff/flags.golden", r.Output(), ns)
 }
+
+// writeNestedFleet lays out a root Kustomization whose path holds two
+// more: web, from the same GitRepository, and tools, from another one
+// whose local copy is elsewhere.
+func writeNestedFleet(t *testing.T, ns string) (path, ksFile, other string) {
+	t.Helper()
+	root, other := t.TempDir(), t.TempDir()
+	ks := func(name, source, path string) string {
+		return `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: ` + name + `
+spec:
+  interval: 10m
+  path: ` + path + `
+  prune: true
+  targetNamespace: ` + ns + `
+  sourceRef:
+    kind: GitRepository
+    name: ` + source + `
+  postBuild:
+    substitute:
+      tier: ` + name + `
+`
+	}
+	writeFiles(t, root, map[string]string{
+		".git/HEAD":                  "ref: refs/heads/main\n",
+		"clusters/dev/web.yaml":      ks("web", "fleet", "./apps/web"),
+		"clusters/dev/tools.yaml":    ks("tools", "tools", "./deploy"),
+		"clusters/dev/root.yaml.txt": ks("root", "fleet", "./clusters/dev"),
+		"apps/web/config.yaml":       "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  tier: ${tier}\n",
+	})
+	writeFiles(t, other, map[string]string{
+		"deploy/config.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tools\ndata:\n  tier: ${tier}\n",
+	})
+	return filepath.Join(root, "clusters/dev"), filepath.Join(root, "clusters/dev/root.yaml.txt"), other
+}
+
+// TestBuildKustomizationRecursive: -r builds the Kustomizations the root
+// holds with their own specs (their substitutions), from the same local
+// repository for the root's source and from --local-sources for another;
+// without it, the Kustomization of the other source fails the build naming
+// the flag. diff -r diffs each Kustomization's objects against the cluster.
+func TestBuildKustomizationRecursive(t *testing.T) {
+	ns := testenv.Get(t).Namespace(t)
+	path, ksFile, other := writeNestedFleet(t, ns)
+	args := []string{"build", "kustomization", "root", "-n", ns, "--path", path, "--kustomization-file", ksFile, "--dry-run"}
+
+	r := weir(t, append(args, "-r")...)
+	if r.Code == 0 || !strings.Contains(r.Stderr, "--local-sources GitRepository/"+ns+"/tools=PATH") {
+		t.Errorf("-r without --local-sources: exit %d\n%s", r.Code, r.Output())
+	}
+	r = weir(t, append(args, "--recursive", "--local-sources", "GitRepository/"+ns+"/tools="+other)...)
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s", r.Code, r.Output())
+	}
+	assertGolden(t, "build/recursive.golden", r.Output(), ns)
+
+	r = weir(t, "diff", "kustomization", "root", "-n", ns, "--path", path, "--kustomization-file", ksFile,
+		"-r", "--local-sources", "GitRepository/"+ns+"/tools="+other)
+	if r.Code != 1 {
+		t.Fatalf("diff -r: exit %d, want 1\n%s", r.Code, r.Output())
+	}
+	assertGolden(t, "diff/recursive.golden", r.Output(), ns)
+}

@@ -52,6 +52,13 @@ type Options struct {
 	// InMemoryBuild is accepted for flux's sake: weir never writes a
 	// temporary copy of the directory, every build reads it in place.
 	InMemoryBuild bool
+	// Recursive also builds the Kustomizations the build holds, each with
+	// its own spec, from the local copy of its source: the directory of
+	// the one being built for that same source, LocalSources for others.
+	Recursive bool
+	// LocalSources map "Kind/namespace/name" of a source to the local
+	// directory standing for its artifact's root, for Recursive.
+	LocalSources map[string]string
 }
 
 // AddFlags registers the options on cmd.
@@ -63,6 +70,9 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	cmd.Flags().StringSliceVar(&o.IgnorePaths, "ignore-paths", nil, "set paths to ignore in .gitignore format")
 	cmd.Flags().BoolVar(&o.InMemoryBuild, "in-memory-build", false,
 		"Use in-memory filesystem during build (weir always builds without writing a temporary copy; accepted for flux compatibility)")
+	cmd.Flags().BoolVarP(&o.Recursive, "recursive", "r", false, "Recursively build Kustomizations")
+	cmd.Flags().StringToStringVar(&o.LocalSources, "local-sources", nil,
+		"Comma-separated list of repositories in format: Kind/namespace/name=path")
 }
 
 // NewCommand returns `weir build`.
@@ -91,9 +101,13 @@ from --kustomization-file; with --dry-run nothing is read from the cluster
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx, cancel := context.WithTimeout(c.Context(), deps.Timeout)
 			defer cancel()
-			objects, _, err := Render(ctx, deps, args[0], opts)
+			built, err := RenderTree(ctx, deps, args[0], opts)
 			if err != nil {
 				return err
+			}
+			var objects []*unstructured.Unstructured
+			for _, b := range built {
+				objects = append(objects, b.Objects...)
 			}
 			return Print(streams.Out, Mask(objects))
 		},
@@ -129,9 +143,19 @@ func Render(ctx context.Context, deps *clideps.Deps, name string, opts Options) 
 	if err != nil {
 		return nil, nil, err
 	}
+	objects, err := renderAt(ctx, reader, obj, root, rel, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("building Kustomization %s/%s from %s: %w", obj.Namespace, obj.Name, opts.Path, err)
+	}
+	return objects, obj, nil
+}
+
+// renderAt renders obj's spec with spec.path rel below root.
+func renderAt(ctx context.Context, reader client.Reader, obj *kustomizev1.Kustomization, root, rel string,
+	opts Options) ([]*unstructured.Unstructured, error) {
 	exclude, err := ignored(root, rel, opts.IgnorePaths)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	spec := obj.DeepCopy()
 	spec.Spec.Path = rel
@@ -141,9 +165,9 @@ func Render(ctx context.Context, deps *clideps.Deps, name string, opts Options) 
 		Exclude:                 exclude,
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("building Kustomization %s/%s from %s: %w", obj.Namespace, obj.Name, opts.Path, err)
+		return nil, err
 	}
-	return res.Objects, obj, nil
+	return res.Objects, nil
 }
 
 // load reads the Kustomization from file, or from the cluster.

@@ -122,14 +122,22 @@ func run(ctx context.Context, streams genericiooptions.IOStreams, deps *clideps.
 	}
 	progress := progressOn(streams.ErrOut, opts.progressBar)
 	progress.Waitingf("building Kustomization %s/%s from %s", deps.Namespace(), name, opts.Path)
-	objects, obj, err := buildcmd.Render(ctx, deps, name, opts.Options)
+	built, err := buildcmd.RenderTree(ctx, deps, name, opts.Options)
 	if err != nil {
 		return false, err
 	}
-	progress.Waitingf("diffing %d objects against the cluster", len(objects))
-	res, err := livediff.Kustomization(ctx, c, client.ObjectKeyFromObject(obj), objects)
-	res.Print(streams.Out)
-	return res.HasChanges(), err
+	changed := false
+	for _, b := range built {
+		key := client.ObjectKeyFromObject(b.Kustomization)
+		progress.Waitingf("diffing %d objects of Kustomization %s against the cluster", len(b.Objects), key)
+		res, err := livediff.Kustomization(ctx, c, key, b.Objects)
+		res.Print(streams.Out)
+		changed = changed || res.HasChanges()
+		if err != nil {
+			return changed, err
+		}
+	}
+	return changed, nil
 }
 
 // progressOn returns where diff's progress goes: w when enabled and w is a
