@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -57,6 +58,11 @@ func TestCreateExport(t *testing.T) {
 			"--tls-key-file=testdata/create/tls.key", "--ca-crt-file=testdata/create/ca.crt"}},
 		{"create/export-tenant.golden", []string{"tenant", "dev-team", "--with-namespace=frontend", "--with-namespace=backend",
 			"--label=env=dev"}},
+		{"create/export-oci-layer-selector.golden", []string{"source", "oci", "podinfo", "--url=oci://ghcr.io/stefanprodan/manifests/podinfo",
+			"--tag=6.1.6", "--layer-selector-media-type=application/vnd.cncf.helm.chart.content.v1.tar+gzip", "--layer-selector-operation=copy"}},
+		{"create/export-tenant-skip-namespace.golden", []string{"tenant", "dev-team", "--with-namespace=frontend", "--skip-namespace"}},
+		{"create/export-tenant-no-account.golden", []string{"tenant", "dev-team", "--with-namespace=frontend",
+			"--with-service-account=false"}},
 	})
 }
 
@@ -99,6 +105,8 @@ func TestCreateErrors(t *testing.T) {
 		{[]string{"secret", "git", "auth", "--url=https://x/y"}, "✗ for Git over HTTP/S the username and password, or a bearer token is required\n"},
 		{[]string{"secret", "oci", "auth", "--url=ghcr.io", "-u", "x"}, "✗ --password is required\n"},
 		{[]string{"tenant", "dev"}, "✗ with-namespace is required\n"},
+		{[]string{"source", "oci", "podinfo", "--url=oci://x/y", "--tag=1", "--layer-selector-operation=unpack"},
+			"✗ invalid argument \"unpack\" for \"--layer-selector-operation\" flag: unsupported layer operation 'unpack', must be one of: extract, copy\n"},
 		{[]string{"source", "git", "podinfo", "--url=ssh://git@x/y", "--branch=main", "--ssh-key-algorithm=dsa"}, "✗ invalid argument \"dsa\" for \"--ssh-key-algorithm\" flag: unsupported SSH public key algorithm 'dsa', must be one of: rsa, ecdsa, ed25519\n"},
 	} {
 		res := weir(t, append(append([]string{"create"}, s.args...), "-n", ns)...)
@@ -122,13 +130,15 @@ func TestCreateApply(t *testing.T) {
 	gitArgs := []string{"create", "source", "git", "podinfo", "--url=https://127.0.0.1/podinfo.git", "--branch=main",
 		"-u", "git", "-p", "s3cret", "--label=team=apps", "-n", ns}
 	ksArgs := []string{"create", "ks", "apps", "--source=podinfo", "--path=./deploy", "--prune", "--depends-on=infra", "-n", ns}
+	ociArgs := []string{"create", "source", "oci", "manifests", "--url=oci://127.0.0.1:5000/manifests", "--tag=latest",
+		"--layer-selector-media-type=application/vnd.cncf.flux.content.v1.tar+gzip", "--layer-selector-operation=extract", "-n", ns}
 	steps := []struct {
 		golden string
 		args   []string
 	}{
 		{"create/git.golden", gitArgs},
 		{"create/git-update.golden", gitArgs},
-		{"create/oci.golden", []string{"create", "source", "oci", "manifests", "--url=oci://127.0.0.1:5000/manifests", "--tag=latest", "-n", ns}},
+		{"create/oci.golden", ociArgs},
 		{"create/bucket.golden", []string{"create", "source", "bucket", "bucket", "--bucket-name=fleet", "--endpoint=127.0.0.1:9000",
 			"--access-key=AK", "--secret-key=SK", "-n", ns}},
 		{"create/ks.golden", ksArgs},
@@ -147,6 +157,7 @@ func TestCreateApply(t *testing.T) {
 	for _, c := range []struct{ create, export []string }{
 		{gitArgs, []string{"export", "source", "git", "podinfo", "-n", ns}},
 		{ksArgs, []string{"export", "ks", "apps", "-n", ns}},
+		{ociArgs, []string{"export", "source", "oci", "manifests", "-n", ns}},
 	} {
 		var want, got map[string]any
 		if err := yaml.Unmarshal([]byte(weir(t, append(c.create, "--export")...).Stdout), &want); err != nil {
@@ -243,6 +254,37 @@ func TestCreateSecretsAndTenant(t *testing.T) {
 	sa := &corev1.ServiceAccount{}
 	if err := env.Client.Get(t.Context(), client.ObjectKey{Namespace: tenantNS, Name: "dev-team"}, sa); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCreateTenantSkipNamespace: --skip-namespace applies into a namespace
+// that exists without touching it, and --with-service-account=false binds
+// the reconciler user alone and creates no ServiceAccount.
+func TestCreateTenantSkipNamespace(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	res := weir(t, "create", "tenant", "ops", "--with-namespace="+ns, "--skip-namespace", "--with-service-account=false")
+	if res.Code != 0 {
+		t.Fatalf("exit %d\n%s", res.Code, res.Output())
+	}
+	assertGolden(t, "create/tenant-skip-namespace.golden", res.Output(), ns)
+	live := &corev1.Namespace{}
+	if err := env.Client.Get(t.Context(), client.ObjectKey{Name: ns}, live); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := live.Labels["toolkit.fluxcd.io/tenant"]; ok {
+		t.Errorf("--skip-namespace labelled the namespace: %v", live.Labels)
+	}
+	rb := &rbacv1.RoleBinding{}
+	if err := env.Client.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "ops-reconciler"}, rb); err != nil {
+		t.Fatal(err)
+	}
+	if len(rb.Subjects) != 1 || rb.Subjects[0].Kind != "User" || rb.Subjects[0].Name != "gotk:"+ns+":reconciler" {
+		t.Errorf("role binding subjects: %+v", rb.Subjects)
+	}
+	err := env.Client.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "ops"}, &corev1.ServiceAccount{})
+	if !apierrors.IsNotFound(err) {
+		t.Errorf("--with-service-account=false: ServiceAccount get: %v, want not found", err)
 	}
 }
 

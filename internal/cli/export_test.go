@@ -37,6 +37,36 @@ func TestExport(t *testing.T) {
 	}
 }
 
+// TestExportWithCredentials: --with-credentials prints, after each source
+// with a spec.secretRef, the Secret it names (name, namespace, type, data),
+// nothing for a source without one, and fails naming a Secret that is
+// missing.
+func TestExportWithCredentials(t *testing.T) {
+	ns := testenv.Get(t).Namespace(t)
+	applyFixture(t, "export/credentials.yaml", ns)
+
+	steps := []struct {
+		name   string
+		args   []string
+		code   int
+		golden string
+	}{
+		{"all git", []string{"export", "source", "git", "--all", "--with-credentials"}, 0, "export/credentials-git.golden"},
+		{"one oci", []string{"export", "source", "oci", "manifests", "--with-credentials"}, 0, "export/credentials-oci.golden"},
+		{"missing secret", []string{"export", "source", "helm", "charts", "--with-credentials"}, 1, "export/credentials-missing.golden"},
+	}
+	for _, s := range steps {
+		res := weir(t, append(s.args, "-n", ns)...)
+		if res.Code != s.code {
+			t.Errorf("%s: exit code %d, want %d; stderr:\n%s", s.name, res.Code, s.code, res.Stderr)
+		}
+		assertGolden(t, s.golden, res.Output(), ns)
+	}
+	if res := weir(t, "export", "source", "git", "private", "-n", ns); strings.Contains(res.Stdout, "kind: Secret") {
+		t.Errorf("without --with-credentials the Secret was exported:\n%s", res.Stdout)
+	}
+}
+
 // TestExportRoundTrips applies what export printed (server-side, dry run)
 // and checks that nothing in the objects' specs would change.
 func TestExportRoundTrips(t *testing.T) {

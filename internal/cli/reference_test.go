@@ -23,7 +23,8 @@ func TestCommandReference(t *testing.T) {
 
 Every command path of the ` + "`weir`" + ` CLI with its one-line purpose, as ` + "`weir <path> --help`" + ` prints it. Written from
 the command tree by ` + "`go test ./internal/cli -run TestCommandReference -update`" + `, and checked against it by the
-same test: a command missing here fails the build. Flags and examples: ` + "`weir <path> --help`" + `.
+same test: a command missing here fails the build. Flags and examples: ` + "`weir <path> --help`" + `; the flags of
+build, diff, export, get and create that follow flux 2.9, and what weir does with each: [cli-flags.md](cli-flags.md).
 
 | command | what it does |
 | --- | --- |

@@ -133,6 +133,8 @@ func bindCommonFlags(f *pflag.FlagSet, o *bootstrap.Options, fl *gitFlags) {
 	f.BoolVarP(&fl.silent, "silent", "s", false, "assumes the deploy key is already setup, skips confirmation")
 	f.BoolVar(&o.TokenAuth, "token-auth", false, "when enabled, the password is used as a token over HTTPS instead of an SSH key")
 	f.StringVar(&fl.privateKeyFile, "private-key-file", "", "path to a private key file used for authenticating to the Git SSH server")
+	f.StringSliceVar(&o.SSHHostKeyAlgos, "ssh-hostkey-algos", nil, "list of host key algorithms to be used by the CLI for SSH connections")
+	f.StringVar(&o.SSHHostname, "ssh-hostname", "", "SSH hostname, to be used when the SSH host differs from the HTTPS one")
 	f.StringVar(&fl.caFile, "ca-file", "", "path to TLS CA file used for validating self-signed certificates")
 	f.StringVar(&fl.gpgKeyRing, "gpg-key-ring", "", "path to secret gpg key ring for signing commits")
 	f.StringVar(&fl.gpgPassphrase, "gpg-passphrase", "", "passphrase for decrypting GPG private key")

@@ -289,6 +289,38 @@ func TestBootstrap(t *testing.T) {
 	if !bytes.Equal(secret.Data["identity"], userKey.privatePEM) {
 		t.Errorf("the source secret does not hold --private-key-file")
 	}
+
+	// 10. An unknown --ssh-hostkey-algos is refused before anything is
+	// done. --ssh-hostname: the cluster fetches from another name of the
+	// server (the CLI still pushes to --url): the GitRepository's URL
+	// and the Secret's known_hosts follow it, and the cluster syncs the
+	// commit that changed gotk-sync.yaml through it.
+	_, port, _ := strings.Cut(strings.TrimPrefix(srv.SSHURL(repo), "ssh://git@"), ":")
+	port, _, _ = strings.Cut(port, "/")
+	hostname := "localhost:" + port
+	res = clitest.Run(t, append(slices.Clone(sshArgs), "--private-key-file="+keyFile, "--silent", "--ssh-hostkey-algos=ssh-dss2")...)
+	if res.Code == 0 || !strings.Contains(res.Stderr, `--ssh-hostkey-algos: unsupported host key algorithm "ssh-dss2"`) {
+		t.Errorf("bootstrap with an unknown --ssh-hostkey-algos: exit %d\n%s", res.Code, res.Output())
+	}
+	// --ssh-hostkey-algos: the CLI offers only the server's algorithm
+	// (ed25519), when it scans the new host's keys and when it pushes.
+	res = clitest.Run(t, append(slices.Clone(sshArgs), "--private-key-file="+keyFile, "--silent", "--ssh-hostname="+hostname,
+		"--ssh-hostkey-algos=ssh-ed25519")...)
+	if res.Code != 0 {
+		t.Fatalf("bootstrap with --ssh-hostname: exit %d\n%s", res.Code, res.Output())
+	}
+	if !strings.Contains(res.Stderr, "collecting the SSH host key of "+hostname) {
+		t.Errorf("bootstrap with --ssh-hostname did not collect the keys of %s:\n%s", hostname, res.Stderr)
+	}
+	mustGet(t, "flux-system", &gitRepo)
+	if want := "ssh://git@" + hostname + "/" + repo; gitRepo.Spec.URL != want {
+		t.Errorf("GitRepository URL %s, want %s", gitRepo.Spec.URL, want)
+	}
+	mustGet(t, "flux-system", &secret)
+	if !strings.HasPrefix(string(secret.Data["known_hosts"]), "[localhost]:"+port+" ") {
+		t.Errorf("known_hosts of the source secret:\n%s", secret.Data["known_hosts"])
+	}
+	assertSynced(t, "main@sha1:"+branchHead(t, srv))
 }
 
 // assertSynced checks the sync objects are Ready at revision.

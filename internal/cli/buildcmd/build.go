@@ -11,8 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -24,6 +27,7 @@ import (
 	"github.com/weir-gitops/weir/internal/cli/clideps"
 	"github.com/weir-gitops/weir/internal/kustomize"
 	"github.com/weir-gitops/weir/internal/kustomize/render"
+	"github.com/weir-gitops/weir/internal/source/artifact"
 )
 
 // Options are the flags shared by `build kustomization` and `diff
@@ -38,15 +42,37 @@ type Options struct {
 	// substituteFrom is skipped and SOPS content is left as it is.
 	DryRun bool
 	// StrictSubstitute fails on an undefined variable without default, as
-	// the controller does by default.
+	// the controller does with its StrictPostBuildSubstitutions gate. Off
+	// by default, as in flux (and in the controller without the gate).
 	StrictSubstitute bool
+	// IgnorePaths are gitignore-format patterns, relative to Path, of files
+	// and directories left out of the kustomization generated for a
+	// directory that has none (flux's --ignore-paths).
+	IgnorePaths []string
+	// InMemoryBuild is accepted for flux's sake: weir never writes a
+	// temporary copy of the directory, every build reads it in place.
+	InMemoryBuild bool
+	// Recursive also builds the Kustomizations the build holds, each with
+	// its own spec, from the local copy of its source: the directory of
+	// the one being built for that same source, LocalSources for others.
+	Recursive bool
+	// LocalSources map "Kind/namespace/name" of a source to the local
+	// directory standing for its artifact's root, for Recursive.
+	LocalSources map[string]string
 }
 
 // AddFlags registers the options on cmd.
 func (o *Options) AddFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.Path, "path", "", "path to a local directory that matches the Kustomization's spec.path")
 	cmd.Flags().StringVar(&o.KustomizationFile, "kustomization-file", "", "path to a local file holding the Kustomization, instead of the cluster's")
-	cmd.Flags().BoolVar(&o.StrictSubstitute, "strict-substitute", true, "fail on a variable that is not defined and has no default, as the controller does")
+	cmd.Flags().BoolVar(&o.StrictSubstitute, "strict-substitute", false,
+		"When enabled, the post build substitutions will fail if a var without a default value is declared in files but is missing from the input vars.")
+	cmd.Flags().StringSliceVar(&o.IgnorePaths, "ignore-paths", nil, "set paths to ignore in .gitignore format")
+	cmd.Flags().BoolVar(&o.InMemoryBuild, "in-memory-build", false,
+		"Use in-memory filesystem during build (weir always builds without writing a temporary copy; accepted for flux compatibility)")
+	cmd.Flags().BoolVarP(&o.Recursive, "recursive", "r", false, "Recursively build Kustomizations")
+	cmd.Flags().StringToStringVar(&o.LocalSources, "local-sources", nil,
+		"Comma-separated list of repositories in format: Kind/namespace/name=path")
 }
 
 // NewCommand returns `weir build`.
@@ -75,9 +101,13 @@ from --kustomization-file; with --dry-run nothing is read from the cluster
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx, cancel := context.WithTimeout(c.Context(), deps.Timeout)
 			defer cancel()
-			objects, _, err := Render(ctx, deps, args[0], opts)
+			built, err := RenderTree(ctx, deps, args[0], opts)
 			if err != nil {
 				return err
+			}
+			var objects []*unstructured.Unstructured
+			for _, b := range built {
+				objects = append(objects, b.Objects...)
 			}
 			return Print(streams.Out, Mask(objects))
 		},
@@ -113,16 +143,31 @@ func Render(ctx context.Context, deps *clideps.Deps, name string, opts Options) 
 	if err != nil {
 		return nil, nil, err
 	}
+	objects, err := renderAt(ctx, reader, obj, root, rel, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("building Kustomization %s/%s from %s: %w", obj.Namespace, obj.Name, opts.Path, err)
+	}
+	return objects, obj, nil
+}
+
+// renderAt renders obj's spec with spec.path rel below root.
+func renderAt(ctx context.Context, reader client.Reader, obj *kustomizev1.Kustomization, root, rel string,
+	opts Options) ([]*unstructured.Unstructured, error) {
+	exclude, err := ignored(root, rel, opts.IgnorePaths)
+	if err != nil {
+		return nil, err
+	}
 	spec := obj.DeepCopy()
 	spec.Spec.Path = rel
 	res, err := render.Kustomization(ctx, reader, spec, root, render.Options{
 		AllowUndefinedVariables: !opts.StrictSubstitute,
 		Offline:                 opts.DryRun,
+		Exclude:                 exclude,
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("building Kustomization %s/%s from %s: %w", obj.Namespace, obj.Name, opts.Path, err)
+		return nil, err
 	}
-	return res.Objects, obj, nil
+	return res.Objects, nil
 }
 
 // load reads the Kustomization from file, or from the cluster.
@@ -178,6 +223,43 @@ func sourceRoot(path string) (root, rel string, err error) {
 			return abs, ".", nil
 		}
 	}
+}
+
+// ignored lists the paths below rel (relative to root, slash-separated)
+// that the gitignore-format patterns match, a directory standing for
+// everything below it. The patterns apply from rel, as flux applies
+// --ignore-paths from --path.
+func ignored(root, rel string, patterns []string) ([]string, error) {
+	if len(patterns) == 0 {
+		return nil, nil
+	}
+	filter := artifact.NewFilterFromRules(artifact.IgnoreRules{Text: strings.Join(patterns, "\n")})
+	dir := filepath.Join(root, filepath.FromSlash(rel))
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == dir {
+			return nil
+		}
+		r, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		if !filter.Exclude(filepath.ToSlash(r), d.IsDir()) {
+			return nil
+		}
+		out = append(out, path.Join(rel, filepath.ToSlash(r)))
+		if d.IsDir() {
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("applying --ignore-paths: %w", err)
+	}
+	return out, nil
 }
 
 // masked replaces Secret values in printed output.

@@ -207,12 +207,15 @@ type ociOptions struct {
 	insecure                                     bool
 	ignorePaths                                  []string
 	provider, verifyProvider                     *enum
+	layerMediaType                               string
+	layerOperation                               *enum
 }
 
 func newOCICommand(e *env) *cobra.Command {
 	o := &ociOptions{
 		provider:       newEnum("generic", "OCI provider", "generic", "aws", "azure", "gcp"),
 		verifyProvider: newEnum("", "verification provider", "cosign", "notation"),
+		layerOperation: newEnum("", "layer operation", "extract", "copy"),
 	}
 	cmd := &cobra.Command{
 		Use:   "oci [name]",
@@ -240,6 +243,10 @@ func newOCICommand(e *env) *cobra.Command {
 	f.StringVar(&o.verifySecretRef, "verify-secret-ref", "", "the name of a secret to use for signature verification")
 	f.StringSliceVar(&o.ignorePaths, "ignore-paths", nil, "set paths to ignore resources (can specify multiple paths with commas: path1,path2)")
 	f.BoolVar(&o.insecure, "insecure", false, "for when connecting to a non-TLS registries over plain HTTP")
+	f.StringVar(&o.layerMediaType, "layer-selector-media-type", "",
+		"the media type of the layer to pick from the artifact (spec.layerSelector.mediaType); the first layer when omitted")
+	f.Var(o.layerOperation, "layer-selector-operation",
+		"what to do with the picked layer (spec.layerSelector.operation), available options are: (extract, copy); extract when omitted")
 	return cmd
 }
 
@@ -270,6 +277,9 @@ func (e *env) createOCI(c *cobra.Command, name string, o *ociOptions) error {
 		repo.Spec.Timeout = &metav1.Duration{Duration: e.o.fetchTimeout}
 	}
 	repo.Spec.ServiceAccountName = o.serviceAccount
+	if o.layerMediaType != "" || o.layerOperation.value != "" {
+		repo.Spec.LayerSelector = &sourcev1.OCILayerSelector{MediaType: o.layerMediaType, Operation: o.layerOperation.value}
+	}
 	if o.secretRef != "" {
 		repo.Spec.SecretRef = &meta.LocalObjectReference{Name: o.secretRef}
 	}

@@ -16,9 +16,16 @@ import (
 // TenantLabel marks the objects of a tenant with its name (Flux's label).
 const TenantLabel = "toolkit.fluxcd.io/tenant"
 
+// tenantFlags are the flags of `create tenant`.
+type tenantFlags struct {
+	namespaces     []string
+	clusterRole    string
+	serviceAccount bool
+	skipNamespace  bool
+}
+
 func newTenantCommand(e *env) *cobra.Command {
-	var namespaces []string
-	var clusterRole string
+	var f tenantFlags
 	cmd := &cobra.Command{
 		Use:   "tenant",
 		Short: "Create or update a tenant",
@@ -36,11 +43,15 @@ reconcilers scope to the tenant namespaces.`,
     --export > dev-team.yaml`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return e.createTenant(c, args[0], namespaces, clusterRole)
+			return e.createTenant(c, args[0], f)
 		},
 	}
-	cmd.Flags().StringSliceVar(&namespaces, "with-namespace", nil, "namespace belonging to this tenant")
-	cmd.Flags().StringVar(&clusterRole, "cluster-role", "cluster-admin", "cluster role of the tenant role binding")
+	cmd.Flags().StringSliceVar(&f.namespaces, "with-namespace", nil, "namespace belonging to this tenant")
+	cmd.Flags().StringVar(&f.clusterRole, "cluster-role", "cluster-admin", "cluster role of the tenant role binding")
+	cmd.Flags().BoolVar(&f.serviceAccount, "with-service-account", true,
+		"create a service account named after the tenant in each namespace and bind the cluster role to it")
+	cmd.Flags().BoolVar(&f.skipNamespace, "skip-namespace", false,
+		"do not create the namespaces, only the service accounts and role bindings in them (the namespaces must exist)")
 	return cmd
 }
 
@@ -50,13 +61,14 @@ type tenantObjects struct {
 	roleBinding *rbacv1.RoleBinding
 }
 
-// tenant builds, per namespace, what flux's tenant is: the Namespace, a
-// ServiceAccount named after the tenant, and a RoleBinding
-// <tenant>-reconciler granting clusterRole to the account and to the
-// impersonated user gotk:<namespace>:reconciler.
-func (e *env) tenant(name string, namespaces []string, clusterRole string) ([]tenantObjects, error) {
+// tenant builds, per namespace, what flux's tenant is: the Namespace
+// (unless f.skipNamespace), a ServiceAccount named after the tenant (when
+// f.serviceAccount), and a RoleBinding <tenant>-reconciler granting the
+// cluster role to the impersonated user gotk:<namespace>:reconciler and
+// to the account. Objects left out are nil.
+func (e *env) tenant(name string, f tenantFlags) ([]tenantObjects, error) {
 	var out []tenantObjects
-	for _, ns := range namespaces {
+	for _, ns := range f.namespaces {
 		if errs := validation.IsQualifiedName(ns); len(errs) > 0 {
 			return nil, fmt.Errorf("invalid namespace '%s': %v", ns, errs)
 		}
@@ -68,48 +80,63 @@ func (e *env) tenant(name string, namespaces []string, clusterRole string) ([]te
 			labels = map[string]string{}
 		}
 		labels[TenantLabel] = name
-		out = append(out, tenantObjects{
-			namespace: &corev1.Namespace{
-				TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-				ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: labels},
-			},
-			account: &corev1.ServiceAccount{
-				TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
-				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels},
-			},
+		t := tenantObjects{
 			roleBinding: &rbacv1.RoleBinding{
 				TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "RoleBinding"},
 				ObjectMeta: metav1.ObjectMeta{Name: name + "-reconciler", Namespace: ns, Labels: labels},
 				Subjects: []rbacv1.Subject{
 					{APIGroup: rbacv1.GroupName, Kind: "User", Name: fmt.Sprintf("gotk:%s:reconciler", ns)},
-					{Kind: "ServiceAccount", Name: name, Namespace: ns},
 				},
-				RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterRole},
+				RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: f.clusterRole},
 			},
-		})
+		}
+		if !f.skipNamespace {
+			t.namespace = &corev1.Namespace{
+				TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+				ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: labels},
+			}
+		}
+		if f.serviceAccount {
+			t.account = &corev1.ServiceAccount{
+				TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
+				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels},
+			}
+			t.roleBinding.Subjects = append(t.roleBinding.Subjects, rbacv1.Subject{Kind: "ServiceAccount", Name: name, Namespace: ns})
+		}
+		out = append(out, t)
 	}
 	return out, nil
 }
 
-func (e *env) createTenant(c *cobra.Command, name string, namespaces []string, clusterRole string) error {
+// objects lists t's objects in the order they are applied and exported.
+func (t tenantObjects) objects() []client.Object {
+	var out []client.Object
+	if t.namespace != nil {
+		out = append(out, t.namespace)
+	}
+	if t.account != nil {
+		out = append(out, t.account)
+	}
+	return append(out, t.roleBinding)
+}
+
+func (e *env) createTenant(c *cobra.Command, name string, f tenantFlags) error {
 	if errs := validation.IsQualifiedName(name); len(errs) > 0 {
 		return fmt.Errorf("invalid tenant name '%s': %v", name, errs)
 	}
-	if clusterRole == "" {
+	if f.clusterRole == "" {
 		return fmt.Errorf("cluster-role is required")
 	}
-	if len(namespaces) == 0 {
+	if len(f.namespaces) == 0 {
 		return fmt.Errorf("with-namespace is required")
 	}
-	objs, err := e.tenant(name, namespaces, clusterRole)
+	objs, err := e.tenant(name, f)
 	if err != nil {
 		return err
 	}
 	if e.o.export {
 		for _, t := range objs {
-			for _, o := range []interface {
-				client.Object
-			}{t.namespace, t.account, t.roleBinding} {
+			for _, o := range t.objects() {
 				if err := writeYAML(e.streams.Out, o); err != nil {
 					return err
 				}
@@ -124,13 +151,17 @@ func (e *env) createTenant(c *cobra.Command, name string, namespaces []string, c
 		return err
 	}
 	for _, t := range objs {
-		e.p.Actionf("applying namespace %s", t.namespace.Name)
-		if _, err := apply(ctx, cl, t.namespace); err != nil {
-			return err
+		if t.namespace != nil {
+			e.p.Actionf("applying namespace %s", t.namespace.Name)
+			if _, err := apply(ctx, cl, t.namespace); err != nil {
+				return err
+			}
 		}
-		e.p.Actionf("applying service account %s", t.account.Name)
-		if _, err := apply(ctx, cl, t.account); err != nil {
-			return err
+		if t.account != nil {
+			e.p.Actionf("applying service account %s", t.account.Name)
+			if _, err := apply(ctx, cl, t.account); err != nil {
+				return err
+			}
 		}
 		e.p.Actionf("applying role binding %s", t.roleBinding.Name)
 		if err := replaceRoleRef(ctx, cl, t.roleBinding); err != nil {

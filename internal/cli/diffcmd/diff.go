@@ -13,8 +13,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -62,7 +65,7 @@ Exit status: 0 no differences, 1 differences found, 2 or more an error
 		},
 	}
 	base.addFlags(cmd)
-	opts := buildcmd.Options{}
+	opts := ksOptions{}
 	ks := &cobra.Command{
 		Use:     "kustomization NAME --path DIR",
 		Aliases: []string{"ks"},
@@ -70,7 +73,10 @@ Exit status: 0 no differences, 1 differences found, 2 or more an error
 		Long: `diff builds the local directory given by --path as the controller would, runs
 a server-side dry-run of every object against the cluster, and prints the
 objects that would be created, changed (with a diff) or deleted by pruning.
-The Kustomization need not exist yet (use --kustomization-file).
+The Kustomization need not exist yet (use --kustomization-file); with
+--ignore-not-found a Kustomization missing from the cluster is no error.
+--progress-bar (default true) prints what is being done on stderr while it
+runs, when stderr is a terminal; --progress-bar=false never does.
 
 Exit status: 0 no differences, 1 differences found, 2 or more an error.`,
 		Example: `  # Preview a change before pushing it
@@ -79,16 +85,27 @@ Exit status: 0 no differences, 1 differences found, 2 or more an error.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx, cancel := context.WithTimeout(c.Context(), deps.Timeout)
 			defer cancel()
-			return exitStatus(run(ctx, streams.Out, deps, args[0], opts))
+			return exitStatus(run(ctx, streams, deps, args[0], opts))
 		},
 	}
 	opts.AddFlags(ks)
+	ks.Flags().BoolVar(&opts.ignoreNotFound, "ignore-not-found", false,
+		"do not fail when the Kustomization is not found in the cluster: print nothing and exit 0")
+	ks.Flags().BoolVar(&opts.progressBar, "progress-bar", true, "Boolean to set the progress bar. The default value is true.")
 	cmd.AddCommand(ks, newHelmReleaseCommand(streams, deps), newArtifactCommand(streams, deps))
 	return cmd
 }
 
+// ksOptions are the flags of `diff kustomization`: build's, and two of its
+// own.
+type ksOptions struct {
+	buildcmd.Options
+	ignoreNotFound bool
+	progressBar    bool
+}
+
 // run prints the changes and reports whether there are any.
-func run(ctx context.Context, w io.Writer, deps *clideps.Deps, name string, opts buildcmd.Options) (bool, error) {
+func run(ctx context.Context, streams genericiooptions.IOStreams, deps *clideps.Deps, name string, opts ksOptions) (bool, error) {
 	c, err := deps.Client()
 	if err != nil {
 		return false, err
@@ -97,16 +114,40 @@ func run(ctx context.Context, w io.Writer, deps *clideps.Deps, name string, opts
 		// Render reads the Kustomization itself; a missing one is an error
 		// there. With a file it need not exist.
 		if err := c.Get(ctx, client.ObjectKey{Namespace: deps.Namespace(), Name: name}, &kustomizev1.Kustomization{}); err != nil {
+			if opts.ignoreNotFound && apierrors.IsNotFound(err) {
+				return false, nil
+			}
 			return false, fmt.Errorf("Kustomization %s/%s: %w", deps.Namespace(), name, err) //nolint:staticcheck // the kind leads
 		}
 	}
-	objects, obj, err := buildcmd.Render(ctx, deps, name, opts)
+	progress := progressOn(streams.ErrOut, opts.progressBar)
+	progress.Waitingf("building Kustomization %s/%s from %s", deps.Namespace(), name, opts.Path)
+	built, err := buildcmd.RenderTree(ctx, deps, name, opts.Options)
 	if err != nil {
 		return false, err
 	}
-	res, err := livediff.Kustomization(ctx, c, client.ObjectKeyFromObject(obj), objects)
-	res.Print(w)
-	return res.HasChanges(), err
+	changed := false
+	for _, b := range built {
+		key := client.ObjectKeyFromObject(b.Kustomization)
+		progress.Waitingf("diffing %d objects of Kustomization %s against the cluster", len(b.Objects), key)
+		res, err := livediff.Kustomization(ctx, c, key, b.Objects)
+		res.Print(streams.Out)
+		changed = changed || res.HasChanges()
+		if err != nil {
+			return changed, err
+		}
+	}
+	return changed, nil
+}
+
+// progressOn returns where diff's progress goes: w when enabled and w is a
+// terminal (a spinner in flux, lines here), else nowhere, so that piped or
+// captured output stays the report alone.
+func progressOn(w io.Writer, enabled bool) output.Progress {
+	if f, ok := w.(*os.File); enabled && ok && term.IsTerminal(int(f.Fd())) {
+		return output.Progress{W: w}
+	}
+	return output.Progress{W: io.Discard}
 }
 
 // exitStatus maps a diff's outcome to the exit codes of `diff`: 0 no

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -32,7 +33,8 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 	}
 	cmd.PersistentFlags().BoolVar(&all, "all", false, "select all resources")
 	kindcmd.AddCommands(cmd, kinds.Exportable, "[name]", func(k kinds.Kind) *cobra.Command {
-		return &cobra.Command{
+		var withCredentials bool
+		c := &cobra.Command{
 			ValidArgsFunction: kindcmd.CompleteNames(deps, k),
 			Short:             "Export " + k.Kind + " objects in YAML format",
 			Long:              fmt.Sprintf("The export command prints one or all (--all) %s objects of the namespace as YAML.", k.Kind),
@@ -55,12 +57,53 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 					if err := Write(streams.Out, u); err != nil {
 						return err
 					}
+					if withCredentials {
+						if err := writeCredentials(ctx, cl, streams.Out, u); err != nil {
+							return err
+						}
+					}
 				}
 				return nil
 			},
 		}
+		if k.Parent() == "source" {
+			// flux has it on `export source`, for every source kind; those
+			// without spec.secretRef export no Secret.
+			c.Flags().BoolVar(&withCredentials, "with-credentials", false, "include credential secrets")
+		}
+		return c
 	})
 	return cmd
+}
+
+// writeCredentials prints, after the source u, the Secret its
+// spec.secretRef names, as flux does: name, namespace, type and data only.
+func writeCredentials(ctx context.Context, c client.Client, w io.Writer, u *unstructured.Unstructured) error {
+	name, _, _ := unstructured.NestedString(u.Object, "spec", "secretRef", "name")
+	if name == "" {
+		return nil
+	}
+	secret := &corev1.Secret{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: u.GetNamespace(), Name: name}, secret); err != nil {
+		return fmt.Errorf("failed to retrieve secret %s of %s %s: %w", name, u.GetKind(), u.GetName(), err)
+	}
+	out := map[string]any{
+		"apiVersion": "v1",
+		"kind":       "Secret",
+		"metadata":   map[string]any{"name": name, "namespace": u.GetNamespace()},
+	}
+	if secret.Type != "" {
+		out["type"] = string(secret.Type)
+	}
+	if len(secret.Data) > 0 {
+		out["data"] = secret.Data
+	}
+	data, err := yaml.Marshal(out)
+	if err != nil {
+		return fmt.Errorf("encoding Secret %s: %w", name, err)
+	}
+	_, err = fmt.Fprintf(w, "---\n%s\n", strings.TrimSpace(string(data)))
+	return err
 }
 
 func read(ctx context.Context, c client.Client, k kinds.Kind, ns string, args []string) ([]*unstructured.Unstructured, error) {

@@ -30,6 +30,9 @@ type options struct {
 	statusSelector string
 	labelSelector  string
 	output         string
+	// showSource adds the SOURCE column (Kind/namespace/name) to the
+	// tables of Kustomizations and HelmReleases, as -o wide does.
+	showSource bool
 }
 
 // NewCommand returns `weir get` with a subcommand per kind.
@@ -71,8 +74,11 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 			allShort: "Get all image statuses", allLong: "The get images all command prints the statuses of all image objects."},
 			kinds.Images),
 		artifactsCommand(deps, run))
-	cmd.AddCommand(kindCommand(deps, kinds.Kustomization, run), kindCommand(deps, kinds.HelmRelease, run),
-		kindCommand(deps, kinds.Receiver, run), kindCommand(deps, kinds.Provider, run), kindCommand(deps, kinds.Alert, run))
+	ks, hr := kindCommand(deps, kinds.Kustomization, run), kindCommand(deps, kinds.HelmRelease, run)
+	for _, c := range []*cobra.Command{ks, hr} {
+		c.Flags().BoolVar(&o.showSource, "show-source", false, "show the source of the objects (Kind/namespace/name) in a SOURCE column")
+	}
+	cmd.AddCommand(ks, hr, kindCommand(deps, kinds.Receiver, run), kindCommand(deps, kinds.Provider, run), kindCommand(deps, kinds.Alert, run))
 	cmd.AddCommand(&cobra.Command{
 		Use: "all", Short: "Get all resources and statuses", Args: cobra.NoArgs,
 		Long: "The get all command prints the statuses of all resources.",
@@ -258,7 +264,7 @@ func (g *getter) run(ctx context.Context, set []kinds.Kind, all bool, args []str
 
 // header names the columns of k's table: the flux CLI's, without REVISION
 // for a kind that has none (Receiver); -o wide adds SOURCE, where the kind
-// reads from somewhere, and AGE.
+// reads from somewhere, and AGE; --show-source adds SOURCE alone.
 func (g *getter) header(k kinds.Kind, wide bool) []string {
 	if g.o.noHeader {
 		return nil
@@ -274,7 +280,7 @@ func (g *getter) header(k kinds.Kind, wide bool) []string {
 		h = append(h, "Suspended")
 	}
 	h = append(h, "Ready", "Message")
-	if wide && k.HasOrigin() {
+	if (wide || g.o.showSource) && k.HasOrigin() {
 		h = append(h, "Source")
 	}
 	if wide {
@@ -329,7 +335,7 @@ func (g *getter) row(k kinds.Kind, u *unstructured.Unstructured, withKind, wide 
 		row = append(row, suspended)
 	}
 	row = append(row, status, msg)
-	if wide && k.HasOrigin() {
+	if (wide || g.o.showSource) && k.HasOrigin() {
 		row = append(row, k.Origin(u))
 	}
 	if wide {

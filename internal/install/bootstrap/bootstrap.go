@@ -40,7 +40,7 @@ type runner struct {
 	confirm Confirm
 
 	auth       *git.Auth // the CLI's own credentials for clone and push
-	knownHosts []byte    // SSH host keys, for the CLI and the source Secret
+	knownHosts []byte    // SSH host keys of the host the cluster fetches from, for the source Secret
 	secret     *secretState
 
 	checkout *git.Checkout

@@ -46,7 +46,7 @@ func syncObjects(o *Options, withSecret bool) []runtime.Object {
 		TypeMeta:   metav1.TypeMeta{APIVersion: sourcev1.GroupVersion.String(), Kind: "GitRepository"},
 		ObjectMeta: metav1.ObjectMeta{Name: SyncName, Namespace: ns},
 		Spec: sourcev1.GitRepositorySpec{
-			URL:               o.URL,
+			URL:               o.syncURL(),
 			Interval:          metav1.Duration{Duration: o.Interval},
 			Reference:         &sourcev1.GitRepositoryRef{Branch: o.Branch},
 			RecurseSubmodules: o.RecurseSubmodules,

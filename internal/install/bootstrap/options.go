@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"time"
+
+	"golang.org/x/crypto/ssh"
 
 	"github.com/weir-gitops/weir/internal/install/manifests"
 	"github.com/weir-gitops/weir/internal/source/git"
@@ -84,6 +87,17 @@ type Options struct {
 	SSHAgentSocket string
 	// SSHKey shapes a generated deploy key.
 	SSHKey sshkey.Options
+	// SSHHostname (host[:port]) replaces URL's host in the GitRepository
+	// and is the host whose keys the source Secret's known_hosts holds,
+	// for a cluster that reaches the SSH server under another name than
+	// the CLI (flux's --ssh-hostname); the CLI still pushes to URL. Only
+	// for an ssh:// URL.
+	SSHHostname string
+	// SSHHostKeyAlgos, when set, are the host key algorithms the CLI
+	// offers when it scans the server's keys and when it pushes (flux's
+	// --ssh-hostkey-algos), e.g. rsa-sha2-512 for a server whose
+	// known_hosts entry must be its RSA key.
+	SSHHostKeyAlgos []string
 
 	// Clone, when set, is where and how the CLI clones and pushes when
 	// that differs from URL, which the cluster syncs from: a Git host's
@@ -128,6 +142,32 @@ func (o *Options) scheme() string {
 	return strings.ToLower(u.Scheme)
 }
 
+// validateHostKeyAlgos refuses a --ssh-hostkey-algos name the SSH client
+// does not know, before any connection is made.
+func (o *Options) validateHostKeyAlgos() error {
+	supported := ssh.SupportedAlgorithms().HostKeys
+	for _, a := range o.SSHHostKeyAlgos {
+		if !slices.Contains(supported, a) {
+			return fmt.Errorf("--ssh-hostkey-algos: unsupported host key algorithm %q, must be one of: %s", a, strings.Join(supported, ", "))
+		}
+	}
+	return nil
+}
+
+// syncURL is the GitRepository's spec.url: URL, its host replaced by
+// SSHHostname over SSH.
+func (o *Options) syncURL() string {
+	if o.SSHHostname == "" || o.scheme() != "ssh" {
+		return o.URL
+	}
+	u, err := url.Parse(o.URL)
+	if err != nil {
+		return o.URL
+	}
+	u.Host = o.SSHHostname
+	return u.String()
+}
+
 // syncPath is the Kustomization's spec.path: "./<Path>".
 func (o *Options) syncPath() string {
 	if o.Path == "" {
@@ -141,6 +181,9 @@ func (o *Options) systemDir() string { return path.Join(o.Path, SystemDir) }
 
 // validate checks the options and fills defaults.
 func (o *Options) validate() error {
+	if err := o.validateHostKeyAlgos(); err != nil {
+		return err
+	}
 	if err := o.validateURL(); err != nil {
 		return err
 	}

@@ -64,20 +64,17 @@ func (r *runner) connect(ctx context.Context) error {
 	// The Secret's known_hosts when it knows this server: a changed key is
 	// then refused. A new server (first run, or a move to another host)
 	// is asked for its key.
-	hosts := r.secret.data[git.SecretKnownHosts]
-	if !git.KnownHostsCover(hosts, r.o.URL) {
-		u, _ := url.Parse(r.o.URL)
-		r.log.Actionf("collecting the SSH host key of %s", u.Host)
-		var err error
-		if hosts, err = git.ScanHostKey(ctx, r.o.URL); err != nil {
-			return fmt.Errorf("collecting the SSH host key: %w", err)
-		}
-		for _, line := range describeHostKeys(hosts) {
-			r.log.Successf("host key: %s", line)
+	hosts, err := r.hostKeys(ctx, r.o.URL)
+	if err != nil {
+		return err
+	}
+	// The cluster's known_hosts are those of the host it fetches from.
+	r.knownHosts = hosts
+	if sync := r.o.syncURL(); sync != r.o.URL {
+		if r.knownHosts, err = r.hostKeys(ctx, sync); err != nil {
+			return err
 		}
 	}
-	r.knownHosts = hosts
-	var err error
 	switch {
 	case r.o.Clone != nil:
 		// The CLI goes through HTTPS; the SSH address is the cluster's.
@@ -97,7 +94,30 @@ func (r *runner) connect(ctx context.Context) error {
 	default:
 		err = errors.New("pushing over ssh needs --private-key-file, or an SSH agent (SSH_AUTH_SOCK) holding a key with write access")
 	}
+	if err == nil {
+		r.auth.HostKeyAlgorithms = r.o.SSHHostKeyAlgos
+	}
 	return err
+}
+
+// hostKeys returns the known_hosts lines for the server of repoURL: the
+// source Secret's when they cover it, so that a changed key is refused,
+// else the server's own, collected and printed (trust on first use).
+func (r *runner) hostKeys(ctx context.Context, repoURL string) ([]byte, error) {
+	hosts := r.secret.data[git.SecretKnownHosts]
+	if git.KnownHostsCover(hosts, repoURL) {
+		return hosts, nil
+	}
+	u, _ := url.Parse(repoURL)
+	r.log.Actionf("collecting the SSH host key of %s", u.Host)
+	hosts, err := git.ScanHostKeyAlgorithms(ctx, repoURL, r.o.SSHHostKeyAlgos)
+	if err != nil {
+		return nil, fmt.Errorf("collecting the SSH host key: %w", err)
+	}
+	for _, line := range describeHostKeys(hosts) {
+		r.log.Successf("host key: %s", line)
+	}
+	return hosts, nil
 }
 
 // describeHostKeys turns known_hosts lines into "<hosts> <type> <SHA256

@@ -68,6 +68,11 @@ type Auth struct {
 	// Proxy, when set, routes connections through an HTTP(S) or SOCKS5
 	// proxy (SSH only through SOCKS5). Set it from NewProxy.
 	Proxy *Proxy
+
+	// HostKeyAlgorithms, when set, are the SSH host key algorithms offered
+	// to the server, in order (the CLI's --ssh-hostkey-algos); otherwise
+	// those of the keys known_hosts holds for the server.
+	HostKeyAlgorithms []string
 }
 
 // NewAuth reads a GitRepository Secret's data for repoURL. data may be nil
@@ -282,7 +287,8 @@ func (a *Auth) httpAuth() transport.AuthMethod {
 // (or the agent of NewAgentAuth). It is always set for SSH, so go-git never
 // falls back to an agent or to files under ~/.ssh on its own.
 func (a *Auth) sshAuthMethod() *sshAuth {
-	return &sshAuth{user: a.sshUser, signer: a.signer, agent: a.agent, knownHosts: a.knownHosts, addr: sshAddr(a.url)}
+	return &sshAuth{user: a.sshUser, signer: a.signer, agent: a.agent, knownHosts: a.knownHosts, addr: sshAddr(a.url),
+		hostKeyAlgos: a.HostKeyAlgorithms}
 }
 
 // sshAddr is the host:port go-git dials for an ssh URL.
@@ -303,6 +309,8 @@ type sshAuth struct {
 	agent      *sshAgent // when set, signer is nil
 	knownHosts *knownHosts
 	addr       string
+	// hostKeyAlgos override the algorithms known_hosts suggests.
+	hostKeyAlgos []string
 }
 
 func (a *sshAuth) Name() string   { return "ssh-public-keys" }
@@ -313,11 +321,15 @@ func (a *sshAuth) ClientConfig() (*ssh.ClientConfig, error) {
 	if a.agent != nil {
 		method = ssh.PublicKeysCallback(a.agent.signers)
 	}
+	algos := a.hostKeyAlgos
+	if len(algos) == 0 {
+		algos = a.knownHosts.algorithms(a.addr)
+	}
 	return &ssh.ClientConfig{
 		User:              a.user,
 		Auth:              []ssh.AuthMethod{method},
 		HostKeyCallback:   a.knownHosts.callback,
-		HostKeyAlgorithms: a.knownHosts.algorithms(a.addr),
+		HostKeyAlgorithms: algos,
 	}, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
@@ -31,6 +32,17 @@ var scanAlgorithms = [][]string{
 // attempted; each handshake is cut off from the host key callback. ctx
 // bounds the whole scan and closes the connection when it ends.
 func ScanHostKey(ctx context.Context, repoURL string) ([]byte, error) {
+	return ScanHostKeyAlgorithms(ctx, repoURL, nil)
+}
+
+// ScanHostKeyAlgorithms is ScanHostKey offering only algos, in one
+// handshake (the CLI's --ssh-hostkey-algos); nil means ScanHostKey's
+// families, one handshake each.
+func ScanHostKeyAlgorithms(ctx context.Context, repoURL string, algos []string) ([]byte, error) {
+	families := scanAlgorithms
+	if len(algos) > 0 {
+		families = [][]string{algos}
+	}
 	u, s, err := parseRepoURL(repoURL)
 	if err != nil {
 		return nil, err
@@ -40,7 +52,7 @@ func ScanHostKey(ctx context.Context, repoURL string) ([]byte, error) {
 	}
 	addr := sshAddr(u)
 	var out bytes.Buffer
-	for _, algos := range scanAlgorithms {
+	for _, algos := range families {
 		key, err := scanOnce(ctx, addr, algos)
 		var noCommon *noCommonAlgorithmError
 		switch {
@@ -52,7 +64,11 @@ func ScanHostKey(ctx context.Context, repoURL string) ([]byte, error) {
 		out.WriteString(knownhosts.Line([]string{knownhosts.Normalize(addr)}, key) + "\n")
 	}
 	if out.Len() == 0 {
-		return nil, fmt.Errorf("scan ssh host key of %s: %w: the server offers no ed25519, ecdsa or rsa host key", addr, ErrHostKey)
+		offered := "ed25519, ecdsa or rsa"
+		if len(algos) > 0 {
+			offered = strings.Join(algos, ", ")
+		}
+		return nil, fmt.Errorf("scan ssh host key of %s: %w: the server offers no %s host key", addr, ErrHostKey, offered)
 	}
 	return out.Bytes(), nil
 }

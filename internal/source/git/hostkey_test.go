@@ -100,3 +100,35 @@ func TestKnownHostsCover(t *testing.T) {
 		}
 	}
 }
+
+// TestScanHostKeyAlgorithms: the algorithms given are the only ones
+// offered; the server's key is found with its own, and none of the
+// others finds it (ErrHostKey). An Auth restricted to an algorithm the
+// server lacks cannot reach it, with the server's own it can.
+func TestScanHostKeyAlgorithms(t *testing.T) {
+	srv, key := writeFixture(t)
+	srv.InitRepo(t, "app.git")
+	srv.Commit(t, "app.git", gitserver.Commit{Files: map[string]string{"a": "b"}})
+	u := srv.SSHURL("app.git")
+
+	got, err := ScanHostKeyAlgorithms(testContext(t), u, []string{ssh.KeyAlgoED25519})
+	if err != nil || !bytes.Equal(got, srv.KnownHosts()) {
+		t.Fatalf("ScanHostKeyAlgorithms(ed25519) = %q, %v; want %q", got, err, srv.KnownHosts())
+	}
+	_, err = ScanHostKeyAlgorithms(testContext(t), u, []string{ssh.KeyAlgoRSASHA512})
+	if !errors.Is(err, ErrHostKey) {
+		t.Errorf("ScanHostKeyAlgorithms(rsa-sha2-512) on an ed25519 server: %v, want ErrHostKey", err)
+	}
+
+	for _, tt := range []struct {
+		algos []string
+		ok    bool
+	}{{[]string{ssh.KeyAlgoED25519}, true}, {[]string{ssh.KeyAlgoRSASHA512}, false}} {
+		auth := mustAuth(t, u, map[string][]byte{"identity": key.PrivateKeyPEM, "known_hosts": got})
+		auth.HostKeyAlgorithms = tt.algos
+		_, err := NewClient().Remote(testContext(t), u, auth).Resolve(Reference{Branch: "main"})
+		if (err == nil) != tt.ok {
+			t.Errorf("Resolve offering %v: %v, want success %v", tt.algos, err, tt.ok)
+		}
+	}
+}
