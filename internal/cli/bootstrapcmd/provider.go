@@ -36,13 +36,13 @@ type provider struct {
 
 // providerFlags are the flags of a provider bootstrap beyond the common ones.
 type providerFlags struct {
-	owner, repository     string
-	personal, private     bool
-	visibility            string
-	teams                 []string
-	readWriteKey          bool
-	reconcile             bool
-	hostname, sshHostname string
+	owner, repository string
+	personal, private bool
+	visibility        string
+	teams             []string
+	readWriteKey      bool
+	reconcile         bool
+	hostname          string
 }
 
 func newProviderCommand(streams genericiooptions.IOStreams, deps *clideps.Deps, p provider, long, example string) *cobra.Command {
@@ -76,7 +76,6 @@ func bindProviderFlags(f *pflag.FlagSet, p provider, pf *providerFlags) {
 		f.BoolVar(&pf.private, "private", true, "if true, the repository is setup or configured as private")
 	}
 	f.StringVar(&pf.hostname, "hostname", p.defaultHostname, p.title+" hostname")
-	f.StringVar(&pf.sshHostname, "ssh-hostname", "", p.title+" SSH hostname, to be used when the SSH host differs from the HTTPS one")
 	f.BoolVar(&pf.reconcile, "reconcile", false, "if true, the configured options are also reconciled if the repository already exists")
 	f.BoolVar(&pf.readWriteKey, "read-write-key", false, "if true, the deploy key is configured with read/write permissions")
 }
@@ -138,7 +137,7 @@ func bootstrapProvider(ctx context.Context, deps *clideps.Deps, p provider, prog
 	if o.TokenAuth {
 		o.URL, o.Username, o.Password = repo.HTTPURL, "git", token
 	} else {
-		if o.URL, err = gitprovider.SSHURL(repo.SSHURL, pf.sshHostname); err != nil {
+		if o.URL, err = gitprovider.SSHURL(repo.SSHURL, o.SSHHostname); err != nil {
 			return err
 		}
 		o.Clone = &bootstrap.Remote{URL: repo.HTTPURL, Username: "git", Password: token}
