@@ -143,18 +143,19 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	log := s.log.WithValues("involvedObject", e.InvolvedObject.Kind+"/"+e.InvolvedObject.Namespace+"/"+e.InvolvedObject.Name,
 		"severity", e.Severity, "reason", e.Reason)
-	e.Metadata = normalizeMetadata(&e)
+	md := splitMetadata(&e)
+	e.Metadata = nil
 	if e.Severity == events.SeverityTrace {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	key := rateLimitKey(&e)
+	key := rateLimitKey(&e, md)
 	if !s.limiter.allow(key) {
 		log.V(1).Info("event rate limited")
 		w.WriteHeader(http.StatusTooManyRequests)
 		return
 	}
-	deliveries, err := s.plan(r.Context(), log, e)
+	deliveries, err := s.plan(r.Context(), log, e, md.withoutInternal())
 	if err != nil {
 		// Not forwarded: a retry of the same event must not be held back.
 		s.limiter.forget(key)
@@ -182,8 +183,8 @@ type delivery struct {
 
 // plan finds the Alerts selecting e and resolves their Providers. Alerts
 // are listed in every namespace: an Alert may select objects of another
-// namespace through eventSources.
-func (s *Server) plan(ctx context.Context, log logr.Logger, e events.Event) ([]delivery, error) {
+// namespace through eventSources. md is e's metadata, sorted by source.
+func (s *Server) plan(ctx context.Context, log logr.Logger, e events.Event, md eventMetadata) ([]delivery, error) {
 	var alerts notificationv1beta3.AlertList
 	if err := s.client.List(ctx, &alerts); err != nil {
 		return nil, fmt.Errorf("listing alerts: %w", err)
@@ -201,7 +202,7 @@ func (s *Server) plan(ctx context.Context, log logr.Logger, e events.Event) ([]d
 			alog.V(1).Info("alert skips event", "why", sel.reason)
 			continue
 		}
-		p, t, err := s.resolveProvider(ctx, a)
+		p, t, err := s.resolveProvider(ctx, a, md)
 		if err != nil {
 			alog.Error(err, "cannot forward event")
 			s.recordFailure(a, "dispatch", e, err)
@@ -212,9 +213,11 @@ func (s *Server) plan(ctx context.Context, log logr.Logger, e events.Event) ([]d
 		}
 		t.alert = notifier.AlertRef{Namespace: a.Namespace, Name: a.Name, UID: string(a.UID)}
 		t.reader = s.client
-		forwarded, ignored := withAlertMetadata(e, a.Spec.Summary, a.Spec.EventMetadata)
-		if len(ignored) > 0 {
-			alog.Info("eventMetadata keys ignored: the event sets them", "keys", ignored)
+		forwarded := e
+		var conflicts []string
+		forwarded.Metadata, conflicts = md.merged(a.Spec.Summary, a.Spec.EventMetadata)
+		if len(conflicts) > 0 {
+			alog.Info("metadata key conflicts: annotations < eventMetadata < summary < the controller's keys", "keys", conflicts)
 		}
 		if notificationv1beta3.IsCommitStatusProvider(t.kind) {
 			if !commitstatus.Wants(forwarded) {
@@ -229,7 +232,9 @@ func (s *Server) plan(ctx context.Context, log logr.Logger, e events.Event) ([]d
 		}
 		if slices.Contains(gitcomment.Types, t.kind) {
 			// As Flux: the change request is the event's, not an Alert's.
-			if why, loud := gitcomment.Skip(t.kind, e); why != "" {
+			own := e
+			own.Metadata, _ = md.merged("", nil)
+			if why, loud := gitcomment.Skip(t.kind, own); why != "" {
 				l := alog.V(1)
 				if loud {
 					l = alog
@@ -249,15 +254,21 @@ func (s *Server) plan(ctx context.Context, log logr.Logger, e events.Event) ([]d
 }
 
 // resolveProvider returns the Alert's Provider and the Provider resolved,
-// or a nil target when it is suspended. A type weir does not deliver to
-// is an error: the Alert would otherwise do nothing without a word.
-func (s *Server) resolveProvider(ctx context.Context, a *notificationv1beta3.Alert) (*notificationv1beta3.Provider, *target, error) {
+// or a nil target when it is suspended or the event is not for its type:
+// as in Flux, the event that sets commit statuses (commit_status: update)
+// goes to the commit-status types only, dropped for every other type
+// before its Secrets are read. A type weir does not deliver to is an
+// error: the Alert would otherwise do nothing without a word.
+func (s *Server) resolveProvider(ctx context.Context, a *notificationv1beta3.Alert, md eventMetadata) (*notificationv1beta3.Provider, *target, error) {
 	var p notificationv1beta3.Provider
 	key := client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.ProviderRef.Name}
 	if err := s.client.Get(ctx, key, &p); err != nil {
 		return nil, nil, fmt.Errorf("reading provider %s: %w", key, err)
 	}
 	if p.Spec.Suspend {
+		return &p, nil, nil
+	}
+	if !notificationv1beta3.IsCommitStatusProvider(p.Spec.Type) && md.commitStatusUpdate() {
 		return &p, nil, nil
 	}
 	if !supportedType(p.Spec.Type) {
