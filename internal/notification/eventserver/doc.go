@@ -27,7 +27,9 @@
 //     Alert's eventMetadata, its summary, the controller's keys;
 //   - drop the event marked commit_status: update (the controller's key)
 //     for every type but the commit-status ones, before reading Secrets;
-//   - deliver to the Alert's Provider in the background, through a client
+//   - deliver to the Alert's Provider in the background (its Secrets are
+//     read there, so that a read waiting on --kube-api-qps never holds up
+//     the controller's request), through a client
 //     honouring the Provider's timeout, CA certificate (certSecretRef) and
 //     proxy (spec.proxy, the Secret's proxy key, proxySecretRef).
 //

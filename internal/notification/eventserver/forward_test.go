@@ -1,17 +1,20 @@
 package eventserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"encoding/json"
 	"encoding/pem"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/weir-gitops/weir/api/meta"
 	notificationv1 "github.com/weir-gitops/weir/api/notification/v1"
@@ -457,4 +460,42 @@ func TestFluxPrefixedMetadataForwardedBare(t *testing.T) {
 	if diff := cmp.Diff(want, got.Metadata); diff != "" {
 		t.Errorf("metadata (-want +got):\n%s", diff)
 	}
+}
+
+// slowReader holds every read until release is closed: a Secret read
+// waiting on the client's rate limit.
+type slowReader struct {
+	client.Reader
+	release chan struct{}
+}
+
+func (r slowReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	<-r.release
+	return r.Reader.Get(ctx, key, obj, opts...)
+}
+
+// The controller's request is answered before the Provider's Secrets are
+// read: a slow read delays the delivery, never the controller.
+func TestSecretsReadAfterTheAnswer(t *testing.T) {
+	f := newFixture(t)
+	sk := newSink(t, false)
+	f.secret(t, "token", map[string]string{"token": "t"})
+	f.provider(t, "p", notificationv1beta3.ProviderSpec{Type: notificationv1beta3.GenericHMACProvider, Address: sk.srv.URL,
+		SecretRef: &meta.LocalObjectReference{Name: "token"}})
+	f.alert(t, "a", nil)
+	release := make(chan struct{})
+	s := newServer(t, Options{SecretReader: slowReader{Reader: f.env.Client, release: release}})
+	body, err := json.Marshal(event(f.ns, "podinfo", "stored artifact"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body)))
+	if rec.Code != http.StatusAccepted {
+		t.Fatalf("code = %d, want 202 before the Secret is read", rec.Code)
+	}
+	sk.expect(t, 0)
+	close(release)
+	s.inflight.Wait()
+	sk.expect(t, 1)
 }
