@@ -407,8 +407,8 @@ func pace(r *run, n, rate int, send func(int)) {
 			send(seq)
 		}()
 	}
-	wg.Wait()
 	r.elapsed = time.Since(r.startAt)
+	wg.Wait()
 }
 
 // postDirect is the floor: one request to the sink of the type each
