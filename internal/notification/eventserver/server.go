@@ -188,7 +188,10 @@ type delivery struct {
 // namespace through eventSources. md is e's metadata, sorted by source.
 func (s *Server) plan(ctx context.Context, log logr.Logger, e events.Event, md eventMetadata) ([]delivery, error) {
 	var alerts notificationv1beta3.AlertList
-	if err := s.client.List(ctx, &alerts); err != nil {
+	// The cache's own objects, not copies (50 Alerts an event at 1,000
+	// events a second, bench/events): nothing here writes to them, and
+	// commitStatusKey copies what it hands on.
+	if err := s.client.List(ctx, &alerts, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("listing alerts: %w", err)
 	}
 	readLabels := s.labelReader(ctx, e)
@@ -266,7 +269,7 @@ func (s *Server) plan(ctx context.Context, log logr.Logger, e events.Event, md e
 func (s *Server) provider(ctx context.Context, a *notificationv1beta3.Alert, md eventMetadata) (*notificationv1beta3.Provider, error) {
 	var p notificationv1beta3.Provider
 	key := client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.ProviderRef.Name}
-	if err := s.client.Get(ctx, key, &p); err != nil {
+	if err := s.client.Get(ctx, key, &p, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("reading provider %s: %w", key, err)
 	}
 	if p.Spec.Suspend {
