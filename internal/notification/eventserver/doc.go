@@ -10,18 +10,26 @@
 //
 //   - decode and validate it (400 when malformed); trace events are
 //     acknowledged with 202 and dropped;
-//   - normalise its metadata: keys prefixed with the involved object's API
-//     group (as Flux's runtime sends them) lose the prefix, checksum and
-//     digest are dropped;
-//   - drop duplicates: the same object, severity, reason, message and
-//     metadata forwarded less than Options.RateLimitInterval ago is
-//     answered 429, as Flux does;
+//   - sort its metadata as Flux does: the controller's keys (prefixed with
+//     the involved object's API group by Flux's runtime, bare from weir's)
+//     and the object's RFC-0008 annotations (event.toolkit.fluxcd.io/)
+//     lose their prefix; the controller's checksum and digest, and keys
+//     under any other prefix, are dropped;
+//   - drop duplicates: the same object, severity, reason, message,
+//     revision, originRevision and token forwarded less than
+//     Options.RateLimitInterval ago is answered 429, as Flux does (Flux's
+//     key has no severity or reason); the token then leaves the metadata;
 //   - find the Alerts, in every namespace, that select it: not suspended,
 //     severity wanted, an eventSources entry naming the object (or "*"
 //     narrowed by matchLabels, read from the object itself), message
 //     passing inclusionList and exclusionList; then answer 202;
-//   - add the Alert's summary and eventMetadata (the event's own keys win);
-//   - deliver to the Alert's Provider in the background, through a client
+//   - merge the metadata in Flux's order, lowest first: annotations, the
+//     Alert's eventMetadata, its summary, the controller's keys;
+//   - drop the event marked commit_status: update (the controller's key)
+//     for every type but the commit-status ones, before reading Secrets;
+//   - deliver to the Alert's Provider in the background (its Secrets are
+//     read there, so that a read waiting on --kube-api-qps never holds up
+//     the controller's request), through a client
 //     honouring the Provider's timeout, CA certificate (certSecretRef) and
 //     proxy (spec.proxy, the Secret's proxy key, proxySecretRef).
 //

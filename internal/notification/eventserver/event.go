@@ -37,85 +37,163 @@ func validateEvent(e *events.Event) error {
 	}
 }
 
-// rateLimitKey identifies duplicates of an event. Flux documents the key
-// as the involved object's kind, namespace and name, the message and the
-// metadata; weir adds the severity and reason so that an error never hides
-// behind an info event worded alike.
-func rateLimitKey(e *events.Event) string {
+// rateLimitKey identifies duplicates of an event. Flux's key is the
+// involved object's kind, namespace and name, the message, and the
+// controller's revision, originRevision and token metadata; weir adds the
+// severity and reason so that an error never hides behind an info event
+// worded alike.
+func rateLimitKey(e *events.Event, md eventMetadata) string {
 	var b strings.Builder
 	o := e.InvolvedObject
 	for _, s := range []string{o.Kind, o.Namespace, o.Name, e.Severity, e.Reason, e.Message} {
 		b.WriteString(s)
 		b.WriteByte(0)
 	}
-	keys := make([]string, 0, len(e.Metadata))
-	for k := range e.Metadata {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		b.WriteString(k)
-		b.WriteByte('=')
-		b.WriteString(e.Metadata[k])
-		b.WriteByte(0)
+	for _, k := range []string{"originRevision", "revision", tokenKey} {
+		if v, ok := md.controller[k]; ok {
+			b.WriteString(k)
+			b.WriteByte('=')
+			b.WriteString(v)
+			b.WriteByte(0)
+		}
 	}
 	return b.String()
 }
 
-// withAlertMetadata returns a copy of e carrying the Alert's summary and
-// eventMetadata, and the eventMetadata keys it ignored. The event's own
-// keys win, as Flux documents: an Alert adds context, it never rewrites
-// what the controller reported.
-func withAlertMetadata(e events.Event, summary string, extra map[string]string) (events.Event, []string) {
-	if summary == "" && len(extra) == 0 {
-		return e, nil
-	}
-	md := make(map[string]string, len(e.Metadata)+len(extra)+1)
-	if summary != "" {
-		md["summary"] = summary
-	}
-	var ignored []string
-	for k, v := range extra {
-		if _, ok := e.Metadata[k]; ok {
-			ignored = append(ignored, k)
-			continue
-		}
-		md[k] = v
-	}
-	for k, v := range e.Metadata {
-		md[k] = v
-	}
-	sort.Strings(ignored)
-	e.Metadata = md
-	return e, ignored
+// eventGroupPrefix marks the keys a Flux controller copies from the
+// object's event.toolkit.fluxcd.io/ annotations (RFC-0008).
+const eventGroupPrefix = "event.toolkit.fluxcd.io/"
+
+// Metadata keys with a meaning to the server, as the controller sends
+// them (Flux's names).
+const (
+	tokenKey            = "token"
+	commitStatusMetaKey = "commit_status"
+	commitStatusUpdate  = "update"
+)
+
+// droppedMetadata are the controller's keys dropped before matching, as
+// Flux drops them: they change on every reconcile without telling a person
+// anything.
+var droppedMetadata = []string{"checksum", "digest"}
+
+// eventMetadata is an event's metadata split by where it came from, the
+// prefixes removed: controller holds the controller's own keys (Flux's
+// prefixed with the involved object's API group, weir's sent bare),
+// annotations the keys copied from the object's event.toolkit.fluxcd.io/
+// annotations.
+type eventMetadata struct {
+	controller  map[string]string
+	annotations map[string]string
 }
 
-// Metadata keys dropped before matching: they change on every
-// reconcile without telling a person anything, and would defeat the rate
-// limit.
-var droppedMetadata = map[string]bool{"checksum": true, "digest": true}
-
-// normalizeMetadata returns e's metadata in the form Alerts and Providers
-// see. Controllers built on Flux's runtime prefix keys with the involved
-// object's API group ("source.toolkit.fluxcd.io/revision"); weir's send
-// them bare. Both arrive here as "revision".
-func normalizeMetadata(e *events.Event) map[string]string {
+// splitMetadata sorts e's metadata as Flux's event server does: keys under
+// the involved object's group or event.toolkit.fluxcd.io/ are kept
+// without their prefix, the controller's checksum and digest dropped (any
+// case), other prefixed keys dropped. Keys without a "/" are weir's
+// controllers' form of the group's keys (a prefixed key wins over its
+// bare twin). The controller's token is kept for the rate-limit key only:
+// internalMetadata removes it before any Alert sees the event.
+func splitMetadata(e *events.Event) eventMetadata {
+	var md eventMetadata
 	if len(e.Metadata) == 0 {
-		return nil
+		return md
 	}
 	prefix := ""
 	if gv, err := schema.ParseGroupVersion(e.InvolvedObject.APIVersion); err == nil && gv.Group != "" {
 		prefix = gv.Group + "/"
 	}
-	out := make(map[string]string, len(e.Metadata))
+	md.controller = map[string]string{}
+	prefixed := map[string]bool{}
 	for k, v := range e.Metadata {
-		if prefix != "" {
-			k = strings.TrimPrefix(k, prefix)
-		}
-		if k == "" || droppedMetadata[k] {
+		if key, ok := strings.CutPrefix(k, eventGroupPrefix); ok {
+			if key != "" {
+				if md.annotations == nil {
+					md.annotations = map[string]string{}
+				}
+				md.annotations[key] = v
+			}
 			continue
+		}
+		key, isPrefixed := k, false
+		if prefix != "" {
+			key, isPrefixed = strings.CutPrefix(k, prefix)
+		}
+		if key == "" || (!isPrefixed && strings.Contains(key, "/")) || dropped(key) {
+			continue
+		}
+		if !isPrefixed && prefixed[key] {
+			continue
+		}
+		md.controller[key] = v
+		if isPrefixed {
+			prefixed[key] = true
+		}
+	}
+	return md
+}
+
+func dropped(key string) bool {
+	for _, d := range droppedMetadata {
+		if strings.EqualFold(key, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutInternal returns md without the keys no Alert sees: the
+// controller's token.
+func (md eventMetadata) withoutInternal() eventMetadata {
+	if _, ok := md.controller[tokenKey]; !ok {
+		return md
+	}
+	c := make(map[string]string, len(md.controller))
+	for k, v := range md.controller {
+		if k != tokenKey {
+			c[k] = v
+		}
+	}
+	md.controller = c
+	return md
+}
+
+// commitStatusUpdate reports whether the controller marked the event as
+// the one that sets a commit status (commit_status: update): Flux hands
+// it to the commit-status types only.
+func (md eventMetadata) commitStatusUpdate() bool {
+	return md.controller[commitStatusMetaKey] == commitStatusUpdate
+}
+
+// merged is the metadata one Alert forwards, and the keys whose value an
+// earlier source set and a later one replaced. From lowest to highest
+// precedence, as Flux's RFC-0008 orders them: the object's annotations,
+// the Alert's eventMetadata, its summary, the controller's keys. An Alert
+// adds context; it never rewrites what the controller reported.
+func (md eventMetadata) merged(summary string, extra map[string]string) (map[string]string, []string) {
+	out := map[string]string{}
+	var conflicts []string
+	set := func(k, v string) {
+		if _, ok := out[k]; ok {
+			conflicts = append(conflicts, k)
 		}
 		out[k] = v
 	}
-	return out
+	for k, v := range md.annotations {
+		set(k, v)
+	}
+	for k, v := range extra {
+		set(k, v)
+	}
+	if summary != "" {
+		set("summary", summary)
+	}
+	for k, v := range md.controller {
+		set(k, v)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	sort.Strings(conflicts)
+	return out, conflicts
 }

@@ -47,37 +47,37 @@ func TestValidateEvent(t *testing.T) {
 	}
 }
 
-func TestWithAlertMetadata(t *testing.T) {
+func TestMergedMetadata(t *testing.T) {
 	tests := []struct {
-		name    string
-		event   map[string]string
-		summary string
-		extra   map[string]string
-		want    map[string]string
-		ignored []string
+		name      string
+		md        eventMetadata
+		summary   string
+		extra     map[string]string
+		want      map[string]string
+		conflicts []string
 	}{
-		{name: "nothing to add", event: map[string]string{"revision": "r1"}, want: map[string]string{"revision": "r1"}},
-		{name: "added", event: map[string]string{"revision": "r1"}, extra: map[string]string{"env": "prod"},
+		{name: "nothing", want: nil},
+		{name: "controller only", md: eventMetadata{controller: map[string]string{"revision": "r1"}},
+			want: map[string]string{"revision": "r1"}},
+		{name: "added", md: eventMetadata{controller: map[string]string{"revision": "r1"}}, extra: map[string]string{"env": "prod"},
 			want: map[string]string{"revision": "r1", "env": "prod"}},
-		{name: "event wins", event: map[string]string{"revision": "r1"}, extra: map[string]string{"revision": "r2"},
-			want: map[string]string{"revision": "r1"}, ignored: []string{"revision"}},
-		{name: "summary", summary: "cluster addons", extra: map[string]string{"env": "prod"},
-			want: map[string]string{"summary": "cluster addons", "env": "prod"}},
-		{name: "eventMetadata summary wins over spec.summary", summary: "old", extra: map[string]string{"summary": "new"},
-			want: map[string]string{"summary": "new"}},
+		{name: "controller wins over eventMetadata", md: eventMetadata{controller: map[string]string{"revision": "r1"}},
+			extra: map[string]string{"revision": "r2"}, want: map[string]string{"revision": "r1"}, conflicts: []string{"revision"}},
+		{name: "eventMetadata wins over annotations", md: eventMetadata{annotations: map[string]string{"env": "dev", "team": "a"}},
+			extra: map[string]string{"env": "prod"}, want: map[string]string{"env": "prod", "team": "a"}, conflicts: []string{"env"}},
+		{name: "spec.summary wins over eventMetadata summary", summary: "old", extra: map[string]string{"summary": "new"},
+			want: map[string]string{"summary": "old"}, conflicts: []string{"summary"}},
+		{name: "controller wins over summary", summary: "s", md: eventMetadata{controller: map[string]string{"summary": "c"}},
+			want: map[string]string{"summary": "c"}, conflicts: []string{"summary"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := events.Event{Metadata: tt.event}
-			got, ignored := withAlertMetadata(in, tt.summary, tt.extra)
-			if diff := cmp.Diff(tt.want, got.Metadata); diff != "" {
+			got, conflicts := tt.md.merged(tt.summary, tt.extra)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("metadata (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.ignored, ignored); diff != "" {
-				t.Errorf("ignored keys (-want +got):\n%s", diff)
-			}
-			if tt.event != nil && len(tt.extra) > 0 && len(in.Metadata) != len(tt.event) {
-				t.Error("the event's own metadata map was modified")
+			if diff := cmp.Diff(tt.conflicts, conflicts); diff != "" {
+				t.Errorf("conflicts (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -85,26 +85,44 @@ func TestWithAlertMetadata(t *testing.T) {
 
 func TestRateLimitKey(t *testing.T) {
 	base := events.Event{
-		InvolvedObject: corev1.ObjectReference{Kind: "GitRepository", Namespace: "apps", Name: "podinfo", UID: "1"},
-		Severity:       "info", Reason: "Succeeded", Message: "stored", Metadata: map[string]string{"revision": "r1", "a": "b"},
+		InvolvedObject: corev1.ObjectReference{APIVersion: "source.toolkit.fluxcd.io/v1", Kind: "GitRepository", Namespace: "apps", Name: "podinfo", UID: "1"},
+		Severity:       "info", Reason: "Succeeded", Message: "stored",
+		Metadata:  map[string]string{"revision": "r1", "a": "b"},
 		Timestamp: time.Unix(1, 0),
 	}
-	same := base
-	same.Timestamp = time.Unix(2, 0)
-	same.ReportingInstance = "other-pod"
-	same.Metadata = map[string]string{"a": "b", "revision": "r1"}
-	if rateLimitKey(&base) != rateLimitKey(&same) {
-		t.Error("timestamp, instance or metadata order changed the key")
-	}
+	key := func(e events.Event) string { return rateLimitKey(&e, splitMetadata(&e)) }
 	for name, change := range map[string]func(*events.Event){
-		"name":     func(e *events.Event) { e.InvolvedObject.Name = "other" },
-		"severity": func(e *events.Event) { e.Severity = "error" },
-		"message":  func(e *events.Event) { e.Message = "other" },
-		"revision": func(e *events.Event) { e.Metadata = map[string]string{"revision": "r2", "a": "b"} },
+		"timestamp": func(e *events.Event) { e.Timestamp = time.Unix(2, 0) },
+		"instance":  func(e *events.Event) { e.ReportingInstance = "other-pod" },
+		"other metadata": func(e *events.Event) {
+			e.Metadata = map[string]string{"revision": "r1", "a": "c", "commit_status": "update"}
+		},
+		"annotations": func(e *events.Event) {
+			e.Metadata = map[string]string{"revision": "r1", "event.toolkit.fluxcd.io/revision": "x"}
+		},
+		"prefixed form":        func(e *events.Event) { e.Metadata = map[string]string{"source.toolkit.fluxcd.io/revision": "r1"} },
+		"uid (Flux's key too)": func(e *events.Event) { e.InvolvedObject.UID = "2" },
 	} {
 		e := base
 		change(&e)
-		if rateLimitKey(&e) == rateLimitKey(&base) {
+		if key(e) != key(base) {
+			t.Errorf("changing the %s changed the key", name)
+		}
+	}
+	for name, change := range map[string]func(*events.Event){
+		"name":           func(e *events.Event) { e.InvolvedObject.Name = "other" },
+		"severity":       func(e *events.Event) { e.Severity = "error" },
+		"reason":         func(e *events.Event) { e.Reason = "Failed" },
+		"message":        func(e *events.Event) { e.Message = "other" },
+		"revision":       func(e *events.Event) { e.Metadata = map[string]string{"revision": "r2"} },
+		"originRevision": func(e *events.Event) { e.Metadata = map[string]string{"revision": "r1", "originRevision": "o"} },
+		"token": func(e *events.Event) {
+			e.Metadata = map[string]string{"revision": "r1", "source.toolkit.fluxcd.io/token": "t"}
+		},
+	} {
+		e := base
+		change(&e)
+		if key(e) == key(base) {
 			t.Errorf("changing the %s kept the key", name)
 		}
 	}
@@ -142,29 +160,71 @@ func TestLimiter(t *testing.T) {
 	}
 }
 
-func TestNormalizeMetadata(t *testing.T) {
+func TestSplitMetadata(t *testing.T) {
+	const ks = "kustomize.toolkit.fluxcd.io/v1"
 	tests := []struct {
-		name       string
-		apiVersion string
-		in, want   map[string]string
+		name        string
+		apiVersion  string
+		in          map[string]string
+		controller  map[string]string
+		annotations map[string]string
+		update      bool
 	}{
-		{name: "none", apiVersion: "source.toolkit.fluxcd.io/v1"},
-		{name: "bare keys kept", apiVersion: "source.toolkit.fluxcd.io/v1",
-			in: map[string]string{"revision": "r1"}, want: map[string]string{"revision": "r1"}},
-		{name: "group prefix stripped", apiVersion: "kustomize.toolkit.fluxcd.io/v1",
-			in:   map[string]string{"kustomize.toolkit.fluxcd.io/revision": "r1", "other.io/x": "y"},
-			want: map[string]string{"revision": "r1", "other.io/x": "y"}},
-		{name: "checksum and digest dropped", apiVersion: "source.toolkit.fluxcd.io/v1",
-			in:   map[string]string{"source.toolkit.fluxcd.io/checksum": "c", "digest": "d", "revision": "r1"},
-			want: map[string]string{"revision": "r1"}},
-		{name: "no apiVersion", in: map[string]string{"a/b": "c"}, want: map[string]string{"a/b": "c"}},
+		{name: "none", apiVersion: ks},
+		{name: "bare keys are weir's controller keys", apiVersion: ks,
+			in: map[string]string{"revision": "r1"}, controller: map[string]string{"revision": "r1"}},
+		{name: "group prefix stripped, other groups dropped", apiVersion: ks,
+			in:         map[string]string{"kustomize.toolkit.fluxcd.io/revision": "r1", "other.io/x": "y", "source.toolkit.fluxcd.io/a": "b"},
+			controller: map[string]string{"revision": "r1"}},
+		{name: "event group prefix stripped into annotations", apiVersion: ks,
+			in:          map[string]string{"event.toolkit.fluxcd.io/env": "prod", "event.toolkit.fluxcd.io/": "empty", "kustomize.toolkit.fluxcd.io/env": "c"},
+			controller:  map[string]string{"env": "c"},
+			annotations: map[string]string{"env": "prod"}},
+		{name: "checksum and digest dropped in any case, the annotations' kept", apiVersion: "source.toolkit.fluxcd.io/v1",
+			in:          map[string]string{"source.toolkit.fluxcd.io/Checksum": "c", "digest": "d", "revision": "r1", "event.toolkit.fluxcd.io/digest": "a"},
+			controller:  map[string]string{"revision": "r1"},
+			annotations: map[string]string{"digest": "a"}},
+		{name: "prefixed key wins over its bare twin", apiVersion: ks,
+			in: map[string]string{"revision": "bare", "kustomize.toolkit.fluxcd.io/revision": "prefixed"}, controller: map[string]string{"revision": "prefixed"}},
+		{name: "commit status update, prefixed", apiVersion: ks,
+			in: map[string]string{"kustomize.toolkit.fluxcd.io/commit_status": "update"}, controller: map[string]string{"commit_status": "update"}, update: true},
+		{name: "commit status update, bare", apiVersion: ks,
+			in: map[string]string{"commit_status": "update"}, controller: map[string]string{"commit_status": "update"}, update: true},
+		{name: "commit status of another value", apiVersion: ks,
+			in: map[string]string{"commit_status": "Update"}, controller: map[string]string{"commit_status": "Update"}},
+		{name: "commit status as an annotation is not Flux's mark", apiVersion: ks,
+			in: map[string]string{"event.toolkit.fluxcd.io/commit_status": "update"}, controller: map[string]string{},
+			annotations: map[string]string{"commit_status": "update"}},
+		{name: "commit status under another group", apiVersion: ks,
+			in: map[string]string{"source.toolkit.fluxcd.io/commit_status": "update"}, controller: map[string]string{}},
+		{name: "no apiVersion: prefixed keys dropped", in: map[string]string{"a/b": "c", "d": "e"}, controller: map[string]string{"d": "e"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := events.Event{InvolvedObject: corev1.ObjectReference{APIVersion: tt.apiVersion}, Metadata: tt.in}
-			if diff := cmp.Diff(tt.want, normalizeMetadata(&e)); diff != "" {
-				t.Errorf("metadata (-want +got):\n%s", diff)
+			md := splitMetadata(&e)
+			if diff := cmp.Diff(tt.controller, md.controller); diff != "" {
+				t.Errorf("controller keys (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.annotations, md.annotations); diff != "" {
+				t.Errorf("annotation keys (-want +got):\n%s", diff)
+			}
+			if got := md.commitStatusUpdate(); got != tt.update {
+				t.Errorf("commitStatusUpdate() = %v, want %v", got, tt.update)
 			}
 		})
+	}
+}
+
+func TestInternalMetadataDropped(t *testing.T) {
+	e := events.Event{InvolvedObject: corev1.ObjectReference{APIVersion: "source.toolkit.fluxcd.io/v1"},
+		Metadata: map[string]string{"source.toolkit.fluxcd.io/token": "t", "revision": "r1", "event.toolkit.fluxcd.io/token": "a"}}
+	md := splitMetadata(&e)
+	got, _ := md.withoutInternal().merged("", nil)
+	if diff := cmp.Diff(map[string]string{"revision": "r1", "token": "a"}, got); diff != "" {
+		t.Errorf("forwarded metadata (-want +got):\n%s", diff)
+	}
+	if md.controller["token"] != "t" {
+		t.Error("withoutInternal changed the metadata it was called on")
 	}
 }

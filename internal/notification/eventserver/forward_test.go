@@ -1,17 +1,20 @@
 package eventserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"encoding/json"
 	"encoding/pem"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/weir-gitops/weir/api/meta"
 	notificationv1 "github.com/weir-gitops/weir/api/notification/v1"
@@ -397,4 +400,102 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// As Flux's event server: the event marked commit_status: update (by a
+// Flux controller under its group, by weir's bare) is for the commit-status
+// types; every other type drops it, and takes the next one.
+func TestCommitStatusUpdateDroppedForOtherTypes(t *testing.T) {
+	f := newFixture(t)
+	sk := newSink(t, false)
+	for _, kind := range []string{notificationv1beta3.GenericProvider, notificationv1beta3.SlackProvider,
+		notificationv1beta3.MSTeamsProvider, notificationv1beta3.AlertManagerProvider} {
+		f.provider(t, kind, notificationv1beta3.ProviderSpec{Type: kind, Address: sk.srv.URL + "/" + kind})
+		f.alert(t, kind, func(s *notificationv1beta3.AlertSpec) { s.ProviderRef.Name = kind })
+	}
+	s := newServer(t, Options{})
+	tests := []struct {
+		name     string
+		metadata map[string]string
+		want     int
+	}{
+		{name: "prefixed", metadata: map[string]string{"source.toolkit.fluxcd.io/commit_status": "update"}},
+		{name: "bare", metadata: map[string]string{"commit_status": "update"}},
+		{name: "an annotation is not the mark", metadata: map[string]string{"event.toolkit.fluxcd.io/commit_status": "update"}, want: 4},
+		{name: "another value", metadata: map[string]string{"commit_status": "pending"}, want: 4},
+	}
+	total := 0
+	for _, tt := range tests {
+		e := event(f.ns, "podinfo", "stored artifact: "+tt.name)
+		e.Metadata = tt.metadata
+		if code := sendEvent(t, s, e); code != http.StatusAccepted {
+			t.Fatalf("%s: code = %d", tt.name, code)
+		}
+		total += tt.want
+		sk.expect(t, total)
+	}
+}
+
+// Flux's controllers prefix their keys with the object's group and send
+// the object's RFC-0008 annotations under event.toolkit.fluxcd.io/; every
+// type gets them bare, in Flux's order of precedence.
+func TestFluxPrefixedMetadataForwardedBare(t *testing.T) {
+	f := newFixture(t)
+	sk := newSink(t, false)
+	f.provider(t, "p", genericProvider(sk.srv.URL))
+	f.alert(t, "a", func(s *notificationv1beta3.AlertSpec) {
+		s.Summary = "from the alert"
+		s.EventMetadata = map[string]string{"env": "prod", "revision": "ignored", "team": "alert"}
+	})
+	s := newServer(t, Options{})
+	e := event(f.ns, "podinfo", "stored artifact")
+	e.Metadata = map[string]string{
+		"source.toolkit.fluxcd.io/revision": "main@sha1:abc", "source.toolkit.fluxcd.io/token": "internal",
+		"source.toolkit.fluxcd.io/digest": "sha256:1", "event.toolkit.fluxcd.io/team": "annotation",
+		"event.toolkit.fluxcd.io/owner": "web", "kustomize.toolkit.fluxcd.io/other": "dropped",
+	}
+	sendEvent(t, s, e)
+	got := decodeEvent(t, sk.expect(t, 1)[0].body)
+	want := map[string]string{"revision": "main@sha1:abc", "env": "prod", "team": "alert", "owner": "web", "summary": "from the alert"}
+	if diff := cmp.Diff(want, got.Metadata); diff != "" {
+		t.Errorf("metadata (-want +got):\n%s", diff)
+	}
+}
+
+// slowReader holds every read until release is closed: a Secret read
+// waiting on the client's rate limit.
+type slowReader struct {
+	client.Reader
+	release chan struct{}
+}
+
+func (r slowReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	<-r.release
+	return r.Reader.Get(ctx, key, obj, opts...)
+}
+
+// The controller's request is answered before the Provider's Secrets are
+// read: a slow read delays the delivery, never the controller.
+func TestSecretsReadAfterTheAnswer(t *testing.T) {
+	f := newFixture(t)
+	sk := newSink(t, false)
+	f.secret(t, "token", map[string]string{"token": "t"})
+	f.provider(t, "p", notificationv1beta3.ProviderSpec{Type: notificationv1beta3.GenericHMACProvider, Address: sk.srv.URL,
+		SecretRef: &meta.LocalObjectReference{Name: "token"}})
+	f.alert(t, "a", nil)
+	release := make(chan struct{})
+	s := newServer(t, Options{SecretReader: slowReader{Reader: f.env.Client, release: release}})
+	body, err := json.Marshal(event(f.ns, "podinfo", "stored artifact"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body)))
+	if rec.Code != http.StatusAccepted {
+		t.Fatalf("code = %d, want 202 before the Secret is read", rec.Code)
+	}
+	sk.expect(t, 0)
+	close(release)
+	s.inflight.Wait()
+	sk.expect(t, 1)
 }

@@ -24,8 +24,9 @@ func FuzzEvent(f *testing.F) {
 		if json.Unmarshal(body, &e) != nil || validateEvent(&e) != nil {
 			return
 		}
-		e.Metadata = normalizeMetadata(&e)
-		_ = rateLimitKey(&e)
+		md := splitMetadata(&e)
+		_ = rateLimitKey(&e, md)
+		e.Metadata, _ = md.withoutInternal().merged("s", map[string]string{"summary": "x"})
 		_, _ = messagePasses([]string{"a"}, []string{"b"}, e.Message)
 		for _, kind := range []string{"generic", "generic-hmac", "slack", "discord", "alertmanager"} {
 			if _, err := buildRequest(context.Background(), &target{kind: kind, address: "http://h", token: "t"}, e); err != nil {

@@ -92,9 +92,10 @@ func sourceSelects(src notificationv1.CrossNamespaceObjectReference, alertNS str
 	if !strings.EqualFold(src.Kind, obj.Kind) {
 		return false, nil
 	}
-	if src.Name != anyName {
-		return src.Name == obj.Name, nil
+	if src.Name != anyName && src.Name != obj.Name {
+		return false, nil
 	}
+	// As in Flux, matchLabels narrow a named entry too.
 	if len(src.MatchLabels) == 0 {
 		return true, nil
 	}

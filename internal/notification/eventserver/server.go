@@ -143,18 +143,19 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	log := s.log.WithValues("involvedObject", e.InvolvedObject.Kind+"/"+e.InvolvedObject.Namespace+"/"+e.InvolvedObject.Name,
 		"severity", e.Severity, "reason", e.Reason)
-	e.Metadata = normalizeMetadata(&e)
+	md := splitMetadata(&e)
+	e.Metadata = nil
 	if e.Severity == events.SeverityTrace {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	key := rateLimitKey(&e)
+	key := rateLimitKey(&e, md)
 	if !s.limiter.allow(key) {
 		log.V(1).Info("event rate limited")
 		w.WriteHeader(http.StatusTooManyRequests)
 		return
 	}
-	deliveries, err := s.plan(r.Context(), log, e)
+	deliveries, err := s.plan(r.Context(), log, e, md.withoutInternal())
 	if err != nil {
 		// Not forwarded: a retry of the same event must not be held back.
 		s.limiter.forget(key)
@@ -174,18 +175,23 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 
 // delivery is one event bound for one Provider, as one Alert wants it.
 type delivery struct {
-	log    logr.Logger
-	alert  *notificationv1beta3.Alert
-	event  events.Event
-	target *target
+	log      logr.Logger
+	alert    *notificationv1beta3.Alert
+	event    events.Event
+	provider *notificationv1beta3.Provider
+	// commitStatus is the status key, for the commit-status types.
+	commitStatus string
 }
 
 // plan finds the Alerts selecting e and resolves their Providers. Alerts
 // are listed in every namespace: an Alert may select objects of another
-// namespace through eventSources.
-func (s *Server) plan(ctx context.Context, log logr.Logger, e events.Event) ([]delivery, error) {
+// namespace through eventSources. md is e's metadata, sorted by source.
+func (s *Server) plan(ctx context.Context, log logr.Logger, e events.Event, md eventMetadata) ([]delivery, error) {
 	var alerts notificationv1beta3.AlertList
-	if err := s.client.List(ctx, &alerts); err != nil {
+	// The cache's own objects, not copies (50 Alerts an event at 1,000
+	// events a second, bench/events): nothing here writes to them, and
+	// commitStatusKey copies what it hands on.
+	if err := s.client.List(ctx, &alerts, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("listing alerts: %w", err)
 	}
 	readLabels := s.labelReader(ctx, e)
@@ -201,35 +207,39 @@ func (s *Server) plan(ctx context.Context, log logr.Logger, e events.Event) ([]d
 			alog.V(1).Info("alert skips event", "why", sel.reason)
 			continue
 		}
-		p, t, err := s.resolveProvider(ctx, a)
+		p, err := s.provider(ctx, a, md)
 		if err != nil {
 			alog.Error(err, "cannot forward event")
 			s.recordFailure(a, "dispatch", e, err)
 			continue
 		}
-		if t == nil {
+		if p == nil {
 			continue
 		}
-		t.alert = notifier.AlertRef{Namespace: a.Namespace, Name: a.Name, UID: string(a.UID)}
-		t.reader = s.client
-		forwarded, ignored := withAlertMetadata(e, a.Spec.Summary, a.Spec.EventMetadata)
-		if len(ignored) > 0 {
-			alog.Info("eventMetadata keys ignored: the event sets them", "keys", ignored)
+		kind := p.Spec.Type
+		forwarded := e
+		var conflicts []string
+		forwarded.Metadata, conflicts = md.merged(a.Spec.Summary, a.Spec.EventMetadata)
+		if len(conflicts) > 0 {
+			alog.Info("metadata key conflicts: annotations < eventMetadata < summary < the controller's keys", "keys", conflicts)
 		}
-		if notificationv1beta3.IsCommitStatusProvider(t.kind) {
+		var statusKey string
+		if notificationv1beta3.IsCommitStatusProvider(kind) {
 			if !commitstatus.Wants(forwarded) {
 				alog.V(1).Info("event sets no commit status", "provider", p.Name)
 				continue
 			}
-			if t.commitStatus, err = commitStatusKey(p, a, forwarded); err != nil {
+			if statusKey, err = commitStatusKey(p, a, forwarded); err != nil {
 				alog.Error(err, "cannot forward event", "provider", p.Name)
 				s.recordFailure(a, "dispatch", e, err)
 				continue
 			}
 		}
-		if slices.Contains(gitcomment.Types, t.kind) {
+		if slices.Contains(gitcomment.Types, kind) {
 			// As Flux: the change request is the event's, not an Alert's.
-			if why, loud := gitcomment.Skip(t.kind, e); why != "" {
+			own := e
+			own.Metadata, _ = md.merged("", nil)
+			if why, loud := gitcomment.Skip(kind, own); why != "" {
 				l := alog.V(1)
 				if loud {
 					l = alog
@@ -239,32 +249,39 @@ func (s *Server) plan(ctx context.Context, log logr.Logger, e events.Event) ([]d
 			}
 		}
 		out = append(out, delivery{
-			log:    alog.WithValues("provider", a.Spec.ProviderRef.Name, "type", t.kind),
-			alert:  a,
-			event:  forwarded,
-			target: t,
+			log:          alog.WithValues("provider", a.Spec.ProviderRef.Name, "type", kind),
+			alert:        a,
+			event:        forwarded,
+			provider:     p,
+			commitStatus: statusKey,
 		})
 	}
 	return out, nil
 }
 
-// resolveProvider returns the Alert's Provider and the Provider resolved,
-// or a nil target when it is suspended. A type weir does not deliver to
-// is an error: the Alert would otherwise do nothing without a word.
-func (s *Server) resolveProvider(ctx context.Context, a *notificationv1beta3.Alert) (*notificationv1beta3.Provider, *target, error) {
+// provider returns the Alert's Provider, or nil when it is suspended or
+// the event is not for its type: as in Flux, the event that sets commit
+// statuses (commit_status: update) goes to the commit-status types only,
+// dropped for every other type. A type weir does not deliver to is an
+// error: the Alert would otherwise do nothing without a word. The
+// Provider's Secrets are read by the delivery, after the controller's
+// request is answered (deliver).
+func (s *Server) provider(ctx context.Context, a *notificationv1beta3.Alert, md eventMetadata) (*notificationv1beta3.Provider, error) {
 	var p notificationv1beta3.Provider
 	key := client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.ProviderRef.Name}
-	if err := s.client.Get(ctx, key, &p); err != nil {
-		return nil, nil, fmt.Errorf("reading provider %s: %w", key, err)
+	if err := s.client.Get(ctx, key, &p, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, fmt.Errorf("reading provider %s: %w", key, err)
 	}
 	if p.Spec.Suspend {
-		return &p, nil, nil
+		return nil, nil
+	}
+	if !notificationv1beta3.IsCommitStatusProvider(p.Spec.Type) && md.commitStatusUpdate() {
+		return nil, nil
 	}
 	if !supportedType(p.Spec.Type) {
-		return nil, nil, fmt.Errorf("provider %s: %w: %q", key, errUnsupportedType, p.Spec.Type)
+		return nil, fmt.Errorf("provider %s: %w: %q", key, errUnsupportedType, p.Spec.Type)
 	}
-	t, err := resolveTarget(ctx, s.secretReader(), &p)
-	return &p, t, err
+	return &p, nil
 }
 
 // commitStatusKey is the key of the status e sets: the Provider's
@@ -309,39 +326,49 @@ func (s *Server) labelReader(ctx context.Context, e events.Event) labelReader {
 	}
 }
 
-// deliver sends one event to one Provider and logs the outcome.
+// deliver resolves the Provider against its Secrets, sends one event to
+// it and logs the outcome. The Secrets are read here, after the
+// controller's request was answered: a read held up by the client's rate
+// limit (--kube-api-qps) delays the delivery, never the controller.
 func (s *Server) deliver(d delivery) {
 	// The client's timeout covers built clients; the context covers
-	// Options.HTTPClient too.
-	ctx, cancel := context.WithTimeout(s.baseCtx, d.target.timeout)
+	// Options.HTTPClient and the Secrets' reads.
+	ctx, cancel := context.WithTimeout(s.baseCtx, d.provider.GetTimeout())
 	defer cancel()
+	t, err := resolveTarget(ctx, s.secretReader(), d.provider)
+	if err != nil {
+		d.log.Error(err, "cannot forward event")
+		s.recordFailure(d.alert, "dispatch", d.event, err)
+		return
+	}
+	t.alert = notifier.AlertRef{Namespace: d.alert.Namespace, Name: d.alert.Name, UID: string(d.alert.UID)}
+	t.reader, t.commitStatus = s.client, d.commitStatus
 	c := s.opts.HTTPClient
 	if c == nil {
-		var err error
-		if c, err = newHTTPClient(d.target); err != nil {
+		if c, err = newHTTPClient(t); err != nil {
 			d.log.Error(err, "cannot forward event")
 			s.recordFailure(d.alert, "send", d.event, err)
 			return
 		}
 	}
-	if retried(d.target.kind) {
+	if retried(t.kind) {
 		policy := notifier.FluxRetry
 		if s.opts.Retry != nil {
 			policy = *s.opts.Retry
 		}
 		c = notifier.Retrying(c, policy)
 	}
-	n, err := newNotifier(d.target, c)
+	n, err := newNotifier(t, c)
 	if err == nil {
 		err = n.Post(ctx, d.event)
 	}
 	if err != nil {
-		err = scrubbed(err, d.target)
+		err = scrubbed(err, t)
 		d.log.Error(err, "cannot forward event")
 		s.recordFailure(d.alert, "send", d.event, err)
 		return
 	}
-	d.log.V(1).Info("event forwarded", "address", redactAddress(d.target.address))
+	d.log.V(1).Info("event forwarded", "address", redactAddress(t.address))
 }
 
 // recordFailure puts a Warning Event on the Alert, with Flux's reason and

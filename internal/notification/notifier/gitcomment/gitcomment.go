@@ -34,14 +34,11 @@ func IsChangeRequestType(kind string) bool {
 	return slices.Contains(Types, kind) && kind != notificationv1beta3.GitHubDispatchProvider
 }
 
-// Skip says why an event is not for kind, or "" when it is: the events
-// that set commit statuses are for the commit-status types only (dropped
-// without a word, as Flux does), and a comment needs the change request
-// the event names (loud: Flux logs those drops).
+// Skip says why an event is not for kind, or "" when it is: a comment
+// needs the change request the event names (loud: Flux logs those drops).
+// The event server drops the events that set commit statuses for every
+// type but the commit-status ones before it asks.
 func Skip(kind string, e events.Event) (why string, loud bool) {
-	if commitStatusUpdateEvent(e) {
-		return "commit status updates are for the commit-status types", false
-	}
 	if IsChangeRequestType(kind) && changeRequest(e) == "" {
 		return "missing " + changeRequestKey + " metadata key", true
 	}
