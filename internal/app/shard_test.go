@@ -120,6 +120,8 @@ func TestShards(t *testing.T) {
 	mainApp := ks("main-app", "main", "./a", nil)
 	shardApp := ks("shard-app", "shard", "./b", shardLabel, "main-app")
 	cross := ks("shard-cross", "shared", "./c", shardLabel)
+	// Short, so that shard1's queue holds it again soon after it leaves.
+	cross.Spec.Interval = metav1.Duration{Duration: 2 * time.Second}
 	env.Create(t, mainRepo, shardRepo, sharedRepo, mainApp, shardApp, cross)
 
 	waitReconciled(t, env, cross, "")
@@ -180,5 +182,27 @@ func TestShards(t *testing.T) {
 		if got := o.other.matching(path, http.MethodPatch, http.MethodPut); len(got) != 0 {
 			t.Errorf("the other controller set wrote %s: %v", path, got)
 		}
+	}
+
+	// Unlabelled, shard-cross moves to the main set, and shard1 lets it go.
+	crossStatus := "/namespaces/" + ns + "/kustomizations/shard-cross/status"
+	shardWrites := len(shardLog.matching(crossStatus, http.MethodPatch, http.MethodPut))
+	env.Update(t, cross, func() { delete(cross.Labels, meta.ShardKeyLabel) })
+	requested := time.Now().Format(time.RFC3339Nano)
+	env.Update(t, cross, func() { cross.Annotations = map[string]string{meta.ReconcileRequestAnnotation: requested} })
+	waitReconciled(t, env, cross, requested)
+	crossObject := "/namespaces/" + ns + "/kustomizations/shard-cross"
+	shardReads := len(shardLog.matching(crossObject, http.MethodGet))
+	time.Sleep(2 * cross.Spec.Interval.Duration) // shard1's requeue of it comes due
+	if len(mainLog.matching(crossStatus, http.MethodPatch, http.MethodPut)) == 0 {
+		t.Error("the main set did not take shard-cross over once unlabelled")
+	}
+	if got := shardLog.matching(crossStatus, http.MethodPatch, http.MethodPut); len(got) != shardWrites {
+		t.Errorf("shard1 kept writing shard-cross once it left the shard: %v", got[shardWrites:])
+	}
+	// Its cache no longer holds it: a reconcile would have to read it
+	// from the API server.
+	if got := shardLog.matching(crossObject, http.MethodGet); len(got) != shardReads {
+		t.Errorf("shard1 kept reconciling shard-cross once it left the shard: %v", got[shardReads:])
 	}
 }

@@ -7,6 +7,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
 
 // newClient is the manager's client. With --watch-label-selector the cache
@@ -14,7 +16,9 @@ import (
 // shard's (a Kustomization of shard1 depends on, or reads the
 // GitRepository of, an unlabelled one): a read the cache answers with
 // NotFound is asked of the API server once more, so references across
-// shards resolve. Lists stay the cache's, so each shard sees only its own.
+// shards resolve. Lists stay the cache's, so each shard sees only its own,
+// and so does a reconcile's read of its own object (reconcile.OwnRead): an
+// object relabelled to another shard leaves this one.
 func newClient(selector string) func(*rest.Config, client.Options) (client.Client, error) {
 	return func(cfg *rest.Config, o client.Options) (client.Client, error) {
 		cached, err := client.New(cfg, o)
@@ -38,7 +42,7 @@ type shardClient struct {
 
 func (c shardClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	err := c.Client.Get(ctx, key, obj, opts...)
-	if apierrors.IsNotFound(err) {
+	if apierrors.IsNotFound(err) && !reconcile.IsOwnRead(ctx) {
 		return c.direct.Get(ctx, key, obj, opts...)
 	}
 	return err
