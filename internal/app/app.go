@@ -127,6 +127,7 @@ func newManager(cfg *rest.Config, opts Options, selected []string) (manager.Mana
 		RetryPeriod:                   &opts.RetryPeriod,
 		LeaderElectionReleaseOnCancel: opts.LeaderElectionReleaseOnCancel,
 		Client:                        client.Options{Cache: &client.CacheOptions{Unstructured: false}},
+		NewClient:                     newClient(opts.WatchLabelSelector),
 		Controller:                    config.Controller{SkipNameValidation: &opts.SkipNameValidation},
 		GracefulShutdownTimeout:       gracefulShutdown(opts, selected),
 	})

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
 	"github.com/weir-gitops/weir/internal/cli/kindcmd"
 	"github.com/weir-gitops/weir/internal/cli/output"
@@ -264,7 +265,8 @@ func (g *getter) run(ctx context.Context, set []kinds.Kind, all bool, args []str
 
 // header names the columns of k's table: the flux CLI's, without REVISION
 // for a kind that has none (Receiver); -o wide adds SOURCE, where the kind
-// reads from somewhere, and AGE; --show-source adds SOURCE alone.
+// reads from somewhere, SHARD for the kinds whose controllers are sharded,
+// and AGE; --show-source adds SOURCE alone.
 func (g *getter) header(k kinds.Kind, wide bool) []string {
 	if g.o.noHeader {
 		return nil
@@ -282,6 +284,9 @@ func (g *getter) header(k kinds.Kind, wide bool) []string {
 	h = append(h, "Ready", "Message")
 	if (wide || g.o.showSource) && k.HasOrigin() {
 		h = append(h, "Source")
+	}
+	if wide && sharded(k) {
+		h = append(h, "Shard")
 	}
 	if wide {
 		h = append(h, "Age")
@@ -338,10 +343,20 @@ func (g *getter) row(k kinds.Kind, u *unstructured.Unstructured, withKind, wide 
 	if (wide || g.o.showSource) && k.HasOrigin() {
 		row = append(row, k.Origin(u))
 	}
+	if wide && sharded(k) {
+		row = append(row, u.GetLabels()[meta.ShardKeyLabel])
+	}
 	if wide {
 		row = append(row, g.age(u))
 	}
 	return row
+}
+
+// sharded reports whether k's controllers run in shards (source,
+// kustomize and helm, as Flux shards them): its objects' shard is the
+// value of their sharding.fluxcd.io/key label, empty on the main shard.
+func sharded(k kinds.Kind) bool {
+	return k.Source || k.Kind == kinds.Kustomization.Kind || k.Kind == kinds.HelmRelease.Kind
 }
 
 func (g *getter) age(u *unstructured.Unstructured) string {

@@ -58,6 +58,10 @@ func TestExport(t *testing.T) {
 			"--log-level=debug", "--registry=registry.example/weir/", "--image-pull-secret=regcred",
 			"--toleration-keys=infra,gpu", "--cluster-domain=cluster.example", "-n", "gitops"}},
 		{"export-ui.golden", []string{"--components=kustomize-controller", "--components-extra=ui", "--network-policy=false"}},
+		// Flux's sharding: the main source, kustomize and helm controllers
+		// skip labelled objects, each shard runs its own copies.
+		{"export-shards-split.golden", []string{"--shards=shard1,shard2", "--network-policy=false"}},
+		{"export-shards-single.golden", []string{"--layout=single", "--shards=shard1", "--network-policy=false"}},
 	}
 	for _, tc := range cases {
 		res := clitest.Run(t, append([]string{"install", "--export"}, tc.args...)...)
@@ -78,6 +82,14 @@ func TestExport(t *testing.T) {
 	if res.Code != 0 || !strings.Contains(res.Stdout, "\n  name: source-watcher\n") || !strings.Contains(res.Stdout, "--controllers=source-watcher") ||
 		!strings.Contains(res.Stdout, "--storage-adv-addr=source-watcher.$(RUNTIME_NAMESPACE).svc.cluster.local.") {
 		t.Errorf("source-watcher: exit %d, stderr %s", res.Code, res.Stderr)
+	}
+	res = clitest.Run(t, "install", "--export", "--shards=shard1,Shard_2")
+	if res.Code != 1 || !strings.Contains(res.Stderr, `invalid shard name "Shard_2"`) {
+		t.Errorf("bad shard: exit %d, stderr %s", res.Code, res.Stderr)
+	}
+	res = clitest.Run(t, "install", "--export", "--shards=shard1,shard1")
+	if res.Code != 1 || !strings.Contains(res.Stderr, `shard "shard1" is given twice`) {
+		t.Errorf("duplicate shard: exit %d, stderr %s", res.Code, res.Stderr)
 	}
 	res = clitest.Run(t, "install", "--export", "--layout=both")
 	if res.Code != 1 || !strings.Contains(res.Stderr, `unknown layout "both"`) {

@@ -22,4 +22,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ClusterDomain, "cluster-domain", o.ClusterDomain, "internal cluster domain")
 	fs.StringVar((*string)(&o.Layout), "layout", string(o.Layout),
 		"split: one Deployment per component, named as Flux names them; single: one weir-controller Deployment running every controller")
+	fs.StringSliceVar(&o.Shards, "shards", nil,
+		"list of shard names, accepts comma-separated values: each runs its own source, kustomize and helm controllers, "+
+			"reconciling the objects labelled sharding.fluxcd.io/key=<shard>")
 }

@@ -78,6 +78,7 @@ func Generate(opts Options) ([]*unstructured.Unstructured, error) {
 	if g.has(SourceController) {
 		objs = append(objs, g.sourceService())
 	}
+	objs = append(objs, g.shardServices()...)
 	if g.has(SourceWatcher) && (g.opts.Layout == LayoutSplit || !g.has(SourceController)) {
 		objs = append(objs, g.service(SourceWatcher, SourceWatcher, "http"))
 	}
@@ -87,7 +88,7 @@ func Generate(opts Options) ([]*unstructured.Unstructured, error) {
 	if g.ui {
 		objs = append(objs, g.uiService())
 	}
-	for _, d := range g.deployments() {
+	for _, d := range append(g.deployments(), g.shardDeployments()...) {
 		objs = append(objs, g.deployment(d))
 	}
 	if g.ui {
@@ -116,11 +117,24 @@ type generator struct {
 
 func (g generator) has(component string) bool { return slices.Contains(g.components, component) }
 
-// deploymentSpec is one Deployment to generate: its name (also its
-// ServiceAccount's and its pods' app label) and the components it runs.
+// deploymentSpec is one Deployment to generate: its name (also its pods'
+// app label, and its ServiceAccount's unless it is a shard's) and the
+// components it runs. A shard's Deployment names the shard and the main
+// Deployment it copies (base), whose ServiceAccount and component label
+// it keeps.
 type deploymentSpec struct {
 	name       string
+	base       string
+	shard      string
 	components []string
+}
+
+// account is the ServiceAccount d runs as, also its component label.
+func (d deploymentSpec) account() string {
+	if d.base != "" {
+		return d.base
+	}
+	return d.name
 }
 
 func (g generator) deployments() []deploymentSpec {
@@ -324,9 +338,14 @@ func (g generator) service(name, component, targetPort string) runtime.Object {
 
 func (g generator) deployment(d deploymentSpec) runtime.Object {
 	serves := servesArtifacts(d)
-	m := g.meta(d.name, d.name)
+	m := g.meta(d.name, d.account())
 	m.Labels[ControlPlaneLabel] = "controller"
-	podLabels := map[string]string{"app": d.name, ComponentLabel: d.name, PartOfLabel: PartOfValue}
+	podLabels := map[string]string{"app": d.name, ComponentLabel: d.account(), PartOfLabel: PartOfValue}
+	podAnnotations := map[string]string{"prometheus.io/scrape": "true", "prometheus.io/port": fmt.Sprint(metricsPort)}
+	if d.shard != "" {
+		m.Annotations = map[string]string{ShardRoleAnnotation: ShardRole}
+		podAnnotations[ShardRoleAnnotation] = ShardRole
+	}
 	grace := int64(60)
 	if slices.Contains(d.components, HelmController) {
 		// Flux's helm-controller: ten minutes for running Helm actions to
@@ -343,7 +362,7 @@ func (g generator) deployment(d deploymentSpec) runtime.Object {
 		}
 	}
 	spec := corev1.PodSpec{
-		ServiceAccountName:            d.name,
+		ServiceAccountName:            d.account(),
 		PriorityClassName:             "system-cluster-critical",
 		TerminationGracePeriodSeconds: &grace,
 		SecurityContext:               &corev1.PodSecurityContext{FSGroup: ptr.To(int64(1337))},
@@ -370,7 +389,7 @@ func (g generator) deployment(d deploymentSpec) runtime.Object {
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{
 					Labels:      podLabels,
-					Annotations: map[string]string{"prometheus.io/scrape": "true", "prometheus.io/port": fmt.Sprint(metricsPort)},
+					Annotations: podAnnotations,
 				},
 				Spec: spec,
 			},
@@ -391,8 +410,12 @@ func stores(d deploymentSpec) bool {
 }
 
 // advertises is the Service d's artifact URLs name: source-controller's,
-// which also fronts source-watcher when one pod runs both.
+// which also fronts source-watcher when one pod runs both, or its shard's
+// source-controller-<shard>.
 func advertises(d deploymentSpec) string {
+	if slices.Contains(d.components, SourceController) && d.shard != "" {
+		return SourceController + "-" + d.shard
+	}
 	if slices.Contains(d.components, SourceController) {
 		return SourceController
 	}
@@ -448,6 +471,10 @@ func (g generator) container(d deploymentSpec, serves bool) corev1.Container {
 		// ExternalArtifacts get the gate that lets them read one,
 		// appended after Flux's own arguments.
 		args = append(args, "--feature-gates=ExternalArtifact=true")
+	}
+	if sel := g.selectorArg(d); sel != "" {
+		// After Flux's own arguments, where the Flux Operator appends it.
+		args = append(args, sel)
 	}
 	// Last, so that patches written against Flux's argument positions
 	// still apply.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/weir-gitops/weir/internal/app"
@@ -278,6 +279,7 @@ func TestAcceptedByAPIServer(t *testing.T) {
 			o.Namespace, o.Layout = ns, layout
 			o.ComponentsExtra = []string{"image-reflector-controller", "image-automation-controller", "ui"}
 			o.TolerationKeys, o.ImagePullSecret, o.WatchAllNamespaces, o.LogLevel = []string{"a", "b"}, "regcred", false, "debug"
+			o.Shards = []string{"shard1", "shard2"}
 			objs, err := manifests.Generate(o)
 			if err != nil {
 				t.Fatal(err)
@@ -484,4 +486,91 @@ func TestSourceWatcher(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestShardsPartition: with --shards, every object is reconciled by exactly
+// one Deployment per sharded controller, chosen by its
+// sharding.fluxcd.io/key label, in both layouts; the others see all.
+func TestShardsPartition(t *testing.T) {
+	for _, tt := range []struct {
+		layout manifests.Layout
+		// runs maps a --controllers value to the Deployments running it.
+		runs map[string][]string
+	}{
+		{manifests.LayoutSplit, map[string][]string{
+			"source":       {"source-controller", "source-controller-shard1", "source-controller-shard2"},
+			"kustomize":    {"kustomize-controller", "kustomize-controller-shard1", "kustomize-controller-shard2"},
+			"helm":         {"helm-controller", "helm-controller-shard1", "helm-controller-shard2"},
+			"notification": {"notification-controller"},
+		}},
+		{manifests.LayoutSingle, map[string][]string{
+			"source":       {"weir-controller", "weir-controller-shard1", "weir-controller-shard2"},
+			"kustomize":    {"weir-controller", "weir-controller-shard1", "weir-controller-shard2"},
+			"helm":         {"weir-controller", "weir-controller-shard1", "weir-controller-shard2"},
+			"notification": {"weir-controller"},
+		}},
+	} {
+		t.Run(string(tt.layout), func(t *testing.T) {
+			o := manifests.DefaultOptions("v1.2.3")
+			o.Layout, o.Shards = tt.layout, []string{"shard1", "shard2"}
+			objs, err := manifests.Generate(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, objLabels := range []map[string]string{nil, {meta.ShardKeyLabel: "shard1"}, {meta.ShardKeyLabel: "shard2"}} {
+				for controller, deployments := range tt.runs {
+					var got []string
+					for _, name := range deployments {
+						if selects(t, args(t, find(t, objs, "Deployment", name)), objLabels) {
+							got = append(got, name)
+						}
+					}
+					want := 1
+					if controller == "notification" && objLabels != nil && tt.layout == manifests.LayoutSingle {
+						// Not sharded, yet the one process's selector is
+						// the main shard's: labelled Alerts go unseen.
+						want = 0
+					}
+					if len(got) != want {
+						t.Errorf("%s of an object labelled %v: run by %v", controller, objLabels, got)
+					}
+				}
+			}
+			for _, name := range names(objs, "Service") {
+				if !strings.HasPrefix(name, "source-controller-") {
+					continue
+				}
+				svc := find(t, objs, "Service", name)
+				sel, _, _ := unstructured.NestedStringMap(svc.Object, "spec", "selector")
+				shard := strings.TrimPrefix(name, "source-controller-")
+				want := map[string]string{"app": map[manifests.Layout]string{manifests.LayoutSplit: "source-controller", manifests.LayoutSingle: "weir-controller"}[tt.layout] + "-" + shard}
+				if diff := cmp.Diff(want, sel); diff != "" {
+					t.Errorf("Service %s selector (-want +got):\n%s", name, diff)
+				}
+			}
+		})
+	}
+	o := manifests.DefaultOptions("v1.2.3")
+	for _, bad := range [][]string{{"Shard1"}, {"a", "a"}, {strings.Repeat("s", 50)}} {
+		o.Shards = bad
+		if _, err := manifests.Generate(o); err == nil {
+			t.Errorf("--shards=%v accepted", bad)
+		}
+	}
+}
+
+// selects reports whether a Deployment with args reconciles an object
+// labelled objLabels: it has no --watch-label-selector, or that matches.
+func selects(t *testing.T, args []string, objLabels map[string]string) bool {
+	t.Helper()
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "--watch-label-selector="); ok {
+			sel, err := labels.Parse(v)
+			if err != nil {
+				t.Fatalf("%s: %v", a, err)
+			}
+			return sel.Matches(labels.Set(objLabels))
+		}
+	}
+	return true
 }

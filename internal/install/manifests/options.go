@@ -96,6 +96,12 @@ type Options struct {
 	// ClusterDomain is the cluster's DNS domain, used in the artifact URL.
 	ClusterDomain string
 	Layout        Layout
+	// Shards name the shards of the sharded controllers (source, kustomize
+	// and helm, as the Flux Operator's spec.sharding.shards): each gets a
+	// Deployment of its own per controller, reconciling the objects whose
+	// sharding.fluxcd.io/key label is the shard's name, while the main
+	// Deployments leave every labelled object alone (see shards.go).
+	Shards []string
 }
 
 // DefaultRegistry is where weir's image is published.
@@ -167,5 +173,5 @@ func (o Options) validate() error {
 	if o.Version == "" {
 		return fmt.Errorf("version is required")
 	}
-	return nil
+	return validateShards(o.Shards)
 }

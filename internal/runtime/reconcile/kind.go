@@ -90,7 +90,7 @@ func Run[T Object, O any](ctx context.Context, d Driver, req ctrl.Request, obj T
 		now = time.Now
 	}
 	start := now()
-	if err := d.Client.Get(ctx, req.NamespacedName, obj); err != nil {
+	if err := d.Client.Get(OwnRead(ctx), req.NamespacedName, obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			d.Written.forget(req.NamespacedName)
 		}
