@@ -2,7 +2,10 @@
 // a Kubernetes Event on the object, and, when --events-addr is set, Flux's
 // JSON event POSTed to the notification controller, which forwards it to
 // Alerts. Event metadata (revision, checksum…) rides along as annotations on
-// the Kubernetes Event, prefixed with the object's API group, as Flux does.
+// the Kubernetes Event and as the JSON event's metadata, both keyed with the
+// object's API group (source.toolkit.fluxcd.io/revision), beside the
+// object's own event.toolkit.fluxcd.io/* annotations, as Flux's recorder
+// sends them: Flux's notification controller keeps only such keys.
 package events
 
 import (
@@ -108,24 +111,26 @@ func (r *Recorder) emit(ctx context.Context, obj client.Object, severity, reason
 			ResourceVersion: obj.GetResourceVersion(),
 		},
 		Severity: severity, Timestamp: time.Now().UTC(), Message: message, Reason: reason,
-		Metadata: withObjectMetadata(obj, metadata), ReportingController: r.controller, ReportingInstance: r.instance,
+		Metadata: withObjectMetadata(obj, gvk.Group, metadata), ReportingController: r.controller, ReportingInstance: r.instance,
 	}
 	if err := r.post(ctx, event); err != nil {
 		ctrllog.FromContext(ctx).Error(err, "cannot forward event", "reason", reason)
 	}
 }
 
-// withObjectMetadata adds the object's event.toolkit.fluxcd.io/* annotations
-// to the event's metadata; the controller's own keys win.
-func withObjectMetadata(obj client.Object, metadata map[string]string) map[string]string {
+// withObjectMetadata is the JSON event's metadata: the object's
+// event.toolkit.fluxcd.io/* annotations under their own keys, and the
+// controller's keys under the object's group, as Flux's recorder posts
+// them; the receiving event server strips both prefixes.
+func withObjectMetadata(obj client.Object, group string, metadata map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range obj.GetAnnotations() {
 		if key, ok := strings.CutPrefix(k, meta.EventAnnotationPrefix); ok && key != "" {
-			out[key] = v
+			out[k] = v
 		}
 	}
 	for k, v := range metadata {
-		out[k] = v
+		out[group+"/"+k] = v
 	}
 	if len(out) == 0 {
 		return nil

@@ -46,7 +46,10 @@ func TestEventsReachKubernetesAndTheWebhook(t *testing.T) {
 		e.Severity != SeverityInfo || e.Reason != "NewArtifact" || e.ReportingController != "source-controller" {
 		t.Errorf("forwarded event = %+v", e)
 	}
-	if e.Metadata["revision"] != "main@sha1:abc" || e.Metadata["team"] != "web" || len(e.Metadata) != 2 {
+	// Keyed as Flux's recorder keys them, which Flux's notification
+	// controller requires: the controller's under the object's group, the
+	// object's own annotations as they are.
+	if e.Metadata["source.toolkit.fluxcd.io/revision"] != "main@sha1:abc" || e.Metadata["event.toolkit.fluxcd.io/team"] != "web" || len(e.Metadata) != 2 {
 		t.Errorf("metadata = %v", e.Metadata)
 	}
 }
@@ -67,7 +70,7 @@ func TestForwardWritesNoKubernetesEvent(t *testing.T) {
 	repo := &sourcev1.GitRepository{ObjectMeta: metav1.ObjectMeta{Name: "podinfo", Namespace: "apps"}}
 	rec.Forward(context.Background(), repo, "ReconciliationSucceeded", map[string]string{"commit_status": "update"},
 		"Reconciliation finished in %s", "2ms")
-	if e := <-received; e.Message != "Reconciliation finished in 2ms" || e.Severity != SeverityInfo || e.Metadata["commit_status"] != "update" {
+	if e := <-received; e.Message != "Reconciliation finished in 2ms" || e.Severity != SeverityInfo || e.Metadata["source.toolkit.fluxcd.io/commit_status"] != "update" {
 		t.Errorf("forwarded event = %+v", e)
 	}
 	select {
