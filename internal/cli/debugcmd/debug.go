@@ -90,13 +90,10 @@ WARNING: This command will print sensitive information if Kubernetes Secrets are
 			}
 			ctx, cancel := context.WithTimeout(c.Context(), deps.Timeout)
 			defer cancel()
-			cl, err := deps.Client()
+			ks := &kustomizev1.Kustomization{}
+			cl, err := get(ctx, deps, "Kustomization", args[0], ks)
 			if err != nil {
 				return err
-			}
-			ks := &kustomizev1.Kustomization{}
-			if err := cl.Get(ctx, types.NamespacedName{Namespace: deps.Namespace(), Name: args[0]}, ks); err != nil {
-				return fmt.Errorf("getting Kustomization %s/%s: %w", deps.Namespace(), args[0], err)
 			}
 			switch which {
 			case status.flag:
@@ -112,6 +109,19 @@ WARNING: This command will print sensitive information if Kubernetes Secrets are
 	cmd.Flags().BoolVar(&vars.show, vars.flag, false, "print the final vars of the Flux Kustomization in dot env format")
 	cmd.Flags().BoolVar(&history.show, history.flag, false, "print the reconciliation history of the Flux Kustomization")
 	return cmd
+}
+
+// get reads the object of kind named name in the namespace -n names into
+// obj, and returns the client, for what the command reads next.
+func get(ctx context.Context, deps *clideps.Deps, kind, name string, obj client.Object) (client.Client, error) {
+	cl, err := deps.Client()
+	if err != nil {
+		return nil, err
+	}
+	if err := cl.Get(ctx, types.NamespacedName{Namespace: deps.Namespace(), Name: name}, obj); err != nil {
+		return nil, fmt.Errorf("getting %s %s/%s: %w", kind, deps.Namespace(), name, err)
+	}
+	return cl, nil
 }
 
 // writeVars prints the variables post-build substitution would use, as
@@ -159,13 +169,10 @@ WARNING: This command will print sensitive information if Kubernetes Secrets are
 			}
 			ctx, cancel := context.WithTimeout(c.Context(), deps.Timeout)
 			defer cancel()
-			cl, err := deps.Client()
+			hr := &helmv2.HelmRelease{}
+			cl, err := get(ctx, deps, "HelmRelease", args[0], hr)
 			if err != nil {
 				return err
-			}
-			hr := &helmv2.HelmRelease{}
-			if err := cl.Get(ctx, types.NamespacedName{Namespace: deps.Namespace(), Name: args[0]}, hr); err != nil {
-				return fmt.Errorf("getting HelmRelease %s/%s: %w", deps.Namespace(), args[0], err)
 			}
 			switch which {
 			case status.flag:

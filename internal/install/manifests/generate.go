@@ -466,19 +466,7 @@ func (g generator) container(d deploymentSpec, serves bool) corev1.Container {
 			corev1.ContainerPort{Name: g.eventsPortName(), ContainerPort: eventsPort, Protocol: corev1.ProtocolTCP},
 			corev1.ContainerPort{Name: "http-webhook", ContainerPort: webhookPort, Protocol: corev1.ProtocolTCP})
 	}
-	if g.has(SourceWatcher) && (slices.Contains(d.components, KustomizeController) || slices.Contains(d.components, HelmController)) {
-		// As flux install does with source-watcher: the consumers of
-		// ExternalArtifacts get the gate that lets them read one,
-		// appended after Flux's own arguments.
-		args = append(args, "--feature-gates=ExternalArtifact=true")
-	}
-	if sel := g.selectorArg(d); sel != "" {
-		// After Flux's own arguments, where the Flux Operator appends it.
-		args = append(args, sel)
-	}
-	// Last, so that patches written against Flux's argument positions
-	// still apply.
-	args = append(args, controllersArg(d))
+	args = append(args, g.appendedArgs(d)...)
 	probe := func(path string) *corev1.Probe {
 		return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
 			Path: path, Port: intstr.FromString("healthz"),
@@ -507,6 +495,24 @@ func (g generator) container(d deploymentSpec, serves bool) corev1.Container {
 		},
 		VolumeMounts: mounts,
 	}
+}
+
+// appendedArgs are the arguments weir writes after Flux's own, so that
+// patches written against Flux's argument positions still apply: the
+// ExternalArtifact gate, the shard's label selector, and last the
+// --controllers flag.
+func (g generator) appendedArgs(d deploymentSpec) []string {
+	var args []string
+	if g.has(SourceWatcher) && (slices.Contains(d.components, KustomizeController) || slices.Contains(d.components, HelmController)) {
+		// As flux install does with source-watcher: the consumers of
+		// ExternalArtifacts get the gate that lets them read one.
+		args = append(args, "--feature-gates=ExternalArtifact=true")
+	}
+	if sel := g.selectorArg(d); sel != "" {
+		// Where the Flux Operator appends it.
+		args = append(args, sel)
+	}
+	return append(args, controllersArg(d))
 }
 
 // controllersArg is the --controllers flag that runs d's components.

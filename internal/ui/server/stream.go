@@ -62,15 +62,18 @@ type clusterMessage struct {
 	Error     string `json:"error,omitempty"`
 }
 
-// probe asks the API server's /readyz with cfg (every user may read it).
-func probe(ctx context.Context, cfg *rest.Config) error {
+// readyz returns a check of the API server's /readyz with cfg (every user
+// may read it), its client built once.
+func readyz(cfg *rest.Config) (func(context.Context) error, error) {
 	c, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("building the health client: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, HealthInterval)
-	defer cancel()
-	return c.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
+	return func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, HealthInterval)
+		defer cancel()
+		return c.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
+	}, nil
 }
 
 // watchHealth sends `event: cluster` to b's streams each time the API
@@ -166,6 +169,12 @@ func (h *hubs) start(ctx context.Context, b *hub, sess *session, ns string) erro
 	if err != nil {
 		return fmt.Errorf("building watch client: %w", err)
 	}
+	check := h.probe
+	if check == nil {
+		if check, err = readyz(sess.cfg); err != nil {
+			return err
+		}
+	}
 	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dc, 0, ns, nil)
 	for _, k := range kinds.All {
 		mapping, err := h.s.mapper.RESTMapping(k.GVK().GroupKind(), k.GroupVersion.Version)
@@ -190,10 +199,6 @@ func (h *hubs) start(ctx context.Context, b *hub, sess *session, ns string) erro
 		<-ctx.Done()
 		factory.Shutdown()
 	}()
-	check := h.probe
-	if check == nil {
-		check = func(ctx context.Context) error { return probe(ctx, sess.cfg) }
-	}
 	go h.watchHealth(ctx, b, check)
 	return nil
 }
