@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -182,7 +183,14 @@ func listDir(t *testing.T, dir string) []string {
 // uninstall.
 func TestPlugins(t *testing.T) {
 	cat := newPluginCatalog(t)
-	dir := t.TempDir()
+	// A directory whose path has the same length on every run: the list
+	// tables pad their PATH column to it, and t.TempDir's names vary in
+	// length.
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("weir-plugins-%016x", rand.Uint64()))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	t.Setenv("FLUXCD_PLUGINS", dir)
 	t.Setenv("FLUXCD_PLUGIN_CATALOG", cat.srv.URL+"/catalog/")
 	step := func(golden string, code int, args ...string) {

@@ -500,8 +500,10 @@ func TestMemoStoreSavesChanges(t *testing.T) {
 					t.Fatal(err)
 				}
 			} else {
+				// The shard shows before the store logs its save, which
+				// it does once the write has returned.
 				testenv.Eventually(t, 10*time.Second, func(context.Context) (bool, string) {
-					return len(f.shards()) == 1, "not saved yet"
+					return len(f.shards()) == 1 && strings.Contains(f.log.String(), "apply memo saved"), "not saved yet"
 				})
 			}
 			if diff := cmp.Diff(sortedMemos(saved), sortedSnapshot(f.loaded())); diff != "" {
