@@ -42,6 +42,7 @@ var floors = []floor{
 		`internal/fleet(/(lint|fleetdiff))?`,
 		`internal/install(/(manifests|bootstrap|containerimage|gitprovider))?`,
 		`internal/devenv/(controlplane|gitserve|chartserve|dirlock)`,
+		`internal/auth(/.+)?`,
 	}},
 	{3, "runtime: the kit every controller uses", []string{`internal/runtime(/.+)?`}},
 	{2, "the scheme, the version, embedded manifests and examples", []string{
