@@ -116,12 +116,16 @@ func newManager(cfg *rest.Config, opts Options, selected []string) (manager.Mana
 		}
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                        s,
-		Cache:                         cacheOpts,
-		Metrics:                       metricsserver.Options{BindAddress: opts.MetricsAddr},
-		HealthProbeBindAddress:        opts.HealthAddr,
-		LeaderElection:                opts.EnableLeaderElection,
-		LeaderElectionID:              leaderElectionID(opts),
+		Scheme:                 s,
+		Cache:                  cacheOpts,
+		Metrics:                metricsserver.Options{BindAddress: opts.MetricsAddr},
+		HealthProbeBindAddress: opts.HealthAddr,
+		LeaderElection:         opts.EnableLeaderElection,
+		LeaderElectionID:       leaderElectionID(opts),
+		// Flux's manifests set RUNTIME_NAMESPACE from the Pod's namespace;
+		// out of a cluster it is the only way to say where the Lease lives
+		// (empty: controller-runtime reads the in-cluster namespace file).
+		LeaderElectionNamespace:       os.Getenv("RUNTIME_NAMESPACE"),
 		LeaseDuration:                 &opts.LeaseDuration,
 		RenewDeadline:                 &opts.RenewDeadline,
 		RetryPeriod:                   &opts.RetryPeriod,

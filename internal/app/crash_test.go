@@ -22,6 +22,7 @@ import (
 // its own, so that a test can kill it with SIGKILL.
 type controllerProcess struct {
 	t    *testing.T
+	addr string // its storage address
 	bin  string
 	args []string
 	env  []string
@@ -45,9 +46,16 @@ func buildController(t *testing.T) string {
 // the end of its log is printed when the test failed.
 func newControllerProcess(t *testing.T, env *testenv.Env, controllers string) *controllerProcess {
 	t.Helper()
+	return newControllerProcessOf(t, env, buildController(t), controllers)
+}
+
+// newControllerProcessOf is newControllerProcess with a binary already
+// built, for tests that run several processes.
+func newControllerProcessOf(t *testing.T, env *testenv.Env, bin, controllers string) *controllerProcess {
+	t.Helper()
 	addr := freeAddr(t)
 	p := &controllerProcess{
-		t: t, bin: buildController(t), log: filepath.Join(t.TempDir(), "controller.log"),
+		t: t, addr: addr, bin: bin, log: filepath.Join(t.TempDir(), "controller.log"),
 		env: append(os.Environ(), "KUBECONFIG="+env.ControlPlane.KubeconfigPath()),
 		args: []string{"--controllers=" + controllers, "--enable-leader-election=false",
 			"--metrics-addr=0", "--health-addr=0",

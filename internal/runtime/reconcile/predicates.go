@@ -8,8 +8,11 @@ import (
 )
 
 // ArtifactChanged passes the source events that bring a new artifact: a
-// source created, or one whose artifact appeared or changed revision or
-// digest. Consumers (Kustomizations, HelmCharts, HelmReleases) use it to
+// source created, or one whose artifact appeared, changed revision or
+// digest, or moved: a new URL for the same file, as when a standby replica
+// takes the lead and serves the artifact it rebuilt from its own storage
+// (a consumer still failing on the old address must not wait out its
+// retry interval). Consumers (Kustomizations, HelmCharts, HelmReleases) use it to
 // follow their source at once instead of waiting for their interval.
 type ArtifactChanged struct{ predicate.Funcs }
 
@@ -38,6 +41,6 @@ func (ArtifactChanged) Update(e event.UpdateEvent) bool {
 	case a == nil:
 		return true
 	default:
-		return a.Digest != b.Digest || a.Revision != b.Revision
+		return a.Digest != b.Digest || a.Revision != b.Revision || a.URL != b.URL
 	}
 }

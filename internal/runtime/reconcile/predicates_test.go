@@ -21,6 +21,8 @@ func TestArtifactChanged(t *testing.T) {
 		{name: "same artifact (status churn)", old: art("main@sha1:a", "sha256:1"), new: art("main@sha1:a", "sha256:1"), wantUpdate: false},
 		{name: "new revision", old: art("main@sha1:a", "sha256:1"), new: art("main@sha1:b", "sha256:2"), wantUpdate: true},
 		{name: "same revision, new digest", old: art("main@sha1:a", "sha256:1"), new: art("main@sha1:a", "sha256:2"), wantUpdate: true},
+		{name: "same artifact, moved to another server", old: &meta.Artifact{Revision: "main@sha1:a", Digest: "sha256:1", URL: "http://a/x.tar.gz"},
+			new: &meta.Artifact{Revision: "main@sha1:a", Digest: "sha256:1", URL: "http://b/x.tar.gz"}, wantUpdate: true},
 		{name: "artifact gone", old: art("main@sha1:a", "sha256:1"), new: nil, wantUpdate: false},
 	}
 	p := ArtifactChanged{}
