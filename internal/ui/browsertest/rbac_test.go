@@ -3,6 +3,7 @@ package browsertest
 import (
 	"strings"
 	"testing"
+	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -72,5 +73,62 @@ func TestUserWithoutPatchSeesWhyTheButtonIsDisabled(t *testing.T) {
 		if got.DescribedBy != "action-"+action+"-why" || !got.Visible {
 			t.Errorf("%s: aria-describedby %q, reason visible %v", action, got.DescribedBy, got.Visible)
 		}
+	}
+}
+
+// TestNamespaceLimitedUserSeesWhatIsHidden signs in as a user who may
+// list HelmReleases in one namespace only: cluster-wide, the overview says
+// every kind is hidden and asks for a namespace instead of an all-clear;
+// in that namespace, it names the kinds still hidden, and the counts say
+// they are the kinds the user may list.
+func TestNamespaceLimitedUserSeesWhatIsHidden(t *testing.T) {
+	f := newFleet(t)
+	user := "hr-reader-" + f.ns
+	role := &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: user, Namespace: f.ns},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"helm.toolkit.fluxcd.io"}, Resources: []string{"helmreleases"},
+			Verbs: []string{"get", "list", "watch"}}},
+	}
+	binding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: user, Namespace: f.ns},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: user},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
+	}
+	f.env.Create(t, role, binding)
+	cfg := rest.CopyConfig(f.env.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	b := newUI(t, cfg)
+
+	b.open("/")
+	b.waitJS("the overview to load", `document.querySelector('main')?.dataset.loaded === 'true'`, 10*time.Second)
+	b.screenshot("hidden-cluster-wide")
+	notice := b.str(`(() => { const n = document.querySelector('[data-testid=hidden-kinds]'); return n && !n.hidden ? n.innerText : ''; })()`)
+	for _, want := range []string{"cluster-wide", "Kustomization", "HelmRelease", "GitRepository", "pick a namespace"} {
+		if !strings.Contains(notice, want) {
+			t.Errorf("cluster-wide notice %q lacks %q", notice, want)
+		}
+	}
+	empty := b.str(`document.querySelector('[data-testid=attention-empty]')?.innerText || ''`)
+	if strings.Contains(empty, "Nothing is stalled or failing") || !strings.Contains(empty, "hidden from you") {
+		t.Errorf("attention says %q: an all-clear over kinds the user cannot see", empty)
+	}
+
+	b.open("/?namespace=" + f.ns)
+	b.waitJS("the overview to load", `document.querySelector('main')?.dataset.loaded === 'true'`, 10*time.Second)
+	b.screenshot("hidden-in-namespace")
+	notice = b.str(`document.querySelector('[data-testid=hidden-kinds]').innerText`)
+	if !strings.Contains(notice, "in namespace "+f.ns) || !strings.Contains(notice, "Kustomization") ||
+		strings.Contains(notice, "HelmRelease") || strings.Contains(notice, "pick a namespace") {
+		t.Errorf("in-namespace notice %q: want Kustomization hidden in %s and HelmRelease listed", notice, f.ns)
+	}
+	b.open("/graph?namespace=" + f.ns)
+	b.waitJS("the graph to load", `document.querySelector('main')?.dataset.loaded === 'true'`, 10*time.Second)
+	if graph := b.str(`document.querySelector('[data-testid=hidden-kinds]')?.innerText || ''`); !strings.Contains(graph, "Kustomization") {
+		t.Errorf("the graph's notice %q does not say Kustomizations are hidden", graph)
+	}
+	b.open("/?namespace=" + f.ns)
+	b.waitJS("the overview to load", `document.querySelector('main')?.dataset.loaded === 'true'`, 10*time.Second)
+	if foot := b.str(`document.querySelector('[data-testid=counts] tfoot')?.innerText || ''`); !strings.Contains(foot, "All kinds you may list") {
+		t.Errorf("counts footer %q, want it to say they are the kinds the user may list", foot)
 	}
 }

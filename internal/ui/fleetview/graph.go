@@ -46,6 +46,8 @@ type Graph struct {
 	Nodes   []Node            `json:"nodes"`
 	Edges   []Edge            `json:"edges"`
 	Skipped map[string]string `json:"skipped,omitempty"`
+	// Hidden are the kinds the user may not list (Fleet.Forbidden).
+	Hidden []string `json:"hidden,omitempty"`
 }
 
 // inGraph reports whether objects of kind are drawn: sources (an

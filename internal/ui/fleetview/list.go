@@ -25,13 +25,18 @@ type Fleet struct {
 	// Skipped says, per kind left out, why: its CRD is absent, or the
 	// user may not list it.
 	Skipped map[string]string
+	// Forbidden are the kinds the user may not list where they were
+	// listed, in kinds.All order: what they hold is hidden from the user,
+	// and a page must say so rather than count them as nothing.
+	Forbidden []string
 }
 
 // listed is what the List of one kind found: its objects, or why it was
 // skipped.
 type listed struct {
-	objects []unstructured.Unstructured
-	skipped string
+	objects   []unstructured.Unstructured
+	skipped   string
+	forbidden bool
 }
 
 // List reads every toolkit kind the cluster serves, one List per kind, in
@@ -57,6 +62,9 @@ func List(ctx context.Context, c client.Reader, ns string) (*Fleet, error) {
 	for i, r := range results {
 		if r.skipped != "" {
 			f.Skipped[kinds.All[i].Kind] = r.skipped
+			if r.forbidden {
+				f.Forbidden = append(f.Forbidden, kinds.All[i].Kind)
+			}
 			continue
 		}
 		f.Objects = append(f.Objects, r.objects...)
@@ -73,7 +81,7 @@ func listKind(ctx context.Context, c client.Reader, k kinds.Kind, ns string) (li
 	case apimeta.IsNoMatchError(err) || apierrors.IsNotFound(err):
 		return listed{skipped: "not served by the cluster"}, nil
 	case apierrors.IsForbidden(err):
-		return listed{skipped: err.Error()}, nil
+		return listed{skipped: err.Error(), forbidden: true}, nil
 	default:
 		return listed{}, fmt.Errorf("listing %s objects: %w", k.Kind, err)
 	}

@@ -77,6 +77,9 @@ type Overview struct {
 	Objects []Summary `json:"objects"`
 	// Skipped names the kinds left out and why (absent CRD, forbidden).
 	Skipped map[string]string `json:"skipped,omitempty"`
+	// Hidden are the kinds the user may not list in the scope asked for
+	// (Fleet.Forbidden): the counts and the attention list leave them out.
+	Hidden []string `json:"hidden,omitempty"`
 }
 
 // Summaries computes the Summary of every object.

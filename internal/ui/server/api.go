@@ -62,7 +62,7 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request, sess *session)
 		return
 	}
 	o := fleetview.NewOverview(fleetview.Summaries(fleet.Objects), f)
-	o.Skipped = fleet.Skipped
+	o.Skipped, o.Hidden = fleet.Skipped, fleet.Forbidden
 	writeJSON(w, http.StatusOK, o)
 }
 
@@ -73,6 +73,6 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request, sess *session) {
 		return
 	}
 	g := fleetview.NewGraph(fleet.Objects, f)
-	g.Skipped = fleet.Skipped
+	g.Skipped, g.Hidden = fleet.Skipped, fleet.Forbidden
 	writeJSON(w, http.StatusOK, g)
 }

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,12 +110,23 @@ func TestClusterModeImpersonatesTheUser(t *testing.T) {
 	var o struct {
 		Objects []struct{ Name string }
 		Skipped map[string]string
+		Hidden  []string
 	}
 	if code := b.getJSON("/api/overview?namespace="+ns, &o); code != http.StatusOK || len(o.Objects) != 3 {
 		t.Errorf("overview as alice: %d %+v", code, o)
 	}
 	if !strings.Contains(o.Skipped["HelmRelease"], "forbidden") {
 		t.Errorf("HelmReleases, which alice may not list, skipped as %q", o.Skipped["HelmRelease"])
+	}
+	if !slices.Contains(o.Hidden, "HelmRelease") || slices.Contains(o.Hidden, "Kustomization") ||
+		slices.Contains(o.Hidden, "GitRepository") {
+		t.Errorf("hidden kinds = %v, want HelmRelease among them and neither Kustomization nor GitRepository", o.Hidden)
+	}
+	// Cluster-wide alice may list nothing: every kind is hidden, none
+	// counted as empty.
+	var wide struct{ Hidden []string }
+	if code := b.getJSON("/api/overview", &wide); code != http.StatusOK || !slices.Contains(wide.Hidden, "Kustomization") {
+		t.Errorf("cluster-wide overview as alice: %d, hidden %v, want Kustomization hidden", code, wide.Hidden)
 	}
 	// The ServiceAccount's own rights never stand in: cluster-wide, alice
 	// may list nothing.

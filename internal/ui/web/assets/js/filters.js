@@ -1,6 +1,7 @@
-// The filter bar shared by the overview and the graph: namespace, kind,
-// state and a name search, all kept in the query string.
-import {h, kinds, states, stateInfo, debounce} from './dom.js';
+// The filter bar shared by the overview and the graph (namespace, kind,
+// state and a name search, all kept in the query string) and the notice of
+// the kinds the user may not list in that scope.
+import {h, clear, kinds, states, stateInfo, debounce} from './dom.js';
 import {setQuery} from './router.js';
 
 export const filterKeys = ['namespace', 'kind', 'state', 'q'];
@@ -46,4 +47,20 @@ export function filterBar(filters, namespaces, onChange) {
     changed();
   });
   return form;
+}
+
+// renderHidden says which kinds the user may not list where they look:
+// what those hold is neither counted nor in the attention list, so the
+// page must not read as an all-clear.
+export function renderHidden(section, hidden, namespace) {
+  clear(section).hidden = !hidden.length;
+  if (!hidden.length) return;
+  const where = namespace ? `in namespace ${namespace}` : 'cluster-wide';
+  const n = hidden.length === 1 ? '1 kind' : `${hidden.length} kinds`;
+  section.className = 'notice';
+  section.setAttribute('role', 'status');
+  section.append(h('p', {},
+    h('strong', {}, `You may not list ${n} ${where}: `), hidden.join(', '), '. ',
+    namespace ? 'What they hold is not shown or counted here.'
+      : 'What they hold is not shown or counted here — pick a namespace you may read.'));
 }

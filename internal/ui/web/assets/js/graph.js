@@ -3,7 +3,7 @@
 // written out, source edges solid and dependsOn edges dashed.
 import {get, query} from './api.js';
 import {h, s, stateInfo, objectPath, debounce, shortRevision} from './dom.js';
-import {filterBar, readFilters} from './filters.js';
+import {filterBar, readFilters, renderHidden} from './filters.js';
 import {on} from './live.js';
 
 const W = 250, H = 92, GX = 70, GY = 24, PAD = 20;
@@ -12,6 +12,7 @@ export async function graph(main, _params, params) {
   let filters = readFilters(params);
   const holder = h('div', {class: 'graph-wrap', id: 'graph', 'data-testid': 'graph'});
   const waits = h('section', {'aria-labelledby': 'waiting-title'});
+  const hidden = h('div', {'data-testid': 'hidden-kinds', hidden: true});
   const nodes = new Map(); // id → <a>
   main.dataset.loaded = 'false';
   const load = async () => {
@@ -23,6 +24,7 @@ export async function graph(main, _params, params) {
       return;
     }
     nodes.clear();
+    renderHidden(hidden, g.hidden || [], filters.namespace);
     holder.replaceChildren(draw(g, nodes));
     renderWaits(waits, g.nodes);
     main.dataset.loaded = 'true';
@@ -34,6 +36,7 @@ export async function graph(main, _params, params) {
       filters = f;
       load();
     }),
+    hidden,
     legend(),
     holder,
     waits);

@@ -2,7 +2,7 @@
 // suspended, and every object in a filterable table with bulk actions.
 import {get, query} from './api.js';
 import {h, badge, clear, debounce, objectLink, refId, shortRevision, states, stateInfo, time} from './dom.js';
-import {filterBar, readFilters} from './filters.js';
+import {filterBar, readFilters, renderHidden} from './filters.js';
 import {on} from './live.js';
 import {actionLabels, run} from './actions.js';
 
@@ -11,6 +11,7 @@ export async function overview(main, _params, params) {
   const selected = new Set();
   const rows = new Map(); // id → row element
   const sections = {
+    hidden: h('div', {'data-testid': 'hidden-kinds', hidden: true}),
     attention: h('section', {'aria-labelledby': 'attention-title', 'data-testid': 'attention-section'}),
     counts: h('section', {'aria-labelledby': 'counts-title'}),
     suspended: h('section', {'aria-labelledby': 'suspended-title'}),
@@ -82,8 +83,10 @@ export async function overview(main, _params, params) {
   };
 
   const renderSections = () => {
-    renderAttention(sections.attention, data.attention);
-    renderCounts(sections.counts, data.counts);
+    const hidden = data.hidden || [];
+    renderHidden(sections.hidden, hidden, filters.namespace);
+    renderAttention(sections.attention, data.attention, hidden.length);
+    renderCounts(sections.counts, data.counts, hidden.length);
     renderSuspended(sections.suspended, data.suspended);
   };
 
@@ -107,6 +110,7 @@ export async function overview(main, _params, params) {
       filters = f;
       load();
     }),
+    sections.hidden,
     sections.attention,
     sections.counts,
     sections.suspended,
@@ -165,10 +169,13 @@ function reasonCell(o) {
   return h('span', {class: 'message'}, h('strong', {}, o.reason || ''), o.message ? ` ${o.message}` : '');
 }
 
-function renderAttention(section, items) {
+function renderAttention(section, items, hiddenKinds = 0) {
   clear(section).append(h('h2', {id: 'attention-title'}, `Needs attention (${items.length})`));
   if (!items.length) {
-    section.append(h('p', {class: 'all-good', 'data-testid': 'attention-empty'}, 'Nothing is stalled or failing.'));
+    section.append(hiddenKinds
+      ? h('p', {'data-testid': 'attention-empty'},
+        `Nothing you may see is stalled or failing; ${hiddenKinds === 1 ? '1 kind is' : `${hiddenKinds} kinds are`} hidden from you (above).`)
+      : h('p', {class: 'all-good', 'data-testid': 'attention-empty'}, 'Nothing is stalled or failing.'));
     return;
   }
   section.append(h('ol', {class: 'attention', 'data-testid': 'attention'}, items.map((o) =>
@@ -178,9 +185,9 @@ function renderAttention(section, items) {
       h('p', {class: 'message'}, o.message || '')))));
 }
 
-function renderCounts(section, counts) {
+function renderCounts(section, counts, hiddenKinds = 0) {
   clear(section).append(h('h2', {id: 'counts-title'}, 'Counts'));
-  const total = {kind: 'All kinds', total: 0};
+  const total = {kind: hiddenKinds ? 'All kinds you may list' : 'All kinds', total: 0};
   for (const s of states) total[s] = 0;
   for (const c of counts) {
     total.total += c.total;
