@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/devenv/testenv"
 )
 
@@ -306,5 +307,70 @@ func TestLocalModeOffersNoTokenForm(t *testing.T) {
 	}
 	if b.str(`document.getElementById('login-form') ? 'form' : ''`) != "" {
 		t.Error("local mode shows the bearer token form")
+	}
+}
+
+// TestDiffStaysTrue follows "What would change" through what makes it
+// stale, without a reload: a hand edit shows as one change; once a
+// reconcile puts it back, the page says nothing would change; a failing
+// build shows its error and no "nothing would change"; a fix pushed and
+// fetched shows its new revision; and a GitRepository's page says plainly
+// that it has no diff, with no error.
+func TestDiffStaysTrue(t *testing.T) {
+	f := newFleet(t)
+	ctx := context.Background()
+	var cm corev1.ConfigMap
+	if err := f.env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "app"}, &cm); err != nil {
+		t.Fatal(err)
+	}
+	cm.Data["value"] = "changed by hand"
+	if err := f.env.Client.Update(ctx, &cm, client.FieldOwner("someone")); err != nil {
+		t.Fatal(err)
+	}
+	b := newUI(t, f.env.Config)
+	b.open(ksURL(f.ns, "apps"))
+	b.eval(`window.weirNoReload = true`, nil)
+	b.waitJS("the diff to show the hand edit", `document.querySelector('[data-testid=diff-section]').dataset.state === 'changes'`, 30*time.Second)
+	if s := b.str(`document.querySelector('[data-testid=diff-summary]').innerText`); !strings.Contains(s, "change 1") {
+		t.Errorf("diff summary %q, want one change", s)
+	}
+	k := f.ks["apps"]
+	f.env.Update(t, k, func() {
+		k.Annotations = map[string]string{meta.ReconcileRequestAnnotation: time.Now().Format(time.RFC3339Nano)}
+	})
+	took := b.waitJS("the diff to say nothing would change", `document.querySelector('[data-testid=diff-section]').dataset.state === 'unchanged'`, 30*time.Second)
+	t.Logf("the diff turned to 'nothing would change' %v after the reconcile request", took)
+	if n := b.str(`String(document.querySelectorAll('[data-testid=diff-item]').length)`); n != "0" {
+		t.Errorf("%s diff blocks still shown under 'nothing would change'", n)
+	}
+
+	b.open(ksURL(f.ns, "broken"))
+	b.eval(`window.weirNoReload = true`, nil)
+	b.waitJS("the build error", `document.querySelector('[data-testid=diff-section]').dataset.state === 'failed'`, 30*time.Second)
+	if e := b.str(`document.querySelector('[data-testid=diff-error]').innerText`); !strings.Contains(e, "missing.yaml") {
+		t.Errorf("diff error %q, want the build error", e)
+	}
+	if b.str(`String(!!document.querySelector('[data-testid=diff-none]') || !!document.querySelector('[data-testid=diff-summary]'))`) != "false" {
+		t.Error("a diff summary is shown under the build error")
+	}
+	fix := f.pushFix()
+	f.env.Update(t, f.repo, func() {
+		f.repo.Annotations = map[string]string{meta.ReconcileRequestAnnotation: time.Now().Format(time.RFC3339Nano)}
+	})
+	b.waitJS("the fixed revision in the diff", `(() => {
+		const s = document.querySelector('[data-testid=diff-section]');
+		return s.dataset.state !== 'failed' && (document.querySelector('[data-testid=diff-when]')?.innerText || '').includes('`+fix+`');
+	})()`, 30*time.Second)
+	if b.str(`String(window.weirNoReload)`) != "true" {
+		t.Error("the page reloaded")
+	}
+
+	b.open(fmt.Sprintf("/objects/GitRepository/%s/fleet", f.ns))
+	b.waitJS("the GitRepository's diff section", `document.querySelector('[data-testid=diff-section]').dataset.state === 'notApplicable'`, 10*time.Second)
+	if b.str(`String(!!document.querySelector('[data-testid=diff-error]'))`) != "false" {
+		t.Error("the GitRepository page shows a diff error")
+	}
+	if s := b.str(`document.querySelector('[data-testid=diff-not-applicable]').innerText`); !strings.Contains(s, "applies nothing") {
+		t.Errorf("not-applicable text %q", s)
 	}
 }

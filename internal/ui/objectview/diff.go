@@ -27,11 +27,29 @@ var dialDirect = livediff.DialDirect
 // ErrNotApplicable is Diff's error for a kind that applies nothing.
 var ErrNotApplicable = errors.New("what would change is shown for Kustomizations and HelmReleases only")
 
+// DiffState is the one thing a diff says, so a page never shows two that
+// contradict each other ("nothing would change" under a build error).
+type DiffState string
+
+// The states of a DiffResult.
+const (
+	// DiffUnchanged: built, and applying it changes nothing.
+	DiffUnchanged DiffState = "unchanged"
+	// DiffChanges: built, and applying it creates, changes or prunes
+	// something (the lists say what).
+	DiffChanges DiffState = "changes"
+	// DiffFailed: it could not be built or compared (Error says why); the
+	// lists hold what a comparison found before it failed, if it began.
+	DiffFailed DiffState = "failed"
+	// DiffNotApplicable: the kind applies nothing (a source, a Provider).
+	DiffNotApplicable DiffState = "notApplicable"
+)
+
 // DiffResult is what applying the object's current source would change.
-// Error says why the diff is missing or incomplete (the artifact could not
-// be fetched, the build failed, the caller may not read the decryption
-// Secret…); the lists then hold what was found before it.
+// Error says why the diff is missing (the artifact could not be fetched,
+// the build failed, the caller may not read the decryption Secret…).
 type DiffResult struct {
+	State DiffState `json:"state"`
 	// Revision is what was rendered: the source artifact's revision, or
 	// a HelmRelease's chart name@version.
 	Revision string            `json:"revision"`
@@ -70,10 +88,22 @@ func result(revision string, res *livediff.Result, err error) *DiffResult {
 	if res != nil {
 		out.Created, out.Changed, out.Deleted = res.Of(livediff.Created), res.Of(livediff.Changed), res.Of(livediff.Deleted)
 	}
-	if err != nil {
-		out.Error = err.Error()
+	switch {
+	case err != nil:
+		out.State, out.Error = DiffFailed, err.Error()
+	case len(out.Created)+len(out.Changed)+len(out.Deleted) == 0:
+		out.State = DiffUnchanged
+	default:
+		out.State = DiffChanges
 	}
 	return out
+}
+
+// NotApplicable is the answer for a kind Diff does not diff (Diff's
+// ErrNotApplicable): said plainly, as a state, not as a failure.
+func NotApplicable(kind string) *DiffResult {
+	return &DiffResult{State: DiffNotApplicable, Created: []livediff.Change{}, Changed: []livediff.Change{}, Deleted: []livediff.Change{},
+		Error: fmt.Sprintf("A %s applies nothing to the cluster: what would change is shown for Kustomizations and HelmReleases.", kind)}
 }
 
 func diffKustomization(ctx context.Context, c client.Client, cfg *rest.Config, u *unstructured.Unstructured) (*DiffResult, error) {

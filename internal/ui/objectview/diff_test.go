@@ -240,3 +240,33 @@ func TestDiffThroughServiceProxy(t *testing.T) {
 		t.Errorf("a proxy that refuses the caller: %v, %+v", err, res)
 	}
 }
+
+func TestDiffResultHasOneState(t *testing.T) {
+	change := &livediff.Result{Changes: []livediff.Change{{ID: "ConfigMap/apps/app", Action: livediff.Changed}}}
+	tests := []struct {
+		name string
+		res  *livediff.Result
+		err  error
+		want DiffState
+	}{
+		{"nothing to change", &livediff.Result{}, nil, DiffUnchanged},
+		{"no result, no error", nil, nil, DiffUnchanged},
+		{"a build error", nil, errors.New("kustomize build failed"), DiffFailed},
+		{"changes", change, nil, DiffChanges},
+		{"changes, then an error", change, errors.New("forbidden"), DiffFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := result("main@sha1:abc", tt.res, tt.err)
+			if got.State != tt.want {
+				t.Errorf("state = %s, want %s", got.State, tt.want)
+			}
+			if (got.State == DiffFailed) != (got.Error != "") {
+				t.Errorf("state %s with error %q", got.State, got.Error)
+			}
+		})
+	}
+	if na := NotApplicable("GitRepository"); na.State != DiffNotApplicable || !strings.Contains(na.Error, "GitRepository applies nothing") {
+		t.Errorf("NotApplicable = %+v", na)
+	}
+}

@@ -46,7 +46,12 @@ func (s *Server) objectEvents(w http.ResponseWriter, r *http.Request, sess *sess
 }
 
 func (s *Server) objectDiff(w http.ResponseWriter, r *http.Request, sess *session) {
-	d, err := objectview.Diff(r.Context(), sess.client, sess.cfg, refOf(r))
+	ref := refOf(r)
+	d, err := objectview.Diff(r.Context(), sess.client, sess.cfg, ref)
+	if errors.Is(err, objectview.ErrNotApplicable) {
+		writeJSON(w, http.StatusOK, objectview.NotApplicable(ref.Kind))
+		return
+	}
 	if err != nil {
 		writeViewError(w, err)
 		return

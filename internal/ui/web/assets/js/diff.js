@@ -2,18 +2,33 @@
 // lines marked by class and by their sign.
 import {h, clear} from './dom.js';
 
-export function renderDiff(section, d) {
+// renderDiff shows one of a diff's states, never two: built with N
+// changes, built with nothing to change, could not be built (the error
+// instead of a diff), or not computable for this kind. computedAt says
+// when it was computed (the page recomputes it as things change).
+export function renderDiff(section, d, computedAt) {
   clear(section).append(h('h2', {id: 'diff-title'}, 'What would change'));
-  if (d.error) {
-    section.append(h('p', {class: 'error', role: 'alert', 'data-testid': 'diff-error'}, d.error));
-    if (!d.revision) return;
-  }
+  section.dataset.state = d.state || 'failed';
+  const when = computedAt
+    ? h('p', {class: 'muted', 'data-testid': 'diff-when'}, `Computed ${computedAt.toLocaleTimeString()}${d.revision ? ` at ${d.revision}` : ''}; recomputed when the object, its source or what it applied changes.`)
+    : '';
   const created = d.created || [], changed = d.changed || [], deleted = d.deleted || [];
-  section.append(h('p', {'data-testid': 'diff-summary'},
-    `At ${d.revision || 'the source revision'}: ${created.length} to create, ${changed.length} to change, ${deleted.length} to delete.`));
-  if (!created.length && !changed.length && !deleted.length) {
-    section.append(h('p', {'data-testid': 'diff-none'}, 'Nothing would change: the cluster matches the source.'));
+  switch (d.state) {
+  case 'notApplicable':
+    section.append(h('p', {'data-testid': 'diff-not-applicable'}, d.error));
     return;
+  case 'unchanged':
+    section.append(h('p', {'data-testid': 'diff-none'}, `Nothing would change: the cluster matches ${d.revision || 'the source'}.`), when);
+    return;
+  case 'changes':
+    section.append(h('p', {'data-testid': 'diff-summary'},
+      `Applying ${d.revision || 'the source revision'} would create ${created.length}, change ${changed.length} and delete ${deleted.length}.`), when);
+    break;
+  default:
+    section.append(h('p', {class: 'error', role: 'alert', 'data-testid': 'diff-error'},
+      `No diff: ${d.error || 'the diff could not be computed'}`), when);
+    if (!created.length && !changed.length && !deleted.length) return;
+    section.append(h('p', {'data-testid': 'diff-partial'}, 'Before it failed, the comparison found:'));
   }
   const list = h('div', {class: 'diffs', 'data-testid': 'diff'});
   for (const [what, items] of [['created', created], ['changed', changed], ['deleted', deleted]]) {

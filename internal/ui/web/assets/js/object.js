@@ -49,15 +49,43 @@ export async function objectPage(main, params) {
       events.error(err.message);
     }
   };
+  // The diff is recomputed, one at a time, whenever the object, its
+  // source or an object it applied changes; the last one stays shown
+  // (marked as being recomputed) until the next arrives.
+  const diffs = {running: false, again: false, count: 0};
+  const hasDiff = diffable(ref.kind);
   const loadDiff = async () => {
-    clear(parts.diff).append(h('h2', {id: 'diff-title'}, 'What would change'),
-      h('p', {class: 'loading', 'data-testid': 'diff-loading'}, 'Rendering the source and asking the API server for a dry run…'));
+    if (!hasDiff) {
+      renderDiff(parts.diff, {state: 'notApplicable',
+        error: `A ${ref.kind} applies nothing to the cluster: what would change is shown for Kustomizations and HelmReleases.`});
+      return;
+    }
+    if (diffs.running) {
+      diffs.again = true;
+      return;
+    }
+    diffs.running = true;
+    if (!diffs.count) {
+      clear(parts.diff).append(h('h2', {id: 'diff-title'}, 'What would change'),
+        h('p', {class: 'loading', 'data-testid': 'diff-loading'}, 'Rendering the source and asking the API server for a dry run…'));
+    } else {
+      parts.diff.dataset.recomputing = 'true';
+    }
     try {
-      renderDiff(parts.diff, await get(`${base}/diff`));
+      renderDiff(parts.diff, await get(`${base}/diff`), new Date());
     } catch (err) {
-      renderDiff(parts.diff, {error: err.message});
+      renderDiff(parts.diff, {state: 'failed', error: err.message}, new Date());
+    }
+    diffs.count++;
+    parts.diff.dataset.computed = String(diffs.count);
+    delete parts.diff.dataset.recomputing;
+    diffs.running = false;
+    if (diffs.again) {
+      diffs.again = false;
+      loadDiff();
     }
   };
+  const recomputeDiff = debounce(loadDiff, 1000);
   if (await load()) {
     await loadEvents();
     main.dataset.loaded = 'true';
@@ -65,6 +93,7 @@ export async function objectPage(main, params) {
   }
   const reload = debounce(load, 300);
   const offObject = on('object', (o) => {
+    if (data && touches(data, o)) recomputeDiff();
     if (refId(o) !== id || !data) return;
     if (o.deleted) {
       parts.summary.prepend(h('p', {class: 'error', role: 'alert'}, `${id} was deleted.`));
@@ -82,6 +111,23 @@ export async function objectPage(main, params) {
     offObject();
     offEvent();
   };
+}
+
+// diffable says whether the kind applies objects, so has a diff.
+function diffable(kind) {
+  return kind === 'Kustomization' || kind === 'HelmRelease';
+}
+
+// touches reports whether a change of o may change the page's diff: the
+// object itself (a new spec, or an apply that ended), its source (a new
+// artifact) or a toolkit object of its inventory tree (the live stream
+// carries toolkit objects only).
+function touches(data, o) {
+  const oid = refId(o);
+  if (oid === refId(data.summary)) return true;
+  if (data.source && oid === refId(data.source)) return true;
+  const walk = (nodes) => (nodes || []).some((n) => refId(n) === oid || walk(n.children));
+  return walk(data.tree ? data.tree.children : []);
 }
 
 function renderSummary(section, data) {
