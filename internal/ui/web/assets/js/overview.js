@@ -124,7 +124,7 @@ export async function overview(main, _params, params) {
           h('caption', {class: 'sr-only'}, 'Every toolkit object, the ones needing attention first'),
           h('thead', {}, h('tr', {},
             h('th', {scope: 'col'}, selectAll),
-            ...['State', 'Kind', 'Namespace', 'Name', 'Revision', 'Reason and message'].map((t) => h('th', {scope: 'col'}, t)))),
+            ...columnTitles.map((t) => h('th', {scope: 'col'}, t)))),
           tbody))));
   await load();
   if (data) {
@@ -143,6 +143,10 @@ export async function overview(main, _params, params) {
   return off;
 }
 
+// The object table's columns after the checkbox, and their titles.
+const columns = ['state', 'kind', 'namespace', 'name', 'revision', 'reason'];
+const columnTitles = ['State', 'Kind', 'Namespace', 'Name', 'Revision', 'Reason and message'];
+
 // fillRow writes an object's cells into its row (kept: the checkbox).
 function fillRow(tr, o) {
   const sig = JSON.stringify([o.state, o.revision, o.reason, o.message, o.suspended, o.suspendedBy, o.suspendReason]);
@@ -157,7 +161,9 @@ function fillRow(tr, o) {
     reasonCell(o),
   ];
   while (tr.children.length > 1) tr.lastChild.remove();
-  for (const c of cells) tr.append(h('td', {}, c));
+  // Each cell carries its column's name: on a narrow screen the row is a
+  // card and the header is not shown (app.css).
+  cells.forEach((c, i) => tr.append(h('td', {dataset: {col: columns[i]}}, c)));
   tr.dataset.state = o.state;
 }
 
