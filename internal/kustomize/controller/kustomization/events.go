@@ -21,19 +21,19 @@ func (r *Reconciler) recordEvents(ctx context.Context, obj *kustomizev1.Kustomiz
 		return
 	}
 	md := map[string]string{}
-	if out.revision != "" {
-		md["revision"] = out.revision
+	if out.source.revision != "" {
+		md["revision"] = out.source.revision
 	}
-	if out.originRevision != "" {
-		md["originRevision"] = out.originRevision
+	if out.source.originRevision != "" {
+		md["originRevision"] = out.source.originRevision
 	}
-	if out.applied != nil {
-		if changes := out.applied.Changes(); changes != "" {
+	if out.apply.applied != nil {
+		if changes := out.apply.applied.Changes(); changes != "" {
 			r.Events.Normal(ctx, obj, meta.ProgressingReason, md, "%s", changes)
 		}
 	}
-	if out.pruned != nil {
-		if changes := out.pruned.Changes(); changes != "" {
+	if out.apply.pruned != nil {
+		if changes := out.apply.pruned.Changes(); changes != "" {
 			r.Events.Normal(ctx, obj, meta.ProgressingReason, md, "%s", changes)
 		}
 	}
@@ -51,8 +51,8 @@ func (r *Reconciler) recordEvents(ctx context.Context, obj *kustomizev1.Kustomiz
 		r.Events.Warning(ctx, obj, reason, md, "%s", err)
 		return
 	}
-	if out.healthChecked && (!out.wasHealthy || out.changed()) {
-		r.Events.Normal(ctx, obj, meta.ProgressingReason, md, "Health check passed in %s", out.healthTook)
+	if out.health.passed && (!out.begin.healthy || out.changed()) {
+		r.Events.Normal(ctx, obj, meta.ProgressingReason, md, "Health check passed in %s", out.health.took)
 	}
 	r.Events.Normal(ctx, obj, conditions.Get(obj, meta.ReadyCondition).Reason, finishedMetadata(md),
 		"Reconciliation finished in %s, next run in %s", took.Round(time.Millisecond), obj.Spec.Interval.Duration)
@@ -65,9 +65,9 @@ func (r *Reconciler) recordQuietEnd(ctx context.Context, obj *kustomizev1.Kustom
 	if r.Events == nil {
 		return
 	}
-	md := map[string]string{"revision": out.revision}
-	if out.originRevision != "" {
-		md["originRevision"] = out.originRevision
+	md := map[string]string{"revision": out.source.revision}
+	if out.source.originRevision != "" {
+		md["originRevision"] = out.source.originRevision
 	}
 	r.Events.Forward(ctx, obj, conditions.Get(obj, meta.ReadyCondition).Reason, finishedMetadata(md),
 		"Reconciliation finished in %s, next run in %s", took.Round(time.Millisecond), obj.Spec.Interval.Duration)

@@ -40,7 +40,7 @@ func deletesObjects(obj *kustomizev1.Kustomization) bool {
 // releases the finalizer. Objects another Kustomization has taken over, or
 // annotated prune: Disabled, are left alone.
 func (r *Reconciler) finalize(ctx context.Context, obj *kustomizev1.Kustomization) error {
-	r.unpark(obj)
+	r.parkedWaits().Drop(keyOf(obj))
 	if deletesObjects(obj) {
 		objects, err := inventory.List(*obj.Status.Inventory)
 		if err != nil {

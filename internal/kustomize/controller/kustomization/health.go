@@ -10,6 +10,7 @@ import (
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/apply/health"
+	"github.com/weir-gitops/weir/internal/apply/parked"
 	"github.com/weir-gitops/weir/internal/apply/ssa"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
@@ -31,17 +32,17 @@ func (r *Reconciler) compileHealthChecks(obj *kustomizev1.Kustomization) (*healt
 
 // checkHealth waits for what spec.wait or spec.healthChecks name, up to
 // spec.timeout, and records the time it took. It looks once, then parks
-// the wait (parked.go) and gives the worker back while objects roll out.
+// the wait (internal/apply/parked) and gives the worker back while objects roll out.
 func (r *Reconciler) checkHealth(ctx context.Context, obj *kustomizev1.Kustomization, mgr *ssa.Manager,
-	checks *healthChecks, cs *ssa.ChangeSet, out *outcome) error {
+	checks *healthChecks, out *outcome) (healthResult, error) {
 	var objects []ssa.ObjMetadata
 	switch {
 	case obj.Spec.Wait:
-		objects = cs.Objects()
+		objects = out.apply.applied.Objects()
 	case len(obj.Spec.HealthChecks) > 0:
 		var err error
 		if objects, err = healthCheckObjects(obj.Spec.HealthChecks); err != nil {
-			return err
+			return healthResult{}, err
 		}
 	}
 	// A Kustomization never waits for itself.
@@ -54,15 +55,20 @@ func (r *Reconciler) checkHealth(ctx context.Context, obj *kustomizev1.Kustomiza
 		}
 	}
 	if len(toCheck) == 0 {
-		return nil
+		return healthResult{}, nil
 	}
-	msg := fmt.Sprintf("Running health checks for revision %s with a timeout of %s", out.revision, obj.GetTimeout())
+	rev := out.source.revision
+	msg := fmt.Sprintf("Running health checks for revision %s with a timeout of %s", rev, timeoutOf(obj))
 	conditions.MarkUnknown(obj, meta.HealthyCondition, meta.ProgressingReason, "%s", msg)
-	if err := r.progressMessage(ctx, obj, out, msg); err != nil {
-		return err
+	if err := r.progressMessage(ctx, obj, &out.progress, msg); err != nil {
+		return healthResult{}, err
 	}
-	w := r.park(obj, toCheck, checks, deadlineOf(ctx, obj, r.now()), out)
-	return r.judgeHealth(ctx, obj, mgr, mgr.Client(), w, out)
+	w := r.parkedWaits().Park(parked.Spec[carried]{
+		Owner: keyOf(obj), For: parkedFor(obj, rev), Objects: toCheck, Checks: checks,
+		Deadline: deadlineOf(ctx, obj, r.now()), Watchable: watchable(obj), Applied: out.apply.applied,
+		Carry: carried{checksum: out.build.checksum, changed: out.changed()},
+	})
+	return r.judgeHealth(ctx, obj, mgr, mgr.Client(), w, healthResult{})
 }
 
 // defaultHealthCheckAPIVersion is what a spec.healthChecks entry without an

@@ -26,13 +26,13 @@ const quietProgressAfter = 5 * time.Second
 // A steady reconcile is quiet: it writes its progress only when it
 // becomes slow or changes something, and nothing at all when it finds
 // nothing to change.
-func steady(obj *kustomizev1.Kustomization, out *outcome) bool {
+func steady(obj *kustomizev1.Kustomization, src sourceResult) bool {
 	ready := conditions.Get(obj, meta.ReadyCondition)
 	return ready != nil && ready.Status == metav1.ConditionTrue && ready.ObservedGeneration == obj.Generation &&
 		obj.Status.ObservedGeneration == obj.Generation &&
 		conditions.Get(obj, meta.ReconcilingCondition) == nil && conditions.Get(obj, meta.StalledCondition) == nil &&
-		obj.Status.LastAppliedRevision == out.revision && obj.Status.LastAttemptedRevision == out.revision &&
-		obj.Status.LastAppliedOriginRevision == out.originRevision &&
+		obj.Status.LastAppliedRevision == src.revision && obj.Status.LastAttemptedRevision == src.revision &&
+		obj.Status.LastAppliedOriginRevision == src.originRevision &&
 		requestToken(obj) == obj.Status.LastHandledReconcileAt
 }
 
@@ -42,27 +42,27 @@ func steady(obj *kustomizev1.Kustomization, out *outcome) bool {
 // Ready; weir puts the phase there too, so that `get` shows which phase
 // runs (see docs/design/0005-finalizer-inventory-progress.md). A quiet
 // run holds the patch back for its first quietProgressAfter.
-func (r *Reconciler) progress(ctx context.Context, obj *kustomizev1.Kustomization, out *outcome, phase string) error {
-	return r.progressMessage(ctx, obj, out, progressText(obj, out, phase))
+func (r *Reconciler) progress(ctx context.Context, obj *kustomizev1.Kustomization, p *progress, revision, phase string) error {
+	return r.progressMessage(ctx, obj, p, progressText(obj, revision, phase))
 }
 
-// progressText is kustomize-controller's message for phase.
-func progressText(obj *kustomizev1.Kustomization, out *outcome, phase string) string {
-	return fmt.Sprintf("%s for revision %s with a timeout of %s", phase, out.revision, obj.GetTimeout())
+// progressText is kustomize-controller's message for phase at revision.
+func progressText(obj *kustomizev1.Kustomization, revision, phase string) string {
+	return fmt.Sprintf("%s for revision %s with a timeout of %s", phase, revision, timeoutOf(obj))
 }
 
-func (r *Reconciler) progressMessage(ctx context.Context, obj *kustomizev1.Kustomization, out *outcome, msg string) error {
+func (r *Reconciler) progressMessage(ctx context.Context, obj *kustomizev1.Kustomization, p *progress, msg string) error {
 	conditions.MarkReconciling(obj, meta.ProgressingReason, "%s", msg)
-	if out.quiet && !out.wrote && r.now().Sub(out.begun) < quietProgressAfter {
+	if p.quiet && !p.wrote && r.now().Sub(p.begun) < quietProgressAfter {
 		return nil
 	}
-	return r.patch(ctx, obj, out)
+	return r.patch(ctx, obj, p)
 }
 
 // patch sends the status as the phases left it so far; from then on the
 // run is visible and ends with a status of its own.
-func (r *Reconciler) patch(ctx context.Context, obj *kustomizev1.Kustomization, out *outcome) error {
-	out.wrote = true
+func (r *Reconciler) patch(ctx context.Context, obj *kustomizev1.Kustomization, p *progress) error {
+	p.wrote = true
 	return reconcile.Patch(ctx, obj)
 }
 
@@ -73,7 +73,7 @@ func (r *Reconciler) patch(ctx context.Context, obj *kustomizev1.Kustomization, 
 // leaves the whole status as it found it, so that nothing is written. It
 // reports whether the run changed nothing.
 func quietEnd(obj *kustomizev1.Kustomization, before *kustomizev1.KustomizationStatus, out *outcome, err error) bool {
-	if out == nil || !out.quiet || out.wrote || err != nil {
+	if out == nil || !out.progress.quiet || out.progress.wrote || err != nil {
 		return false
 	}
 	if out.noop(before) {
@@ -89,14 +89,14 @@ func quietEnd(obj *kustomizev1.Kustomization, before *kustomizev1.KustomizationS
 // the same, and the health check (when there is one) passed at once, as
 // it had before.
 func (o *outcome) noop(before *kustomizev1.KustomizationStatus) bool {
-	if o.changed() || o.pruned != nil && o.pruned.Changes() != "" || o.inventory == nil {
+	if o.changed() || o.apply.pruned != nil && o.apply.pruned.Changes() != "" || o.apply.inventory == nil {
 		return false
 	}
-	if !equality.Semantic.DeepEqual(o.inventory, before.Inventory) {
+	if !equality.Semantic.DeepEqual(o.apply.inventory, before.Inventory) {
 		return false
 	}
 	healthy := conditions.Get(&kustomizev1.Kustomization{Status: *before}, meta.HealthyCondition)
-	if o.healthChecked {
+	if o.health.passed {
 		return healthy != nil && healthy.Status == metav1.ConditionTrue
 	}
 	return healthy == nil

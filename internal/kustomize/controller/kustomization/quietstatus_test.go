@@ -64,7 +64,7 @@ func TestSteady(t *testing.T) {
 		if tt.change != nil {
 			tt.change(obj)
 		}
-		if got := steady(obj, &outcome{revision: tt.rev}); got != tt.want {
+		if got := steady(obj, sourceResult{revision: tt.rev}); got != tt.want {
 			t.Errorf("%s: steady = %v, want %v", tt.name, got, tt.want)
 		}
 	}
@@ -88,28 +88,29 @@ func TestQuietEnd(t *testing.T) {
 		settled bool // conditions put back as they were
 	}{
 		{name: "nothing changed", out: func(inv *kustomizev1.ResourceInventory) *outcome {
-			return &outcome{quiet: true, applied: unchanged, inventory: inv}
+			return &outcome{progress: progress{quiet: true}, apply: applyResult{applied: unchanged, inventory: inv}}
 		}, noop: true, settled: true},
 		{name: "nothing changed, health passed at once", healthy: true, out: func(inv *kustomizev1.ResourceInventory) *outcome {
-			return &outcome{quiet: true, applied: unchanged, inventory: inv, healthChecked: true, healthTook: time.Millisecond}
+			return &outcome{progress: progress{quiet: true}, apply: applyResult{applied: unchanged, inventory: inv},
+				health: healthResult{passed: true, took: time.Millisecond}}
 		}, noop: true, settled: true},
 		{name: "drift corrected", out: func(inv *kustomizev1.ResourceInventory) *outcome {
-			return &outcome{quiet: true, applied: configured, inventory: inv}
+			return &outcome{progress: progress{quiet: true}, apply: applyResult{applied: configured, inventory: inv}}
 		}, settled: true},
 		{name: "health check newly configured", out: func(inv *kustomizev1.ResourceInventory) *outcome {
-			return &outcome{quiet: true, applied: unchanged, inventory: inv, healthChecked: true}
+			return &outcome{progress: progress{quiet: true}, apply: applyResult{applied: unchanged, inventory: inv}, health: healthResult{passed: true}}
 		}, settled: true},
 		{name: "another inventory", out: func(*kustomizev1.ResourceInventory) *outcome {
-			return &outcome{quiet: true, applied: unchanged, inventory: &kustomizev1.ResourceInventory{}}
+			return &outcome{progress: progress{quiet: true}, apply: applyResult{applied: unchanged, inventory: &kustomizev1.ResourceInventory{}}}
 		}, settled: true},
 		{name: "progress was written", out: func(inv *kustomizev1.ResourceInventory) *outcome {
-			return &outcome{quiet: true, wrote: true, applied: unchanged, inventory: inv}
+			return &outcome{progress: progress{quiet: true, wrote: true}, apply: applyResult{applied: unchanged, inventory: inv}}
 		}},
 		{name: "failed", out: func(inv *kustomizev1.ResourceInventory) *outcome {
-			return &outcome{quiet: true, applied: unchanged, inventory: inv}
+			return &outcome{progress: progress{quiet: true}, apply: applyResult{applied: unchanged, inventory: inv}}
 		}, err: errors.New("prune failed")},
 		{name: "not quiet", out: func(inv *kustomizev1.ResourceInventory) *outcome {
-			return &outcome{applied: unchanged, inventory: inv}
+			return &outcome{apply: applyResult{applied: unchanged, inventory: inv}}
 		}},
 	}
 	for _, tt := range tests {
@@ -118,7 +119,7 @@ func TestQuietEnd(t *testing.T) {
 			before := obj.Status.DeepCopy()
 			out := tt.out(before.Inventory.DeepCopy())
 			conditions.MarkReconciling(obj, meta.ProgressingReason, "Detecting drift for revision %s", quietRev)
-			if out.healthChecked {
+			if out.health.passed {
 				conditions.MarkUnknown(obj, meta.HealthyCondition, meta.ProgressingReason, "Running health checks")
 			}
 			obj.Status.LastAttemptedRevision = quietRev

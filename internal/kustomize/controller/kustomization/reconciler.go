@@ -60,7 +60,8 @@ type Reconciler struct {
 
 	cacheOnce sync.Once
 	cache     *buildcache.Cache
-	waits     parkedWaits
+	waitsOnce sync.Once
+	waits     healthWaits
 	// written is the version each Kustomization's last run left it at
 	// (reconcile.Written).
 	written reconcile.Written
@@ -167,89 +168,31 @@ func (r *Reconciler) kind() reconcile.Kind[*kustomizev1.Kustomization, *outcome]
 // begin starts the record of a run with the time it starts and the status
 // it starts from, which the quiet ending compares against (quiet.go).
 func (r *Reconciler) begin(_ context.Context, obj *kustomizev1.Kustomization) *outcome {
-	return &outcome{wasHealthy: isHealthy(obj), start: r.now(), before: obj.Status.DeepCopy()}
+	return &outcome{begin: beginning{at: r.now(), status: obj.Status.DeepCopy(), healthy: isHealthy(obj)}}
 }
 
-// status is the one ending's status: a quiet run that changed nothing
-// leaves it as it found it (quietEnd), any other run writes it from the
-// record (applyStatus). A quiet end only ever follows a success, so the
+// status is the run's one ending, decided here once: a quiet run that
+// changed nothing leaves the status as it found it (quietEnd), any other
+// run writes it from the phases' results (applyStatus); events follows
+// the same decision. A quiet end only ever follows a success, so the
 // queue hears nil for it as before.
 func (r *Reconciler) status(obj *kustomizev1.Kustomization, out *outcome, err error) {
-	if out.silent = quietEnd(obj, out.before, out, err); out.silent {
-		return
+	now := r.now()
+	out.end = ending{quiet: quietEnd(obj, out.begin.status, out, err), took: out.took(now)}
+	if !out.end.quiet {
+		applyStatus(obj, out, err, now, out.end.took)
 	}
-	applyStatus(obj, out, err, r.now(), out.took(r.now()))
 }
 
 // events is the one ending's events, after status: the notification
 // controller alone hears of a quiet end (recordQuietEnd), people of any
 // other (recordEvents).
 func (r *Reconciler) events(ctx context.Context, obj *kustomizev1.Kustomization, out *outcome, err error) {
-	if out.silent {
-		r.recordQuietEnd(ctx, obj, out, out.took(r.now()))
+	if out.end.quiet {
+		r.recordQuietEnd(ctx, obj, out, out.end.took)
 		return
 	}
-	r.recordEvents(ctx, obj, out, err, out.took(r.now()))
-}
-
-// outcome is what the phases observed; applyStatus turns it into status.
-type outcome struct {
-	// revision and originRevision of the source artifact, once resolved.
-	revision       string
-	originRevision string
-	// attempted is true once the artifact was fetched: the run counts as an
-	// attempt of revision.
-	attempted bool
-	// checksum of the build, for status.history; empty before the build.
-	checksum string
-	// applied is the apply's change set; pruned the prune's.
-	applied *ssa.ChangeSet
-	pruned  *ssa.ChangeSet
-	// inventory is the new inventory, set once the apply succeeded.
-	inventory *kustomizev1.ResourceInventory
-	// healthChecked is true when a health check ran and passed; healthTook
-	// is how long it took.
-	healthChecked bool
-	healthTook    time.Duration
-	// wasHealthy is the Healthy condition before this run.
-	wasHealthy bool
-	// started is when the work this run ends began, when earlier than the
-	// run: the apply of a resumed health check. resumedChanged says that
-	// apply changed something.
-	started        time.Time
-	resumedChanged bool
-	// quiet is true when the run began steady (quiet.go); begun is when
-	// it began and wrote whether it has patched the status since.
-	quiet bool
-	begun time.Time
-	wrote bool
-	// written is what the apply's stages wrote or were about to write
-	// (recordWrites); intended is true once recordIntent added objects to
-	// the inventory that may not be among them (forgetIntent).
-	written  []ssa.ChangeSetEntry
-	intended bool
-	// detecting is the "Detecting drift" progress message the first
-	// stage's intent reports (recordIntent), set while it is due.
-	detecting string
-	// start is when the run began and before the status it began from
-	// (begin); silent is true once status ended it quietly (quietEnd).
-	start  time.Time
-	before *kustomizev1.KustomizationStatus
-	silent bool
-}
-
-// took is how long the work this run ends took, up to now: from the
-// resumed apply when there was one (started), else from the run's start.
-func (o *outcome) took(now time.Time) time.Duration {
-	if !o.started.IsZero() {
-		return now.Sub(o.started)
-	}
-	return now.Sub(o.start)
-}
-
-// changed reports whether the apply that this run ends changed objects.
-func (o *outcome) changed() bool {
-	return o.resumedChanged || o.applied != nil && o.applied.Changes() != ""
+	r.recordEvents(ctx, obj, out, err, out.end.took)
 }
 
 // reconcile runs the steps of a Kustomization in order and stops at the
@@ -271,16 +214,17 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomizati
 			RequeueAfter: r.Options.RequeueDependency,
 		}
 	}
-	out.revision = a.Revision
-	out.originRevision = a.Metadata[originRevisionKey]
+	out.source = sourceResult{revision: a.Revision, originRevision: a.Metadata[originRevisionKey]}
 
 	// A parked health check resumes before the dependencies are read: its
 	// apply passed their gate for this generation and revision, and a
 	// dependency that has begun a run of its own since (Ready Unknown)
 	// must not turn a dependent waiting for its objects into one waiting
 	// for the dependency, throwing the wait away.
-	if w := r.parked(obj, out.revision); w != nil {
-		return r.resumeHealth(ctx, obj, w, out)
+	if w := r.resumable(obj, out.source.revision); w != nil {
+		out.build = buildResult{attempted: true, checksum: w.Carry().checksum}
+		out.health, err = r.resumeHealth(ctx, obj, w)
+		return err
 	}
 	if len(obj.Spec.DependsOn) > 0 {
 		if err := r.checkDependencies(ctx, obj, src); err != nil {
@@ -288,8 +232,8 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomizati
 		}
 	}
 
-	out.quiet, out.begun = steady(obj, out), r.now()
-	if err := r.progress(ctx, obj, out, "Fetching manifests"); err != nil {
+	out.progress = progress{quiet: steady(obj, out.source), begun: r.now()}
+	if err := r.progress(ctx, obj, &out.progress, out.source.revision, "Fetching manifests"); err != nil {
 		return err
 	}
 	ctx, cancel := withDeadline(ctx, obj)
@@ -298,18 +242,22 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomizati
 	if err != nil {
 		return r.retry(obj, meta.ReconciliationFailedReason, err)
 	}
-	early := &earlyApply{ctx: ctx, mgr: r.newManager(kube), options: func() ssa.ApplyOptions { return r.applyOptions(obj, out) }}
+	early := &earlyApply{ctx: ctx, mgr: r.newManager(kube), options: func() ssa.ApplyOptions { return r.applyOptions(obj, &out.progress) }}
 	defer early.stop()
 	objects, err := r.fetchAndBuild(ctx, obj, a, out, early.runs)
 	if err != nil {
 		return err
 	}
-	return r.apply(ctx, obj, early.mgr, early.applyOptions(), objects, checks, out)
+	if out.apply, err = r.apply(ctx, obj, early.mgr, early.applyOptions(), objects, out); err != nil {
+		return err
+	}
+	out.health, err = r.checkHealth(ctx, obj, early.mgr, checks, out)
+	return err
 }
 
 // fetchAndBuild returns the objects to apply: from the build cache when
 // nothing the build reads has changed, else by downloading the artifact
-// and building it.
+// and building it. Its result goes to out.build.
 //
 // runs, when not nil, hears of the runs of a split build as they are
 // built (kustomize.BuildOptions.Runs).
@@ -334,7 +282,7 @@ func (r *Reconciler) fetchAndBuild(ctx context.Context, obj *kustomizev1.Kustomi
 			return nil, r.retry(obj, meta.BuildFailedReason, err)
 		}
 		if res, ok := cache.Get(name, key); ok {
-			out.attempted, out.checksum = true, res.Checksum
+			out.build = buildResult{attempted: true, checksum: res.Checksum}
 			return res.Objects, nil
 		}
 	}
@@ -344,15 +292,16 @@ func (r *Reconciler) fetchAndBuild(ctx context.Context, obj *kustomizev1.Kustomi
 		return nil, err
 	}
 	defer release()
-	out.attempted = true
-	obj.Status.LastAttemptedRevision = out.revision
-	if err := r.progress(ctx, obj, out, "Building manifests"); err != nil {
+	out.build.attempted = true
+	obj.Status.LastAttemptedRevision = out.source.revision
+	if err := r.progress(ctx, obj, &out.progress, out.source.revision, "Building manifests"); err != nil {
 		return nil, err
 	}
-	res, err := r.build(ctx, obj, src, vars, out, runs)
+	res, err := r.build(ctx, obj, src, vars, runs)
 	if err != nil {
 		return nil, err
 	}
+	out.build.checksum = res.Checksum
 	if key != "" {
 		cache.Put(name, key, res)
 	}
@@ -417,7 +366,7 @@ func (r *Reconciler) fetch(ctx context.Context, obj *kustomizev1.Kustomization, 
 // build renders the objects to apply with render.Kustomization, reading ConfigMaps and
 // Secrets uncached; vars, when not nil, are spec.postBuild's variables
 // already read (render.Options.Variables).
-func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, src sharedtree.Source, vars map[string]string, out *outcome,
+func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, src sharedtree.Source, vars map[string]string,
 	runs func([]schema.GroupKind) func([]*unstructured.Unstructured)) (*kustomize.Result, error) {
 	opts := r.renderOptions()
 	opts.Runs = runs
@@ -434,7 +383,6 @@ func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, 
 		}
 		return nil, r.retry(obj, reason, relativeTo(err, src.Dir))
 	}
-	out.checksum = res.Checksum
 	return res, nil
 }
 
@@ -445,11 +393,11 @@ func (r *Reconciler) build(ctx context.Context, obj *kustomizev1.Kustomization, 
 // created. Objects planned but never created are NotFound to that prune,
 // which counts them deleted; prune deletes only objects labelled as this
 // Kustomization's. It is ssa.ApplyOptions.BeforeWrite, and remembers the
-// writes in out for forgetIntent.
-func (r *Reconciler) recordWrites(obj *kustomizev1.Kustomization, out *outcome) func(context.Context, []ssa.ChangeSetEntry) error {
+// writes in p for forgetIntent.
+func (r *Reconciler) recordWrites(obj *kustomizev1.Kustomization, p *progress) func(context.Context, []ssa.ChangeSetEntry) error {
 	return func(ctx context.Context, writes []ssa.ChangeSetEntry) error {
-		out.written = append(out.written, writes...)
-		_, err := r.record(ctx, obj, out, writes)
+		p.written = append(p.written, writes...)
+		_, err := r.record(ctx, obj, p, writes)
 		return err
 	}
 }
@@ -464,24 +412,24 @@ func (r *Reconciler) recordWrites(obj *kustomizev1.Kustomization, out *outcome) 
 // (docs/design/0020-large-and-idle-fleets.md, decision 7).
 //
 // The first stage's call also reports the "Detecting drift" phase that
-// apply left to it (out.detecting), in the same status patch: a first
+// apply left to it (p.detecting), in the same status patch: a first
 // apply sends one patch for both where it sent two. A quiet run holds that
 // progress back as any other, but never the inventory: when the intent
 // grew it, the patch goes out.
-func (r *Reconciler) recordIntent(obj *kustomizev1.Kustomization, out *outcome) func(context.Context, []ssa.ChangeSetEntry) error {
+func (r *Reconciler) recordIntent(obj *kustomizev1.Kustomization, p *progress) func(context.Context, []ssa.ChangeSetEntry) error {
 	return func(ctx context.Context, objects []ssa.ChangeSetEntry) error {
-		msg := out.detecting
-		out.detecting = ""
+		msg := p.detecting
+		p.detecting = ""
 		grew := mergeInventory(obj, objects)
-		out.intended = out.intended || grew
+		p.intended = p.intended || grew
 		switch {
 		case msg != "" && !grew:
-			return r.progressMessage(ctx, obj, out, msg)
+			return r.progressMessage(ctx, obj, p, msg)
 		case msg != "":
 			conditions.MarkReconciling(obj, meta.ProgressingReason, "%s", msg)
-			return r.patch(ctx, obj, out)
+			return r.patch(ctx, obj, p)
 		case grew:
-			return r.patch(ctx, obj, out)
+			return r.patch(ctx, obj, p)
 		}
 		return nil
 	}
@@ -489,11 +437,11 @@ func (r *Reconciler) recordIntent(obj *kustomizev1.Kustomization, out *outcome) 
 
 // record merges entries into status.inventory and patches it when that
 // added any; it reports whether it did.
-func (r *Reconciler) record(ctx context.Context, obj *kustomizev1.Kustomization, out *outcome, entries []ssa.ChangeSetEntry) (bool, error) {
+func (r *Reconciler) record(ctx context.Context, obj *kustomizev1.Kustomization, p *progress, entries []ssa.ChangeSetEntry) (bool, error) {
 	if !mergeInventory(obj, entries) {
 		return false, nil
 	}
-	return true, r.patch(ctx, obj, out)
+	return true, r.patch(ctx, obj, p)
 }
 
 // mergeInventory adds entries to status.inventory and reports whether any
@@ -514,11 +462,11 @@ func mergeInventory(obj *kustomizev1.Kustomization, entries []ssa.ChangeSetEntry
 // it was (old, nil when there was none) with what the apply did write, as
 // recordWrites alone would have left it: the objects recordIntent added
 // but no stage wrote leave it with the run's final status patch.
-func forgetIntent(obj *kustomizev1.Kustomization, old *kustomizev1.ResourceInventory, out *outcome) {
-	if !out.intended {
+func forgetIntent(obj *kustomizev1.Kustomization, old *kustomizev1.ResourceInventory, p *progress) {
+	if !p.intended {
 		return
 	}
-	if old == nil && len(out.written) == 0 {
+	if old == nil && len(p.written) == 0 {
 		obj.Status.Inventory = nil
 		return
 	}
@@ -526,31 +474,33 @@ func forgetIntent(obj *kustomizev1.Kustomization, old *kustomizev1.ResourceInven
 	if old != nil {
 		base = *old
 	}
-	inv, _ := inventory.Merge(base, out.written)
+	inv, _ := inventory.Merge(base, p.written)
 	obj.Status.Inventory = &inv
 }
 
 // applyOptions are the options obj's objects are applied with.
-func (r *Reconciler) applyOptions(obj *kustomizev1.Kustomization, out *outcome) ssa.ApplyOptions {
+func (r *Reconciler) applyOptions(obj *kustomizev1.Kustomization, p *progress) ssa.ApplyOptions {
 	return ssa.ApplyOptions{
 		FieldManager:     ControllerName,
 		Force:            obj.Spec.Force,
 		Owner:            &ssa.Owner{Name: obj.Name, Namespace: obj.Namespace},
 		CustomStageKinds: r.Options.CustomStageKinds,
 		OverrideManagers: r.Options.OverrideManagers,
-		BeforeWrite:      r.recordWrites(obj, out),
-		IntendWrites:     r.recordIntent(obj, out),
+		BeforeWrite:      r.recordWrites(obj, p),
+		IntendWrites:     r.recordIntent(obj, p),
 		Memo:             r.memos.Of(obj),
 		Live:             r.live(obj),
-		// The health check's first look reads the answers (parked.go).
+		// The health check's first look reads the answers (internal/apply/parked).
 		KeepWritten: obj.Spec.Wait || len(obj.Spec.HealthChecks) > 0,
 	}
 }
 
-// apply applies, records the inventory, prunes and checks health.
+// apply applies and records the inventory, then prunes: the apply
+// phase, whose result it returns, also when it fails part-way.
 func (r *Reconciler) apply(ctx context.Context, obj *kustomizev1.Kustomization, mgr *ssa.Manager, opts ssa.ApplyOptions,
-	objects []*unstructured.Unstructured, checks *healthChecks, out *outcome) error {
-	owner := opts.Owner
+	objects []*unstructured.Unstructured, out *outcome) (applyResult, error) {
+	var res applyResult
+	p := &out.progress
 	oldInventory := obj.Status.Inventory.DeepCopy()
 	old := kustomizev1.ResourceInventory{}
 	if oldInventory != nil {
@@ -558,42 +508,41 @@ func (r *Reconciler) apply(ctx context.Context, obj *kustomizev1.Kustomization, 
 	}
 	// With objects to apply, the first stage's intent reports the phase
 	// (recordIntent); Apply calls it for every stage it validates.
-	detecting := progressText(obj, out, "Detecting drift")
+	detecting := progressText(obj, out.source.revision, "Detecting drift")
 	if len(objects) == 0 || opts.IntendWrites == nil {
-		if err := r.progressMessage(ctx, obj, out, detecting); err != nil {
-			return err
+		if err := r.progressMessage(ctx, obj, p, detecting); err != nil {
+			return res, err
 		}
 	} else {
-		out.detecting = detecting
+		p.detecting = detecting
 	}
 	cs, err := mgr.Apply(ctx, objects, opts)
-	out.applied = cs
+	res.applied = cs
 	if err != nil {
-		forgetIntent(obj, oldInventory, out)
+		forgetIntent(obj, oldInventory, p)
 		if cs != nil {
 			if changes := cs.Changes(); changes != "" {
 				err = fmt.Errorf("%w\n%s", err, changes)
 			}
 		}
-		return r.retry(obj, meta.ReconciliationFailedReason, err)
+		return res, r.retry(obj, meta.ReconciliationFailedReason, err)
 	}
 	inv := inventory.New(cs)
-	out.inventory = &inv
-
-	if obj.Spec.Prune {
-		stale, err := inventory.Diff(old, inv, cs.Skipped()...)
+	res.inventory = &inv
+	if !obj.Spec.Prune {
+		return res, nil
+	}
+	stale, err := inventory.Diff(old, inv, cs.Skipped()...)
+	if err != nil {
+		return res, r.retry(obj, meta.PruneFailedReason, err)
+	}
+	if len(stale) > 0 {
+		res.pruned, err = mgr.Prune(ctx, stale, ssa.PruneOptions{Owner: opts.Owner})
 		if err != nil {
-			return r.retry(obj, meta.PruneFailedReason, err)
-		}
-		if len(stale) > 0 {
-			pruned, err := mgr.Prune(ctx, stale, ssa.PruneOptions{Owner: owner})
-			out.pruned = pruned
-			if err != nil {
-				return r.retry(obj, meta.PruneFailedReason, err)
-			}
+			return res, r.retry(obj, meta.PruneFailedReason, err)
 		}
 	}
-	return r.checkHealth(ctx, obj, mgr, checks, cs, out)
+	return res, nil
 }
 
 // retry wraps a phase failure: Ready=False with reason, retried after

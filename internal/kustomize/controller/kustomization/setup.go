@@ -112,7 +112,7 @@ func (r *Reconciler) addMemoStore(mgr ctrl.Manager) error {
 
 // WatchHealth makes health checks follow watches: a shared cache of the
 // kinds being waited for, started by mgr, wakes a parked Kustomization
-// when one of its objects changes (see parked.go).
+// when one of its objects changes (internal/apply/parked).
 func (r *Reconciler) WatchHealth(mgr ctrl.Manager) error {
 	overrides := r.Options.OverrideManagers
 	c, err := healthwatch.NewCache(mgr.GetConfig(), mgr.GetRESTMapper(), func(o metav1.Object) string {

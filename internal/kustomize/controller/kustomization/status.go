@@ -11,8 +11,8 @@ import (
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 )
 
-// applyStatus computes the status from what the phases observed (out) and
-// how they ended (err), as kustomize-controller writes it. It reads nothing
+// applyStatus computes the status from the phases' results (out) and how
+// they ended (err), as kustomize-controller writes it. It reads nothing
 // else, so it is tested without an API server.
 //
 // observedGeneration moves only when the generation was handled for good:
@@ -23,9 +23,9 @@ func applyStatus(obj *kustomizev1.Kustomization, out *outcome, err error, now ti
 		// A parked health check: applied and recorded, not finished. The
 		// progress conditions stay; lastHandledReconcileAt, history and
 		// the applied revision wait for the end.
-		obj.Status.LastAttemptedRevision = out.revision
-		if out.inventory != nil {
-			obj.Status.Inventory = out.inventory
+		obj.Status.LastAttemptedRevision = out.source.revision
+		if out.apply.inventory != nil {
+			obj.Status.Inventory = out.apply.inventory
 		}
 		return
 	}
@@ -35,35 +35,36 @@ func applyStatus(obj *kustomizev1.Kustomization, out *outcome, err error, now ti
 	if out == nil {
 		out = &outcome{}
 	}
-	if out.attempted {
-		obj.Status.LastAttemptedRevision = out.revision
+	src, build := out.source, out.build
+	if build.attempted {
+		obj.Status.LastAttemptedRevision = src.revision
 	}
-	if out.inventory != nil {
-		obj.Status.Inventory = out.inventory
+	if out.apply.inventory != nil {
+		obj.Status.Inventory = out.apply.inventory
 	}
-	historyMeta := map[string]string{"revision": out.revision}
-	if out.originRevision != "" {
-		historyMeta["originRevision"] = out.originRevision
+	historyMeta := map[string]string{"revision": src.revision}
+	if src.originRevision != "" {
+		historyMeta["originRevision"] = src.originRevision
 	}
 
 	if err != nil {
 		applyFailure(obj, err)
-		if out.checksum != "" {
-			obj.Status.History.Upsert(out.checksum, now, took, conditions.Get(obj, meta.ReadyCondition).Reason, historyMeta)
+		if build.checksum != "" {
+			obj.Status.History.Upsert(build.checksum, now, took, conditions.Get(obj, meta.ReadyCondition).Reason, historyMeta)
 		}
 		return
 	}
 
 	obj.Status.ObservedGeneration = obj.Generation
-	obj.Status.LastAppliedRevision = out.revision
-	obj.Status.LastAppliedOriginRevision = out.originRevision
-	if out.healthChecked {
-		conditions.MarkTrue(obj, meta.HealthyCondition, meta.SucceededReason, "Health check passed in %s", out.healthTook)
+	obj.Status.LastAppliedRevision = src.revision
+	obj.Status.LastAppliedOriginRevision = src.originRevision
+	if out.health.passed {
+		conditions.MarkTrue(obj, meta.HealthyCondition, meta.SucceededReason, "Health check passed in %s", out.health.took)
 	} else {
 		conditions.Delete(obj, meta.HealthyCondition)
 	}
-	conditions.MarkReady(obj, meta.ReconciliationSucceededReason, "Applied revision: %s", out.revision)
-	obj.Status.History.Upsert(out.checksum, now, took, meta.ReconciliationSucceededReason, historyMeta)
+	conditions.MarkReady(obj, meta.ReconciliationSucceededReason, "Applied revision: %s", src.revision)
+	obj.Status.History.Upsert(build.checksum, now, took, meta.ReconciliationSucceededReason, historyMeta)
 }
 
 func applyFailure(obj *kustomizev1.Kustomization, err error) {

@@ -18,8 +18,8 @@ import (
 func TestApplyStatus(t *testing.T) {
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	const rev, old = "main@sha1:2222222222222222222222222222222222222222", "main@sha1:1111111111111111111111111111111111111111"
-	applied := &outcome{revision: rev, attempted: true, checksum: "sha256:abc",
-		inventory: &kustomizev1.ResourceInventory{Entries: []kustomizev1.ResourceRef{{ID: "ns_a__ConfigMap", Version: "v1"}}}}
+	applied := &outcome{source: sourceResult{revision: rev}, build: buildResult{attempted: true, checksum: "sha256:abc"},
+		apply: applyResult{inventory: &kustomizev1.ResourceInventory{Entries: []kustomizev1.ResourceRef{{ID: "ns_a__ConfigMap", Version: "v1"}}}}}
 	tests := []struct {
 		name         string
 		out          *outcome
@@ -44,15 +44,15 @@ func TestApplyStatus(t *testing.T) {
 			observed: 2, lastApplied: rev, lastAttempt: rev, historyState: meta.ReconciliationSucceededReason,
 		},
 		{
-			name: "success after a health check", out: &outcome{revision: rev, attempted: true, checksum: "sha256:abc",
-				healthChecked: true, healthTook: time.Second, inventory: applied.inventory},
+			name: "success after a health check", out: &outcome{source: sourceResult{revision: rev}, build: buildResult{attempted: true, checksum: "sha256:abc"},
+				health: healthResult{passed: true, took: time.Second}, apply: applied.apply},
 			ready: metav1.ConditionTrue, reason: meta.ReconciliationSucceededReason, message: "Applied revision: " + rev,
 			observed: 2, lastApplied: rev, lastAttempt: rev, historyState: meta.ReconciliationSucceededReason,
 			healthRan: true, healthy: metav1.ConditionTrue,
 		},
 		{
 			name:  "health check failure retries and says Healthy False",
-			out:   &outcome{revision: rev, attempted: true, checksum: "sha256:abc", inventory: applied.inventory},
+			out:   &outcome{source: sourceResult{revision: rev}, build: buildResult{attempted: true, checksum: "sha256:abc"}, apply: applied.apply},
 			err:   &errs.Generic{Err: errors.New("timeout waiting for: [Deployment/ns/a status: 'InProgress']"), Reason: meta.HealthCheckFailedReason},
 			ready: metav1.ConditionFalse, reason: meta.HealthCheckFailedReason, message: "timeout waiting for: [Deployment/ns/a status: 'InProgress']",
 			reconciling: true, observed: 1, lastApplied: old, lastAttempt: rev, historyState: meta.HealthCheckFailedReason,
@@ -60,28 +60,28 @@ func TestApplyStatus(t *testing.T) {
 		},
 		{
 			name:  "build failure keeps last applied, retries, records history",
-			out:   &outcome{revision: rev, attempted: true, checksum: ""},
+			out:   &outcome{source: sourceResult{revision: rev}, build: buildResult{attempted: true, checksum: ""}},
 			err:   &errs.Generic{Err: errors.New("kustomize build failed"), Reason: meta.BuildFailedReason},
 			ready: metav1.ConditionFalse, reason: meta.BuildFailedReason, message: "kustomize build failed",
 			reconciling: true, observed: 1, lastApplied: old, lastAttempt: rev,
 		},
 		{
 			name:  "apply failure records the checksum in history",
-			out:   &outcome{revision: rev, attempted: true, checksum: "sha256:abc"},
+			out:   &outcome{source: sourceResult{revision: rev}, build: buildResult{attempted: true, checksum: "sha256:abc"}},
 			err:   &errs.Generic{Err: errors.New("dry-run failed"), Reason: meta.ReconciliationFailedReason},
 			ready: metav1.ConditionFalse, reason: meta.ReconciliationFailedReason, message: "dry-run failed",
 			reconciling: true, observed: 1, lastApplied: old, lastAttempt: rev, historyState: meta.ReconciliationFailedReason,
 		},
 		{
 			name:  "waiting for a dependency is not a retry and attempts nothing",
-			out:   &outcome{revision: rev},
+			out:   &outcome{source: sourceResult{revision: rev}},
 			err:   &errs.Waiting{Err: errors.New("dependency 'ns/a' is not ready"), Reason: meta.DependencyNotReadyReason},
 			ready: metav1.ConditionFalse, reason: meta.DependencyNotReadyReason, message: "dependency 'ns/a' is not ready",
 			observed: 1, lastApplied: old, lastAttempt: old,
 		},
 		{
 			name: "a cycle stalls",
-			out:  &outcome{revision: rev},
+			out:  &outcome{source: sourceResult{revision: rev}},
 			err: &errs.Waiting{Err: fmt.Errorf("%w: ns/a -> ns/b -> ns/a", dependency.ErrCycle),
 				Reason: meta.DependencyNotReadyReason},
 			ready: metav1.ConditionFalse, reason: meta.DependencyNotReadyReason, message: "dependency cycle: ns/a -> ns/b -> ns/a",

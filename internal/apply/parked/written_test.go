@@ -1,4 +1,4 @@
-package kustomization
+package parked
 
 import (
 	"context"
