@@ -30,17 +30,7 @@ func TestImpersonationNeedsTheAccountsRBAC(t *testing.T) {
 	f.env.Create(t, hr)
 
 	user := restconfig.ServiceAccountUser(f.ns, "tenant")
-	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
-		if err := f.env.Client.Get(ctx, client.ObjectKeyFromObject(hr), hr); err != nil {
-			return false, err.Error()
-		}
-		r := conditions.Get(hr, meta.ReadyCondition)
-		if r == nil {
-			return false, "no Ready"
-		}
-		return r.Status == metav1.ConditionFalse && strings.Contains(r.Message, "forbidden") &&
-			strings.Contains(r.Message, `"`+user+`"`), r.Reason + ": " + r.Message
-	})
+	f.waitRefused(hr, user)
 	t.Logf("without RBAC: %s", conditions.Get(hr, meta.ReadyCondition).Message)
 	if got := f.storageSecrets("app"); len(got) != 0 {
 		t.Errorf("storage Secrets written without RBAC: %v", got)
@@ -151,7 +141,23 @@ func TestKubeConfigConfigMapInstallsWithTheDefaultAccountsToken(t *testing.T) {
 	f.env.Create(t, hr)
 
 	user := restconfig.ServiceAccountUser(f.ns, kubeConfigDefaultSA)
-	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+	f.waitRefused(hr, user)
+
+	f.env.Create(t, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: kubeConfigDefaultSA, Namespace: f.ns},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "admin"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: kubeConfigDefaultSA, Namespace: f.ns}},
+	})
+	f.env.RequestReconcile(t, hr)
+	f.waitReady(hr, fmt.Sprintf("Helm install succeeded for release %s/remote.v1 with chart app@1.0.0", f.ns))
+	f.configMap("remote-app")
+}
+
+// waitRefused waits until hr is not Ready because the API server refused
+// user (forbidden, naming the user).
+func (f *fixture) waitRefused(hr *helmv2.HelmRelease, user string) {
+	f.t.Helper()
+	testenv.Eventually(f.t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
 		if err := f.env.Client.Get(ctx, client.ObjectKeyFromObject(hr), hr); err != nil {
 			return false, err.Error()
 		}
@@ -162,13 +168,4 @@ func TestKubeConfigConfigMapInstallsWithTheDefaultAccountsToken(t *testing.T) {
 		return r.Status == metav1.ConditionFalse && strings.Contains(r.Message, "forbidden") &&
 			strings.Contains(r.Message, `"`+user+`"`), r.Reason + ": " + r.Message
 	})
-
-	f.env.Create(t, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: kubeConfigDefaultSA, Namespace: f.ns},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "admin"},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: kubeConfigDefaultSA, Namespace: f.ns}},
-	})
-	f.env.RequestReconcile(t, hr)
-	f.waitReady(hr, fmt.Sprintf("Helm install succeeded for release %s/remote.v1 with chart app@1.0.0", f.ns))
-	f.configMap("remote-app")
 }

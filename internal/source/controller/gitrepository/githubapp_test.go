@@ -33,7 +33,9 @@ const (
 	usrInstallation = 88
 )
 
-func newAppHost(t *testing.T, tokenTTL time.Duration) *appHost {
+// newAppHost starts the host with acme/app.git holding one commit on
+// main, and returns the commit too.
+func newAppHost(t *testing.T, tokenTTL time.Duration) (*appHost, string) {
 	t.Helper()
 	key, keyPEM := githostserver.NewAppKey(t)
 	h := &appHost{keyPEM: keyPEM}
@@ -44,7 +46,8 @@ func newAppHost(t *testing.T, tokenTTL time.Duration) *appHost {
 	h.git = gitserver.New(t, gitserver.Options{Username: "helper", Password: "helper-only", Accept: func(user, pass string) bool {
 		return user == git.GitHubAppUsername && h.api.AcceptsToken(pass)
 	}})
-	return h
+	h.git.InitRepo(t, "acme/app.git")
+	return h, h.git.Commit(t, "acme/app.git", gitserver.Commit{Files: map[string]string{"a.yaml": "a: 1\n"}, Message: "first"})
 }
 
 // secret is an App Secret for the host; kv adds or overrides keys.
@@ -60,6 +63,15 @@ func (h *appHost) secret(ns, name string, kv ...string) *corev1.Secret {
 	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Data: data}
 }
 
+// repo is a GitRepository of acme/app.git's main with provider github and
+// the App Secret secretName.
+func (h *appHost) repo(ns, name, secretName string) *sourcev1.GitRepository {
+	obj := newRepo(ns, name, h.git.HTTPURL("acme/app.git"), &sourcev1.GitRepositoryRef{Branch: "main"})
+	obj.Spec.Provider = sourcev1.GitProviderGitHub
+	obj.Spec.SecretRef = &meta.LocalObjectReference{Name: secretName}
+	return obj
+}
+
 // paths are the App endpoints the API server was asked, in order.
 func (h *appHost) paths() []string {
 	var out []string
@@ -72,13 +84,9 @@ func (h *appHost) paths() []string {
 func TestProviderGitHubClonesWithAnInstallationToken(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
-	h := newAppHost(t, time.Hour)
-	h.git.InitRepo(t, "acme/app.git")
-	sha := h.git.Commit(t, "acme/app.git", gitserver.Commit{Files: map[string]string{"a.yaml": "a: 1\n"}, Message: "first"})
+	h, sha := newAppHost(t, time.Hour)
 
-	byID := newRepo(ns, "by-id", h.git.HTTPURL("acme/app.git"), &sourcev1.GitRepositoryRef{Branch: "main"})
-	byID.Spec.Provider = sourcev1.GitProviderGitHub
-	byID.Spec.SecretRef = &meta.LocalObjectReference{Name: "app-by-id"}
+	byID := h.repo(ns, "by-id", "app-by-id")
 	env.Create(t, h.secret(ns, "app-by-id", githubapp.KeyInstallationID, fmt.Sprint(orgInstallation)), byID)
 	byID = waitReady(t, env, byID, "main@sha1:"+sha)
 	if ready := conditions.Get(byID, meta.ReadyCondition); ready.Message != "stored artifact for revision 'main@sha1:"+sha+"'" {
@@ -98,9 +106,7 @@ func TestProviderGitHubClonesWithAnInstallationToken(t *testing.T) {
 
 	// By owner: a user's installation is found after the organization
 	// lookup fails, as Flux looks it up.
-	byOwner := newRepo(ns, "by-owner", h.git.HTTPURL("acme/app.git"), &sourcev1.GitRepositoryRef{Branch: "main"})
-	byOwner.Spec.Provider = sourcev1.GitProviderGitHub
-	byOwner.Spec.SecretRef = &meta.LocalObjectReference{Name: "app-by-owner"}
+	byOwner := h.repo(ns, "by-owner", "app-by-owner")
 	env.Create(t, h.secret(ns, "app-by-owner", githubapp.KeyInstallationOwner, "octo"), byOwner)
 	waitReady(t, env, byOwner, "main@sha1:"+sha)
 	want = []string{
@@ -121,12 +127,8 @@ func TestProviderGitHubMintsAgainWhenTheTokenExpires(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
 	const margin = 3 * time.Second
-	h := newAppHost(t, refreshBefore+margin)
-	h.git.InitRepo(t, "acme/app.git")
-	sha := h.git.Commit(t, "acme/app.git", gitserver.Commit{Files: map[string]string{"a.yaml": "a: 1\n"}, Message: "first"})
-	obj := newRepo(ns, "expiring", h.git.HTTPURL("acme/app.git"), &sourcev1.GitRepositoryRef{Branch: "main"})
-	obj.Spec.Provider = sourcev1.GitProviderGitHub
-	obj.Spec.SecretRef = &meta.LocalObjectReference{Name: "app"}
+	h, sha := newAppHost(t, refreshBefore+margin)
+	obj := h.repo(ns, "expiring", "app")
 	env.Create(t, h.secret(ns, "app", githubapp.KeyInstallationID, fmt.Sprint(orgInstallation)), obj)
 	waitReady(t, env, obj, "main@sha1:"+sha)
 	first := h.api.Minted()
@@ -144,13 +146,9 @@ func TestProviderGitHubMintsAgainWhenTheTokenExpires(t *testing.T) {
 func TestProviderGitHubFailures(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
-	h := newAppHost(t, time.Hour)
-	h.git.InitRepo(t, "acme/app.git")
-	sha := h.git.Commit(t, "acme/app.git", gitserver.Commit{Files: map[string]string{"a.yaml": "a: 1\n"}, Message: "first"})
+	h, sha := newAppHost(t, time.Hour)
 	secret := h.secret(ns, "app", githubapp.KeyInstallationID, fmt.Sprint(orgInstallation))
-	obj := newRepo(ns, "app", h.git.HTTPURL("acme/app.git"), &sourcev1.GitRepositoryRef{Branch: "main"})
-	obj.Spec.Provider = sourcev1.GitProviderGitHub
-	obj.Spec.SecretRef = &meta.LocalObjectReference{Name: "app"}
+	obj := h.repo(ns, "app", "app")
 	env.Create(t, secret, obj)
 	obj = waitReady(t, env, obj, "main@sha1:"+sha)
 	good := *obj.Status.Artifact
