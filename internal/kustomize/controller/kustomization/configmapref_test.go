@@ -15,7 +15,9 @@ import (
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/apply/restconfig"
+	"github.com/weir-gitops/weir/internal/auth"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
+	"github.com/weir-gitops/weir/internal/runtime/errs"
 )
 
 // tokenRequests counts the TokenRequests the controller made, by
@@ -62,7 +64,8 @@ const apiAudience = "https://kubernetes.default.svc.cluster.local"
 // of a ServiceAccount that may write ConfigMaps in the fixture's namespace
 // only. The write lands there; the same Kustomization aimed at another
 // namespace is refused for that ServiceAccount by name, so the token, not
-// the controller's credentials, did the writing.
+// the controller's credentials, did the writing. Without the
+// ObjectLevelWorkloadIdentity gate the named account is refused.
 func TestKubeConfigConfigMapGenericProvider(t *testing.T) {
 	f, sha := newFixture(t, map[string]string{"app/a.yaml": configMapYAML("written-remotely", "k", "v")})
 	ctx := context.Background()
@@ -94,6 +97,16 @@ func TestKubeConfigConfigMapGenericProvider(t *testing.T) {
 	f.env.WaitForReady(t, k, nil)
 	if n := tokenRequestsOf(f.ns, "remote-writer"); n != 1 {
 		t.Errorf("%d TokenRequests for two reconciles, want 1 (cached)", n)
+	}
+
+	// A controller without the ObjectLevelWorkloadIdentity gate refuses the
+	// ServiceAccount the ConfigMap names, with Flux's words.
+	gateOff := &ClientFactory{Config: f.env.Config, Scheme: f.env.Scheme, Reader: f.env.Client,
+		KubeConfigIdentity: &auth.Settings{Client: f.env.Client}}
+	_, err := gateOff.For(ctx, k)
+	if want := "KubeConfig ConfigMap '" + f.ns + "/access-generic': ObjectLevelWorkloadIdentity feature gate is not enabled"; err == nil ||
+		err.Error() != want || errs.Reason(err, "") != meta.FeatureGateDisabledReason || !errs.IsStalling(err) {
+		t.Errorf("gate off: err = %v (reason %q), want stalling %s %q", err, errs.Reason(err, ""), meta.FeatureGateDisabledReason, want)
 	}
 
 	elsewhere := f.kustomization("elsewhere", "./app", func(s *kustomizev1.KustomizationSpec) {
