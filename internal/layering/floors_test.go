@@ -35,7 +35,7 @@ var floors = []floor{
 		`internal/source/(artifact|git|oci|bucket|helmrepo|chart|generate|neterr|sshkey)`,
 		`internal/kustomize(/(render|decrypt|sopsformat|buildcache|sharedtree|applymemo))?`,
 		`internal/helm/release`,
-		`internal/notification/notifier(/(commitstatus|chat|incident|bus|notifiertest|githubapp|githost|gitcomment))?`,
+		`internal/notification/notifier(/(commitstatus|chat|incident|bus|notifiertest|githost|gitcomment))?`,
 		`internal/apply/(ssa|inventory|health|healthwatch|parked|dependency|restconfig)`,
 		`internal/image/(scan|tagpolicy|setters)`,
 		`internal/view/(kinds|objectstate|inventorytree|livediff)`,

@@ -1,9 +1,13 @@
 // Package restconfig resolves the identity and the cluster an applier acts
 // with, as Flux's spec.serviceAccountName and spec.kubeConfig say, into a
 // *rest.Config: the controller's own cluster, impersonating the service
-// account (or --default-service-account), or a remote cluster from a
+// account (or --default-service-account); a remote cluster from a
 // kubeconfig Secret, refused unless it is self-contained and passes the
-// --insecure-kubeconfig-exec and --insecure-kubeconfig-tls lockdown.
+// --insecure-kubeconfig-exec and --insecure-kubeconfig-tls lockdown; or a
+// remote cluster from a kubeConfig.configMapRef ConfigMap, reached (provider
+// generic) with a ServiceAccount token of this cluster that the remote
+// cluster's OIDC trust accepts, kept in an auth.Cache and set on every
+// request.
 //
 // The Kustomization builds controller-runtime clients from it, the
 // HelmRelease Helm's RESTClientGetter: one resolution, so both kinds apply

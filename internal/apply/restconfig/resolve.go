@@ -2,6 +2,7 @@ package restconfig
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/auth"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 )
 
@@ -30,6 +32,12 @@ type Resolver struct {
 	// allow exec credential plugins and unverified TLS in spec.kubeConfig.
 	InsecureKubeConfigExec bool
 	InsecureKubeConfigTLS  bool
+	// KubeConfigIdentity decides whose token spec.kubeConfig.configMapRef
+	// presents (the ObjectLevelWorkloadIdentity gate,
+	// --default-kubeconfig-service-account), asks the API server for it
+	// and keeps it (--token-cache-max-size); nil refuses a ServiceAccount
+	// named in the ConfigMap.
+	KubeConfigIdentity *auth.Settings
 }
 
 // Request is what an object asks for.
@@ -86,13 +94,17 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (*Target, error) {
 	return t, nil
 }
 
-// remote reads the kubeconfig in spec.kubeConfig.secretRef (key, else
+// remote builds the config of spec.kubeConfig.configMapRef, or reads the
+// kubeconfig in spec.kubeConfig.secretRef (key, else
 // `value`, else `value.yaml`, as Flux reads it).
 func (r *Resolver) remote(ctx context.Context, req Request) (*rest.Config, error) {
+	if req.KubeConfig.ConfigMapRef != nil {
+		return r.fromConfigMap(ctx, req)
+	}
 	ref := req.KubeConfig.SecretRef
 	if ref == nil {
 		return nil, &errs.Stalling{
-			Err:    fmt.Errorf("spec.kubeConfig.configMapRef (workload identity) is not supported by weir yet: use spec.kubeConfig.secretRef"),
+			Err:    errors.New("exactly one of spec.kubeConfig.configMapRef or spec.kubeConfig.secretRef must be specified"),
 			Reason: InvalidKubeConfigReason,
 		}
 	}

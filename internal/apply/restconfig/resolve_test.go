@@ -77,7 +77,7 @@ func TestResolve(t *testing.T) {
 		{name: "insecure TLS allowed", r: restconfig.Resolver{InsecureKubeConfigTLS: true}, kc: remote("insecure", ""), host: "https://remote:6443"},
 		{name: "token file refused", kc: remote("files", ""), fail: "refers to files on the controller's disk", stalls: true},
 		{name: "CA file refused", kc: remote("ca-file", ""), fail: "refers to a CA file on the controller's disk", stalls: true},
-		{name: "workload identity", kc: &meta.KubeConfigReference{ConfigMapRef: &meta.LocalObjectReference{Name: "id"}}, fail: "configMapRef (workload identity) is not supported", stalls: true},
+		{name: "missing ConfigMap", kc: &meta.KubeConfigReference{ConfigMapRef: &meta.LocalObjectReference{Name: "id"}}, fail: "could not get KubeConfig ConfigMap 'apps/id'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

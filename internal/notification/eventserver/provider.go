@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
+	"github.com/weir-gitops/weir/internal/auth/githubapp"
 	"github.com/weir-gitops/weir/internal/notification/notifier"
-	"github.com/weir-gitops/weir/internal/notification/notifier/githubapp"
 )
 
 // Keys read from a Provider's Secrets; the names are Flux's.

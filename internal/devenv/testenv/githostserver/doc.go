@@ -10,4 +10,11 @@
 // with goldens. A repository's clone addresses come from Options.Git, so
 // that they point at a real Git server (internal/devenv/testenv/gitserver),
 // which is where the Git part of a bootstrap goes.
+//
+// GitHub's also plays a GitHub App (Options.App): it checks the App's JWT
+// (RS256 with the App's public key, iss the App's ID, exp at most ten
+// minutes after iat), finds installations by organization or user, mints
+// installation tokens (Minted) and says which are still good
+// (AcceptsToken), so that a gitserver can let in x-access-token:<token>
+// as GitHub's Git endpoint does.
 package githostserver

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Kind is the API a Server speaks.
@@ -26,8 +27,12 @@ const (
 // Options shape a Server.
 type Options struct {
 	Kind Kind
-	// Token is the only credential accepted.
+	// Token is the credential accepted, besides the installation tokens
+	// App minted.
 	Token string
+	// App, for GitHub, is the GitHub App whose JWT the App endpoints
+	// accept.
+	App *App
 	// User is the token's user, the owner of personal repositories
 	// ("me" when empty).
 	User string
@@ -84,6 +89,7 @@ type Server struct {
 	repos    map[string]*Repo
 	nextID   int64
 	failures map[string]int // "METHOD path" → status to answer once
+	minted   []Minted
 }
 
 // New starts a Server that stops when the test ends.
@@ -171,6 +177,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests = append(s.requests, req)
+	segs := segments(r.URL.EscapedPath())
+	if s.opts.Kind == GitHub && len(segs) > 2 && appEndpoint(r.Method, segs[2:]) {
+		s.app(w, r, segs[2:])
+		return
+	}
 	if !s.authorized(r) {
 		writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "Bad credentials"})
 		return
@@ -180,7 +191,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, code, map[string]any{"message": http.StatusText(code)})
 		return
 	}
-	segs := segments(r.URL.EscapedPath())
 	switch s.opts.Kind {
 	case GitHub:
 		s.github(w, r.Method, segs, req.Body)
@@ -194,12 +204,24 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 func (s *Server) authorized(r *http.Request) bool {
 	switch s.opts.Kind {
 	case GitHub:
-		return r.Header.Get("Authorization") == "Bearer "+s.opts.Token
+		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		return tok == s.opts.Token || s.mintedLive(tok)
 	case Gitea:
 		return r.Header.Get("Authorization") == "token "+s.opts.Token
 	default:
 		return r.Header.Get("PRIVATE-TOKEN") == s.opts.Token
 	}
+}
+
+// mintedLive reports whether tok is an unexpired installation token; the
+// caller holds s.mu.
+func (s *Server) mintedLive(tok string) bool {
+	for _, m := range s.minted {
+		if m.Token == tok && time.Now().Before(m.ExpiresAt) {
+			return true
+		}
+	}
+	return false
 }
 
 // segments splits an escaped path and unescapes each segment, so that

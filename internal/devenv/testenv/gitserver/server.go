@@ -31,6 +31,10 @@ type Options struct {
 	// BearerToken, when set, makes HTTP require "Authorization: Bearer <token>".
 	// With basic auth also set, either one is accepted.
 	BearerToken string
+	// Accept, when set, makes HTTP require basic auth too and lets in the
+	// username and password it accepts (besides Username and Password):
+	// tokens another fake minted, such as a GitHub App's.
+	Accept func(username, password string) bool
 	// TLS serves HTTPS with a self-signed certificate; see CAPEM.
 	TLS bool
 	// AuthorizedKeys are the client public keys the SSH listener accepts.
@@ -153,7 +157,7 @@ func (s *Server) httpHandler(t testing.TB) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.authorized(r) {
-			if s.opts.Username != "" {
+			if s.opts.Username != "" || s.opts.Accept != nil {
 				w.Header().Add("WWW-Authenticate", `Basic realm="`+realm+`"`)
 			}
 			if s.opts.BearerToken != "" {
@@ -171,11 +175,14 @@ func (s *Server) httpHandler(t testing.TB) http.Handler {
 
 // authorized reports whether r carries the credentials Options asks for.
 func (s *Server) authorized(r *http.Request) bool {
-	if s.opts.Username == "" && s.opts.BearerToken == "" {
+	if s.opts.Username == "" && s.opts.BearerToken == "" && s.opts.Accept == nil {
 		return true
 	}
-	if user, pass, ok := r.BasicAuth(); ok && s.opts.Username != "" {
-		return equal(user, s.opts.Username) && equal(pass, s.opts.Password)
+	if user, pass, ok := r.BasicAuth(); ok {
+		if s.opts.Accept != nil && s.opts.Accept(user, pass) {
+			return true
+		}
+		return s.opts.Username != "" && equal(user, s.opts.Username) && equal(pass, s.opts.Password)
 	}
 	if token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && s.opts.BearerToken != "" {
 		return equal(token, s.opts.BearerToken)

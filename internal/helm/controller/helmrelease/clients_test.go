@@ -30,17 +30,7 @@ func TestImpersonationNeedsTheAccountsRBAC(t *testing.T) {
 	f.env.Create(t, hr)
 
 	user := restconfig.ServiceAccountUser(f.ns, "tenant")
-	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
-		if err := f.env.Client.Get(ctx, client.ObjectKeyFromObject(hr), hr); err != nil {
-			return false, err.Error()
-		}
-		r := conditions.Get(hr, meta.ReadyCondition)
-		if r == nil {
-			return false, "no Ready"
-		}
-		return r.Status == metav1.ConditionFalse && strings.Contains(r.Message, "forbidden") &&
-			strings.Contains(r.Message, `"`+user+`"`), r.Reason + ": " + r.Message
-	})
+	f.waitRefused(hr, user)
 	t.Logf("without RBAC: %s", conditions.Get(hr, meta.ReadyCondition).Message)
 	if got := f.storageSecrets("app"); len(got) != 0 {
 		t.Errorf("storage Secrets written without RBAC: %v", got)
@@ -123,4 +113,59 @@ func TestDeletionWithoutItsServiceAccount(t *testing.T) {
 	if got := f.storageSecrets("app"); len(got) != 1 {
 		t.Errorf("storage Secrets after deletion = %v, want the release left in place", got)
 	}
+}
+
+// kubeConfigDefaultSA is the test controller's
+// --default-kubeconfig-service-account (with ObjectLevelWorkloadIdentity
+// on).
+const kubeConfigDefaultSA = "kubeconfig-default"
+
+// TestKubeConfigConfigMapInstallsWithTheDefaultAccountsToken installs
+// through spec.kubeConfig.configMapRef, provider generic, at the test API
+// server's address and CA: the ConfigMap names no ServiceAccount, so the
+// token is the lockdown default's. Until a RoleBinding grants that account
+// the namespace, the API server refuses it by name; then the release
+// installs.
+func TestKubeConfigConfigMapInstallsWithTheDefaultAccountsToken(t *testing.T) {
+	f := newFixture(t)
+	f.publish(newChart("1.0.0"))
+	f.env.Create(t,
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: kubeConfigDefaultSA, Namespace: f.ns}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "access", Namespace: f.ns}, Data: map[string]string{
+			restconfig.KeyProvider: restconfig.ProviderGeneric, restconfig.KeyAddress: f.env.Config.Host,
+			restconfig.KeyCA: string(f.env.Config.CAData), restconfig.KeyAudiences: "https://kubernetes.default.svc.cluster.local",
+		}})
+	hr := f.helmRelease("remote", func(s *helmv2.HelmReleaseSpec) {
+		s.KubeConfig = &meta.KubeConfigReference{ConfigMapRef: &meta.LocalObjectReference{Name: "access"}}
+	})
+	f.env.Create(t, hr)
+
+	user := restconfig.ServiceAccountUser(f.ns, kubeConfigDefaultSA)
+	f.waitRefused(hr, user)
+
+	f.env.Create(t, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: kubeConfigDefaultSA, Namespace: f.ns},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "admin"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: kubeConfigDefaultSA, Namespace: f.ns}},
+	})
+	f.env.RequestReconcile(t, hr)
+	f.waitReady(hr, fmt.Sprintf("Helm install succeeded for release %s/remote.v1 with chart app@1.0.0", f.ns))
+	f.configMap("remote-app")
+}
+
+// waitRefused waits until hr is not Ready because the API server refused
+// user (forbidden, naming the user).
+func (f *fixture) waitRefused(hr *helmv2.HelmRelease, user string) {
+	f.t.Helper()
+	testenv.Eventually(f.t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+		if err := f.env.Client.Get(ctx, client.ObjectKeyFromObject(hr), hr); err != nil {
+			return false, err.Error()
+		}
+		r := conditions.Get(hr, meta.ReadyCondition)
+		if r == nil {
+			return false, "no Ready"
+		}
+		return r.Status == metav1.ConditionFalse && strings.Contains(r.Message, "forbidden") &&
+			strings.Contains(r.Message, `"`+user+`"`), r.Reason + ": " + r.Message
+	})
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/apply/restconfig"
+	"github.com/weir-gitops/weir/internal/auth"
 	"github.com/weir-gitops/weir/internal/devenv/testenv"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/helmserver"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
@@ -65,9 +66,12 @@ func startControllers(ctx context.Context, env *testenv.Env) error {
 			Client:    mgr.GetClient(),
 			APIReader: mgr.GetAPIReader(),
 			Config:    mgr.GetConfig(),
-			Clusters:  &restconfig.Resolver{Config: mgr.GetConfig(), Reader: mgr.GetAPIReader()},
-			Events:    events.NewRecorder(mgr.GetEventRecorderFor(ControllerName), mgr.GetScheme(), ControllerName, "test", ""), //nolint:staticcheck // SA1019: as in internal/app
-			Fetcher:   &artifact.Fetcher{Retries: 1},
+			Clusters: &restconfig.Resolver{Config: mgr.GetConfig(), Reader: mgr.GetAPIReader(), KubeConfigIdentity: &auth.Settings{
+				ObjectLevel: true, DefaultServiceAccount: kubeConfigDefaultSA,
+				Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Cache: auth.NewCache(10, time.Hour),
+			}},
+			Events:  events.NewRecorder(mgr.GetEventRecorderFor(ControllerName), mgr.GetScheme(), ControllerName, "test", ""), //nolint:staticcheck // SA1019: as in internal/app
+			Fetcher: &artifact.Fetcher{Retries: 1},
 			Options: Options{
 				// An hour: a dependent that starts in these tests was
 				// queued by a watch, not by a timer.

@@ -64,10 +64,15 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	env := testenv.Get(t)
 	key := gitserver.GenerateClientKey(t)
-	f := &fixture{env: env, ns: env.Namespace(t), key: key,
-		srv: gitserver.New(t, gitserver.Options{Username: gitUser, Password: gitPassword, AuthorizedKeys: []ssh.PublicKey{key.PublicKey}})}
+	return newFixtureWith(t, key, gitserver.Options{Username: gitUser, Password: gitPassword, AuthorizedKeys: []ssh.PublicKey{key.PublicKey}})
+}
+
+// newFixtureWith is newFixture on a Git server started with opts.
+func newFixtureWith(t *testing.T, key gitserver.ClientKey, opts gitserver.Options) *fixture {
+	t.Helper()
+	env := testenv.Get(t)
+	f := &fixture{env: env, ns: env.Namespace(t), key: key, srv: gitserver.New(t, opts)}
 	f.srv.InitRepo(t, "app.git")
 	f.base = f.srv.Commit(t, "app.git", gitserver.Commit{Files: map[string]string{
 		"deploy/app.yaml": f.deployment(oldImage),

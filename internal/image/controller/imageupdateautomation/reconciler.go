@@ -13,6 +13,7 @@ import (
 
 	imagev1 "github.com/weir-gitops/weir/api/image/v1"
 	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/auth/githubapp"
 	"github.com/weir-gitops/weir/internal/image/setters"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
@@ -38,6 +39,9 @@ type Reconciler struct {
 	// Git resolves the branch tip for the no-op check; git.NewClient()
 	// when nil.
 	Git git.Client
+	// GitHubApps keeps the installation tokens of GitRepositories with
+	// provider github; githubapp.Default when nil.
+	GitHubApps *githubapp.Cache
 	// NoCrossNamespaceRefs is --no-cross-namespace-refs.
 	NoCrossNamespaceRefs bool
 	// ForcePushBranch is the GitForcePushBranch gate: a push branch other

@@ -1,7 +1,9 @@
 package imageupdateautomation
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	imagev1 "github.com/weir-gitops/weir/api/image/v1"
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/auth/githubapp"
 	"github.com/weir-gitops/weir/internal/source/git"
 )
 
@@ -105,8 +108,13 @@ func notBranch() error {
 }
 
 // auth reads the GitRepository's spec.secretRef and spec.proxySecretRef,
-// as the source controller does.
+// as the source controller does; for provider github the push presents an
+// installation token of the Secret's GitHub App.
 func (r *Reconciler) auth(ctx context.Context, repo *sourcev1.GitRepository) (*git.Auth, error) {
+	github := repo.GetProvider() == sourcev1.GitProviderGitHub
+	if github && repo.Spec.SecretRef == nil {
+		return nil, stalled(imagev1.InvalidSourceConfigReason, "%s: invalid source configuration", git.ErrNoGitHubApp)
+	}
 	var data map[string][]byte
 	if repo.Spec.SecretRef != nil {
 		s, err := r.secret(ctx, repo.Namespace, repo.Spec.SecretRef.Name)
@@ -126,6 +134,15 @@ func (r *Reconciler) auth(ctx context.Context, repo *sourcev1.GitRepository) (*g
 		}
 		if auth.Proxy, err = git.NewProxy(s.Data); err != nil {
 			return nil, fmt.Errorf("invalid proxy secret '%s/%s': %w", repo.Namespace, s.Name, err)
+		}
+	}
+	if github {
+		err := auth.UseGitHubApp(ctx, cmp.Or(r.GitHubApps, githubapp.Default), data)
+		if errors.Is(err, git.ErrNoGitHubApp) {
+			return nil, stalled(imagev1.InvalidSourceConfigReason, "%s: invalid source configuration", err)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("failed to configure authentication options: %w", err)
 		}
 	}
 	return auth, nil

@@ -13,7 +13,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/apply/restconfig"
+	"github.com/weir-gitops/weir/internal/auth"
 )
 
 // ClientFactory builds the uncached clients that apply a Kustomization's
@@ -38,6 +40,9 @@ type ClientFactory struct {
 	DefaultServiceAccount  string
 	InsecureKubeConfigExec bool
 	InsecureKubeConfigTLS  bool
+	// KubeConfigIdentity is the identity of spec.kubeConfig.configMapRef
+	// (restconfig.Resolver.KubeConfigIdentity).
+	KubeConfigIdentity *auth.Settings
 
 	mu    sync.Mutex
 	local map[string]client.Client // by impersonated user ("" for none)
@@ -49,6 +54,7 @@ func (f *ClientFactory) For(ctx context.Context, obj *kustomizev1.Kustomization)
 	resolver := restconfig.Resolver{
 		Config: f.Config, Reader: f.Reader, DefaultServiceAccount: f.DefaultServiceAccount,
 		InsecureKubeConfigExec: f.InsecureKubeConfigExec, InsecureKubeConfigTLS: f.InsecureKubeConfigTLS,
+		KubeConfigIdentity: f.KubeConfigIdentity,
 	}
 	t, err := resolver.Resolve(ctx, restconfig.Request{
 		Namespace: obj.Namespace, ServiceAccountName: obj.Spec.ServiceAccountName, KubeConfig: obj.Spec.KubeConfig,
@@ -57,7 +63,7 @@ func (f *ClientFactory) For(ctx context.Context, obj *kustomizev1.Kustomization)
 		return nil, err
 	}
 	if t.Remote {
-		return f.remote(t.Config, obj.Spec.KubeConfig.SecretRef.Name)
+		return f.remote(t.Config, kubeConfigSource(obj.Spec.KubeConfig))
 	}
 	return f.localClient(t.User)
 }
@@ -109,18 +115,27 @@ func (f *ClientFactory) localClient(user string) (client.Client, error) {
 	return c, nil
 }
 
-// remote builds a client for the cluster of the kubeconfig Secret name,
-// with its own REST mapper: the remote cluster's kinds are not the local
-// ones.
-func (f *ClientFactory) remote(cfg *rest.Config, name string) (client.Client, error) {
+// kubeConfigSource names where a remote cluster's access comes from, for
+// messages: "KubeConfig secret 'NAME'" or "KubeConfig ConfigMap 'NAME'".
+func kubeConfigSource(ref *meta.KubeConfigReference) string {
+	if ref.ConfigMapRef != nil {
+		return "KubeConfig ConfigMap '" + ref.ConfigMapRef.Name + "'"
+	}
+	return "KubeConfig secret '" + ref.SecretRef.Name + "'"
+}
+
+// remote builds a client for the cluster of spec.kubeConfig (source names
+// it), with its own REST mapper: the remote cluster's kinds are not the
+// local ones.
+func (f *ClientFactory) remote(cfg *rest.Config, source string) (client.Client, error) {
 	cfg = applyConfig(cfg)
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("failed to build kube client for KubeConfig secret '%s': %w", name, err)
+		return nil, fmt.Errorf("failed to build kube client for %s: %w", source, err)
 	}
 	mapper, err := apiutil.NewDynamicRESTMapper(cfg, hc)
 	if err != nil {
-		return nil, fmt.Errorf("failed to build REST mapper for KubeConfig secret '%s': %w", name, err)
+		return nil, fmt.Errorf("failed to build REST mapper for %s: %w", source, err)
 	}
 	return client.New(cfg, client.Options{HTTPClient: hc, Scheme: f.Scheme, Mapper: mapper})
 }

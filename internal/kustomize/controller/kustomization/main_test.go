@@ -17,6 +17,7 @@ import (
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/auth"
 	"github.com/weir-gitops/weir/internal/devenv/testenv"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/gitserver"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
@@ -68,6 +69,10 @@ func newReconciler(mgr ctrl.Manager, opts Options) *Reconciler {
 		APIReader: mgr.GetAPIReader(),
 		Clients: &ClientFactory{
 			Config: mgr.GetConfig(), Mapper: mgr.GetRESTMapper(), Scheme: mgr.GetScheme(), Reader: mgr.GetAPIReader(),
+			KubeConfigIdentity: &auth.Settings{
+				ObjectLevel: true, Client: countTokenRequests(mgr.GetClient()), Reader: mgr.GetAPIReader(),
+				Cache: auth.NewCache(10, time.Hour),
+			},
 		},
 		Events:  events.NewRecorder(mgr.GetEventRecorderFor(ControllerName), mgr.GetScheme(), ControllerName, "test", ""), //nolint:staticcheck // SA1019: events.Recorder wraps the core/v1 record.EventRecorder; GetEventRecorder's events.k8s.io API has another signature
 		Fetcher: &artifact.Fetcher{Retries: 1},

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/weir-gitops/weir/internal/auth/githubapp"
 	"github.com/weir-gitops/weir/internal/notification/notifier"
-	"github.com/weir-gitops/weir/internal/notification/notifier/githubapp"
 	"github.com/weir-gitops/weir/internal/notification/notifier/notifiertest"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 )

@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/go-github/v75/github"
 
+	"github.com/weir-gitops/weir/internal/auth/githubapp"
 	"github.com/weir-gitops/weir/internal/notification/notifier"
-	"github.com/weir-gitops/weir/internal/notification/notifier/githubapp"
 )
 
 // gitHubOrigin is the one address whose API is not at /api/v3: github.com

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weir-gitops/weir/internal/auth/githubapp"
 	"github.com/weir-gitops/weir/internal/notification/notifier"
-	"github.com/weir-gitops/weir/internal/notification/notifier/githubapp"
 )
 
 // fakeGitHub answers GET /user with the login behind the bearer token,

@@ -1,6 +1,7 @@
 package gitrepository
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/auth/githubapp"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 	"github.com/weir-gitops/weir/internal/source"
@@ -24,6 +26,9 @@ import (
 type Reconciler struct {
 	source.Deps
 	Git git.Client
+	// GitHubApps keeps the installation tokens of provider github;
+	// githubapp.Default when nil.
+	GitHubApps *githubapp.Cache
 }
 
 func defaultGitClient() git.Client { return git.NewClient() }
@@ -78,9 +83,9 @@ func (r *Reconciler) begin(ctx context.Context, obj *sourcev1.GitRepository, _ *
 
 // resolve finds the revision upstream points at.
 func (r *Reconciler) resolve(ctx context.Context, obj *sourcev1.GitRepository, out *outcome) error {
-	if p := obj.GetProvider(); p != sourcev1.GitProviderGeneric {
+	if p := obj.GetProvider(); p != sourcev1.GitProviderGeneric && p != sourcev1.GitProviderGitHub {
 		return &errs.Stalling{
-			Err:    fmt.Errorf("provider '%s' is not supported by weir yet: use provider 'generic' with a secretRef", p),
+			Err:    fmt.Errorf("provider '%s' is not supported by weir yet: use provider 'generic' or 'github' with a secretRef", p),
 			Reason: sourcev1.InvalidProviderConfigurationReason,
 		}
 	}
@@ -168,8 +173,14 @@ func (r *Reconciler) fetchAndStore(ctx context.Context, obj *sourcev1.GitReposit
 	return nil
 }
 
-// auth reads spec.secretRef and spec.proxySecretRef.
+// auth reads spec.secretRef and spec.proxySecretRef and, for provider
+// github, trades the Secret's GitHub App credentials for an installation
+// token, with Flux's reasons and messages.
 func (r *Reconciler) auth(ctx context.Context, obj *sourcev1.GitRepository) (*git.Auth, error) {
+	provider := obj.GetProvider()
+	if provider == sourcev1.GitProviderGitHub && obj.Spec.SecretRef == nil {
+		return nil, &errs.Stalling{Err: git.ErrNoGitHubApp, Reason: sourcev1.InvalidProviderConfigurationReason}
+	}
 	var data map[string][]byte
 	if obj.Spec.SecretRef != nil {
 		secret, err := r.secret(ctx, obj.Namespace, obj.Spec.SecretRef.Name)
@@ -177,6 +188,12 @@ func (r *Reconciler) auth(ctx context.Context, obj *sourcev1.GitRepository) (*gi
 			return nil, &errs.Generic{Err: err, Reason: sourcev1.AuthenticationFailedReason}
 		}
 		data = secret.Data
+	}
+	if provider != sourcev1.GitProviderGitHub && git.HasGitHubApp(data) {
+		return nil, &errs.Generic{
+			Err:    fmt.Errorf("secretRef '%s/%s' has github app data but provider is not set to github", obj.Namespace, obj.Spec.SecretRef.Name),
+			Reason: sourcev1.InvalidProviderConfigurationReason,
+		}
 	}
 	auth, err := git.NewAuth(obj.Spec.URL, data)
 	if err != nil {
@@ -194,7 +211,24 @@ func (r *Reconciler) auth(ctx context.Context, obj *sourcev1.GitRepository) (*gi
 			return nil, &errs.Generic{Err: fmt.Errorf("invalid proxy secret '%s/%s': %w", obj.Namespace, secret.Name, err), Reason: sourcev1.AuthenticationFailedReason}
 		}
 	}
+	if provider == sourcev1.GitProviderGitHub {
+		return auth, r.useGitHubApp(ctx, auth, data)
+	}
 	return auth, nil
+}
+
+// useGitHubApp makes auth present an installation token of the Secret's
+// GitHub App.
+func (r *Reconciler) useGitHubApp(ctx context.Context, auth *git.Auth, data map[string][]byte) error {
+	err := auth.UseGitHubApp(ctx, cmp.Or(r.GitHubApps, githubapp.Default), data)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, git.ErrNoGitHubApp):
+		return &errs.Generic{Err: err, Reason: sourcev1.InvalidProviderConfigurationReason}
+	default:
+		return &errs.Generic{Err: fmt.Errorf("failed to configure authentication options: %w", err), Reason: sourcev1.AuthenticationFailedReason}
+	}
 }
 
 func (r *Reconciler) secret(ctx context.Context, namespace, name string) (*corev1.Secret, error) {
