@@ -374,3 +374,34 @@ func TestDiffStaysTrue(t *testing.T) {
 		t.Errorf("not-applicable text %q", s)
 	}
 }
+
+// TestWaitingIsNotFailing adds a Kustomization that depends on the broken
+// one: it waits (DependencyNotReady), which the overview shows as waiting,
+// not as a second failure in "Needs attention"; its page says what it
+// waits for, linked, and "Since", not "Ready since".
+func TestWaitingIsNotFailing(t *testing.T) {
+	f := newFleet(t)
+	f.add("after-broken", "./apps", []meta.DependencyReference{{Name: "broken"}})
+	f.waitFailed("after-broken", meta.DependencyNotReadyReason)
+	b := newUI(t, f.env.Config)
+	b.open("/?namespace=" + f.ns)
+	waiting := "Kustomization/" + f.ns + "/after-broken"
+	b.waitJS("the waiting row", `document.querySelector('[data-testid=object-row][data-id="`+waiting+`"]')?.dataset.state === 'waiting'`, 10*time.Second)
+	var attention []string
+	b.eval(`[...document.querySelectorAll('[data-testid=attention-item]')].map(i => i.dataset.id)`, &attention)
+	if len(attention) != 1 || !strings.HasSuffix(attention[0], "/broken") {
+		t.Errorf("needs attention = %v, want the broken Kustomization alone", attention)
+	}
+	counts := b.str(`document.querySelector('[data-testid=counts] thead')?.innerText || ''`)
+	if !strings.Contains(counts, "Waiting") {
+		t.Errorf("counts header %q has no Waiting column", counts)
+	}
+	b.open(ksURL(f.ns, "after-broken"))
+	link := b.str(`document.querySelector('[data-testid=waiting-for] a')?.getAttribute('href') || ''`)
+	if link != ksURL(f.ns, "broken") {
+		t.Errorf("waiting-for link = %q, want %s", link, ksURL(f.ns, "broken"))
+	}
+	if summary := b.str(`document.querySelector('[data-testid=summary]').innerText`); strings.Contains(summary, "Ready since") {
+		t.Errorf("a waiting object's summary says %q", summary)
+	}
+}

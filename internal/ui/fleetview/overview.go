@@ -37,6 +37,7 @@ type Count struct {
 	Total       int    `json:"total"`
 	Ready       int    `json:"ready"`
 	Failing     int    `json:"failing"`
+	Waiting     int    `json:"waiting"`
 	Stalled     int    `json:"stalled"`
 	Reconciling int    `json:"reconciling"`
 	Suspended   int    `json:"suspended"`
@@ -50,6 +51,8 @@ func (c *Count) add(state string) {
 		c.Ready++
 	case StateFailing:
 		c.Failing++
+	case StateWaiting:
+		c.Waiting++
 	case StateStalled:
 		c.Stalled++
 	case StateReconciling:

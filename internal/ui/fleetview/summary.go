@@ -10,6 +10,7 @@ import (
 const (
 	StateReady       = objectstate.Ready
 	StateFailing     = objectstate.Failing
+	StateWaiting     = objectstate.Waiting
 	StateStalled     = objectstate.Stalled
 	StateReconciling = objectstate.Reconciling
 	StateSuspended   = objectstate.Suspended

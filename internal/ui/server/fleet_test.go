@@ -82,8 +82,15 @@ func TestOverviewAndGraph(t *testing.T) {
 	if code := b.getJSON("/api/overview?namespace="+ns, &o); code != http.StatusOK {
 		t.Fatalf("overview: %d", code)
 	}
-	if len(o.Attention) != 2 || o.Attention[0].Name != "infrastructure" || o.Attention[0].Reason != "BuildFailed" {
-		t.Errorf("attention = %+v, want infrastructure (newest failure) first", o.Attention)
+	// apps waits for infrastructure (DependencyNotReady): not a root cause,
+	// so not in the attention list, and not failing.
+	if len(o.Attention) != 1 || o.Attention[0].Name != "infrastructure" || o.Attention[0].Reason != "BuildFailed" {
+		t.Errorf("attention = %+v, want infrastructure alone", o.Attention)
+	}
+	for _, obj := range o.Objects {
+		if obj.Name == "apps" && obj.State != "waiting" {
+			t.Errorf("apps is %q, want waiting", obj.State)
+		}
 	}
 	if len(o.Objects) != 3 || o.Objects[0].Name != "infrastructure" {
 		t.Errorf("objects = %+v, want the failing Kustomization first", o.Objects)

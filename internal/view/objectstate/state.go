@@ -2,6 +2,7 @@ package objectstate
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"time"
 
@@ -17,8 +18,12 @@ import (
 
 // The states of a toolkit object, the UI's words.
 const (
-	Ready       = "ready"
-	Failing     = "failing"
+	Ready   = "ready"
+	Failing = "failing"
+	// Waiting is Ready=False for want of a dependency (DependencyNotReady):
+	// the object itself is fine, its dependsOn is not there yet; its root
+	// cause is elsewhere, so it is not Failing.
+	Waiting     = "waiting"
 	Stalled     = "stalled"
 	Reconciling = "reconciling"
 	Suspended   = "suspended"
@@ -75,6 +80,23 @@ type Summary struct {
 	SuspendReason string `json:"suspendReason"`
 	// LastTransition is the Ready condition's lastTransitionTime, RFC 3339.
 	LastTransition string `json:"lastTransition"`
+	// WaitingFor are the dependencies a waiting object names in its Ready
+	// message (Flux's "dependency '<ns>/<name>' is not ready"), of its own
+	// kind, as dependsOn refers to them.
+	WaitingFor []Ref `json:"waitingFor,omitempty"`
+}
+
+// dependencyInMessage finds the dependencies Flux's DependencyNotReady
+// messages name: "dependency '<namespace>/<name>' …".
+var dependencyInMessage = regexp.MustCompile(`dependency '([^'/]+)/([^']+)'`)
+
+// waitingFor reads the dependencies a waiting object's message names.
+func waitingFor(kind, message string) []Ref {
+	var out []Ref
+	for _, m := range dependencyInMessage.FindAllStringSubmatch(message, -1) {
+		out = append(out, Ref{Kind: kind, Namespace: m[1], Name: m[2]})
+	}
+	return out
 }
 
 // Conditions decodes status.conditions; malformed entries are skipped.
@@ -142,7 +164,8 @@ func conditionOf(m map[string]any) (c metav1.Condition, ok bool) {
 
 // Of is the state of toolkit object u: suspended (spec.suspend, or an
 // ArtifactGenerator's reconcile annotation) first,
-// then Stalled=True is stalled, Ready=False failing, Reconciling=True or
+// then Stalled=True is stalled, Ready=False for DependencyNotReady
+// waiting, any other Ready=False failing, Reconciling=True or
 // Ready=Unknown or status.observedGeneration behind metadata.generation
 // reconciling, Ready=True ready, and anything else unknown. A kind no
 // controller writes a status for (Alert, Provider, an OCI HelmRepository:
@@ -159,6 +182,8 @@ func of(u *unstructured.Unstructured, conds []metav1.Condition) string {
 	switch {
 	case apimeta.IsStatusConditionTrue(conds, meta.StalledCondition):
 		return Stalled
+	case ready != nil && ready.Status == metav1.ConditionFalse && ready.Reason == meta.DependencyNotReadyReason:
+		return Waiting
 	case ready != nil && ready.Status == metav1.ConditionFalse:
 		return Failing
 	case apimeta.IsStatusConditionTrue(conds, meta.ReconcilingCondition),
@@ -232,6 +257,9 @@ func Summarize(u *unstructured.Unstructured) Summary {
 	}
 	if ready != nil && !ready.LastTransitionTime.IsZero() {
 		s.LastTransition = ready.LastTransitionTime.UTC().Format(time.RFC3339)
+	}
+	if s.State == Waiting {
+		s.WaitingFor = waitingFor(s.Kind, ready.Message)
 	}
 	s.Suspended = IsSuspended(u)
 	if s.Suspended {

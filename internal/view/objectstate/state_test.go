@@ -38,6 +38,8 @@ func TestOf(t *testing.T) {
 		{"suspended wins", ks + "spec: {suspend: true}\nstatus:\n  conditions:\n" + cond("Stalled", "True"), Suspended},
 		{"stalled", ks + "status:\n  observedGeneration: 2\n  conditions:\n" + cond("Ready", "False") + cond("Stalled", "True"), Stalled},
 		{"failing", ks + "status:\n  observedGeneration: 2\n  conditions:\n" + cond("Ready", "False"), Failing},
+		{"waiting for a dependency", ks + "status:\n  observedGeneration: 2\n  conditions:\n" +
+			"  - {type: Ready, status: \"False\", reason: DependencyNotReady, message: \"dependency 'flux-system/infra' is not ready\"}\n", Waiting},
 		{"failing before behind", ks + "status:\n  observedGeneration: 1\n  conditions:\n" + cond("Ready", "False"), Failing},
 		{"reconciling", ks + "status:\n  observedGeneration: 2\n  conditions:\n" + cond("Ready", "True") + cond("Reconciling", "True"), Reconciling},
 		{"ready unknown", ks + "status:\n  observedGeneration: 2\n  conditions:\n" + cond("Ready", "Unknown"), Reconciling},
@@ -100,6 +102,17 @@ status:
 	}
 	if diff := cmp.Diff(want, Summarize(u)); diff != "" {
 		t.Errorf("Summarize (-want +got):\n%s", diff)
+	}
+}
+
+func TestSummarizeWaiting(t *testing.T) {
+	u := object(t, ks+"status:\n  observedGeneration: 2\n  conditions:\n"+
+		"  - {type: Ready, status: \"False\", reason: DependencyNotReady, lastTransitionTime: \"2026-01-02T03:04:05Z\",\n"+
+		"     message: \"dependency 'flux-system/infra' is not ready; dependency 'shared/crds' is not ready\"}\n")
+	got := Summarize(u)
+	want := []Ref{{Kind: "Kustomization", Namespace: "flux-system", Name: "infra"}, {Kind: "Kustomization", Namespace: "shared", Name: "crds"}}
+	if got.State != Waiting || !cmp.Equal(got.WaitingFor, want) {
+		t.Errorf("state %s, waiting for %v; want waiting for %v", got.State, got.WaitingFor, want)
 	}
 }
 

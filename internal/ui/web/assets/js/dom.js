@@ -40,6 +40,7 @@ function append(el, children) {
 export const stateInfo = {
   ready: {icon: '✔', label: 'Ready'},
   failing: {icon: '✖', label: 'Failing'},
+  waiting: {icon: '◷', label: 'Waiting'},
   stalled: {icon: '⚠', label: 'Stalled'},
   reconciling: {icon: '↻', label: 'Reconciling'},
   suspended: {icon: '‖', label: 'Suspended'},

@@ -138,7 +138,11 @@ function renderSummary(section, data) {
     ['Reason', h('span', {id: 'object-reason'}, o.reason || '—')],
     ['Message', h('span', {id: 'object-message', class: 'message'}, o.message || '—')],
   ];
-  if (o.lastTransition) rows.push(['Ready since', time(o.lastTransition)]);
+  if (o.state === 'waiting' && (o.waitingFor || []).length) {
+    rows.push(['Waiting for', h('ul', {class: 'inline', 'data-testid': 'waiting-for'},
+      o.waitingFor.map((d) => h('li', {}, objectLink(d))))]);
+  }
+  if (o.lastTransition) rows.push([o.state === 'ready' ? 'Ready since' : 'Since', time(o.lastTransition)]);
   if (o.suspended) {
     rows.push(['Suspended', h('span', {'data-testid': 'suspended-info'},
       `by ${o.suspendedBy || 'unknown'}${o.suspendReason ? `: ${o.suspendReason}` : ' (no reason given)'}`)]);
