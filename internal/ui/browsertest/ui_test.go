@@ -9,9 +9,12 @@ import (
 
 	"github.com/chromedp/chromedp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
+	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/devenv/testenv"
 )
 
@@ -403,5 +406,50 @@ func TestWaitingIsNotFailing(t *testing.T) {
 	}
 	if summary := b.str(`document.querySelector('[data-testid=summary]').innerText`); strings.Contains(summary, "Ready since") {
 		t.Errorf("a waiting object's summary says %q", summary)
+	}
+}
+
+// TestObjectPageShowsTheObject checks what the object page shows of the
+// object itself: its live spec as YAML, ages instead of bare dates, a
+// source's consumers linked, and the Kustomization that applied an object.
+func TestObjectPageShowsTheObject(t *testing.T) {
+	f := newFleet(t)
+	child := &kustomizev1.Kustomization{
+		ObjectMeta: metav1.ObjectMeta{Name: "child", Namespace: f.ns, Labels: map[string]string{
+			"kustomize.toolkit.fluxcd.io/name": "apps", "kustomize.toolkit.fluxcd.io/namespace": f.ns}},
+		Spec: kustomizev1.KustomizationSpec{
+			SourceRef: kustomizev1.CrossNamespaceSourceReference{Kind: sourcev1.GitRepositoryKind, Name: f.repo.Name},
+			Path:      "./apps", Interval: metav1.Duration{Duration: time.Hour}, Suspend: true,
+		},
+	}
+	f.env.Create(t, child)
+	b := newUI(t, f.env.Config)
+	b.open(fmt.Sprintf("/objects/GitRepository/%s/fleet", f.ns))
+	var readers []string
+	b.eval(`[...document.querySelectorAll('[data-testid=consumers] a')].map(a => a.textContent)`, &readers)
+	joined := strings.Join(readers, " ")
+	for _, name := range []string{"apps", "infrastructure", "broken", "child"} {
+		if !strings.Contains(joined, "/"+name) {
+			t.Errorf("the GitRepository's consumers %v lack %s", readers, name)
+		}
+	}
+	b.open(ksURL(f.ns, "child"))
+	if link := b.str(`document.querySelector('[data-testid=applied-by] a')?.getAttribute('href') || ''`); link != ksURL(f.ns, "apps") {
+		t.Errorf("applied-by link = %q, want %s", link, ksURL(f.ns, "apps"))
+	}
+	b.open(ksURL(f.ns, "apps"))
+	if spec := b.str(`document.querySelector('[data-testid=spec] pre')?.textContent || ''`); !strings.Contains(spec, "path: ./apps") ||
+		!strings.Contains(spec, "sourceRef:") {
+		t.Errorf("spec YAML = %q", spec)
+	}
+	var ages []string
+	b.eval(`[...document.querySelectorAll('time[datetime]')].map(t => t.textContent)`, &ages)
+	if len(ages) == 0 {
+		t.Fatal("no time shown on the page")
+	}
+	for _, a := range ages {
+		if !strings.HasSuffix(a, " ago") && a != "just now" {
+			t.Errorf("time shown as %q, want an age", a)
+		}
 	}
 }

@@ -11,8 +11,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
+	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/view/inventorytree"
 	"github.com/weir-gitops/weir/internal/view/kinds"
@@ -49,6 +51,9 @@ type HistoryEntry struct {
 	TotalReconciliations int64  `json:"totalReconciliations"`
 	LastReconciledStatus string `json:"lastReconciledStatus"`
 	Digest               string `json:"digest"`
+	// HelmRevision is a HelmRelease snapshot's release revision in Helm's
+	// storage (the N of sh.helm.release.v1.<name>.vN); 0 otherwise.
+	HelmRevision int `json:"helmRevision,omitempty"`
 }
 
 // TreeNode is one object of the inventory tree with the state of its live
@@ -77,6 +82,15 @@ type Detail struct {
 	Source    *Ref           `json:"source"`
 	DependsOn []Ref          `json:"dependsOn"`
 	Spec      map[string]any `json:"spec"`
+	// SpecYAML is the live spec as YAML, as `kubectl get -o yaml` shows it.
+	SpecYAML string `json:"specYAML"`
+	// Consumers are the objects that read this source (sourceRef,
+	// chartRef, chart.spec.sourceRef, imageRepositoryRef), among those the
+	// caller may list; nil for a kind nothing reads.
+	Consumers []Ref `json:"consumers,omitempty"`
+	// AppliedBy is the Kustomization whose inventory holds the object, as
+	// its kustomize.toolkit.fluxcd.io/name and /namespace labels say.
+	AppliedBy *Ref `json:"appliedBy,omitempty"`
 	// Permissions is left nil by Get: the caller fills it with
 	// Permissions, which needs the user's name.
 	Permissions *Perms `json:"permissions"`
@@ -121,6 +135,15 @@ func Get(ctx context.Context, c client.Client, cfg *rest.Config, ref Ref) (*Deta
 		Source:     sourceRef(k, u),
 	}
 	d.Spec, _, _ = unstructured.NestedMap(u.Object, "spec")
+	if d.Spec != nil {
+		if b, err := yaml.Marshal(map[string]any{"spec": d.Spec}); err == nil {
+			d.SpecYAML = string(b)
+		}
+	}
+	d.AppliedBy = appliedBy(u)
+	if k.Source || k.Kind == kinds.ImageRepository.Kind {
+		d.Consumers = consumers(ctx, c, ref)
+	}
 	if k.Kind == kinds.Kustomization.Kind || k.Kind == kinds.HelmRelease.Kind {
 		opts := inventorytree.Options{States: true}
 		if cfg != nil {
@@ -178,7 +201,7 @@ func historyOf(u *unstructured.Unstructured) []HistoryEntry {
 				out = append(out, HistoryEntry{
 					Revision: h.ChartName + "@" + h.ChartVersion, FirstReconciled: rfc3339(h.FirstDeployed.Time),
 					LastReconciled: rfc3339(h.LastDeployed.Time), TotalReconciliations: 1,
-					LastReconciledStatus: h.Status, Digest: h.Digest,
+					LastReconciledStatus: h.Status, Digest: h.Digest, HelmRevision: h.Version,
 				})
 			}
 		}
@@ -219,6 +242,38 @@ func dependsOn(u *unstructured.Unstructured) []Ref {
 // ImageUpdateAutomation's spec.sourceRef, a HelmRelease's chartRef or
 // its chart's sourceRef, a HelmChart's sourceRef, an ImagePolicy's
 // imageRepositoryRef; nil for other kinds.
+// consumerKinds are the kinds whose objects read a source.
+var consumerKinds = []kinds.Kind{kinds.Kustomization, kinds.HelmRelease, kinds.HelmChart, kinds.ImagePolicy}
+
+// consumers lists, cluster-wide as the caller, the objects whose source is
+// ref; a kind the caller may not list is left out.
+func consumers(ctx context.Context, c client.Client, ref Ref) []Ref {
+	out := []Ref{}
+	for _, k := range consumerKinds {
+		list := k.NewList()
+		if err := c.List(ctx, list); err != nil {
+			continue
+		}
+		for i := range list.Items {
+			u := &list.Items[i]
+			if src := sourceRef(k, u); src != nil && *src == ref {
+				out = append(out, Ref{Kind: k.Kind, Namespace: u.GetNamespace(), Name: u.GetName()})
+			}
+		}
+	}
+	return out
+}
+
+// appliedBy reads the labels kustomize-controller sets on what it applies.
+func appliedBy(u *unstructured.Unstructured) *Ref {
+	l := u.GetLabels()
+	name, ns := l[kustomizev1.GroupVersion.Group+"/name"], l[kustomizev1.GroupVersion.Group+"/namespace"]
+	if name == "" || ns == "" {
+		return nil
+	}
+	return &Ref{Kind: kinds.Kustomization.Kind, Namespace: ns, Name: name}
+}
+
 func sourceRef(k kinds.Kind, u *unstructured.Unstructured) *Ref {
 	var paths [][]string
 	switch k.Kind {

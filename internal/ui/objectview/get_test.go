@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/weir-gitops/weir/internal/devenv/testenv"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/golden"
 )
@@ -93,5 +95,23 @@ func TestGet(t *testing.T) {
 	}
 	if _, err := Get(context.Background(), env.Client, env.Config, Ref{Kind: "Deployment", Namespace: ns, Name: "x"}); err == nil {
 		t.Error("a kind that is not a toolkit kind: no error")
+	}
+}
+
+func TestHistoryOfAHelmReleaseKeepsHelmRevisions(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
+		"metadata": map[string]any{"name": "app", "namespace": "apps"},
+		"status": map[string]any{"history": []any{
+			map[string]any{"name": "app", "namespace": "apps", "version": int64(3), "status": "deployed", "chartName": "podinfo",
+				"chartVersion": "6.5.0", "configDigest": "sha256:c", "digest": "sha256:d", "firstDeployed": "2026-12-01T00:00:00Z", "lastDeployed": "2026-12-02T00:00:00Z"},
+			map[string]any{"name": "app", "namespace": "apps", "version": int64(2), "status": "superseded", "chartName": "podinfo",
+				"chartVersion": "6.4.0", "configDigest": "sha256:b", "digest": "sha256:e", "firstDeployed": "2026-11-01T00:00:00Z", "lastDeployed": "2026-11-02T00:00:00Z"},
+		}},
+	}}
+	got := historyOf(u)
+	if len(got) != 2 || got[0].HelmRevision != 3 || got[1].HelmRevision != 2 || got[0].Revision != "podinfo@6.5.0" ||
+		got[1].LastReconciledStatus != "superseded" {
+		t.Errorf("history = %+v, want v3 podinfo@6.5.0 then v2 superseded", got)
 	}
 }

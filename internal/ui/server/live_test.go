@@ -74,7 +74,7 @@ func TestActionsLocal(t *testing.T) {
 		Permissions map[string]struct{ Allowed bool }
 	}
 	if code := b.getJSON("/api/objects/Kustomization/"+ns+"/apps", &page); code != http.StatusOK ||
-		page.Summary.State != "failing" || !page.Permissions["reconcile"].Allowed {
+		page.Summary.State != "waiting" || !page.Permissions["reconcile"].Allowed { // DependencyNotReady
 		t.Errorf("object page of apps: %d %+v", code, page)
 	}
 	if code := b.getJSON("/api/objects/Nothing/"+ns+"/apps", nil); code != http.StatusNotFound {

@@ -85,11 +85,33 @@ export function objectLink(r, text) {
 }
 
 // time renders an RFC 3339 time as a <time> with the local rendering.
+// time shows when, as an age ("3m ago"), the date and time in its
+// title (a tooltip, and what a screen reader can ask for).
 export function time(iso) {
   if (!iso) return '';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return h('time', {datetime: iso, title: iso}, d.toLocaleString());
+  return h('time', {datetime: iso, title: d.toLocaleString()}, age(d));
+}
+
+// Ages on the page move on by themselves, every 15 s.
+if (typeof document !== 'undefined') {
+  setInterval(() => {
+    for (const el of document.querySelectorAll('time[datetime]')) el.textContent = age(new Date(el.dateTime));
+  }, 15000);
+}
+
+// age is how long ago d was, in its largest unit: "just now", "42s ago",
+// "3m ago", "5h ago", "2d ago" ("in 3m" for a time ahead).
+export function age(d, now = Date.now()) {
+  const ms = now - d.getTime();
+  const s = Math.round(Math.abs(ms) / 1000);
+  if (s < 5) return 'just now';
+  let text = `${s}s`;
+  if (s >= 86400) text = `${Math.floor(s / 86400)}d`;
+  else if (s >= 3600) text = `${Math.floor(s / 3600)}h`;
+  else if (s >= 60) text = `${Math.floor(s / 60)}m`;
+  return ms >= 0 ? `${text} ago` : `in ${text}`;
 }
 
 export function clear(el) {

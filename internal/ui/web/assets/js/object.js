@@ -18,6 +18,7 @@ export async function objectPage(main, params) {
     events: h('section', {'aria-labelledby': 'events-title'}),
     tree: h('section', {'aria-labelledby': 'tree-title'}),
     history: h('section', {'aria-labelledby': 'history-title'}),
+    spec: h('section', {'aria-labelledby': 'spec-title'}),
   };
   main.dataset.loaded = 'false';
   main.replaceChildren(h('h1', {}, h('span', {class: 'kind'}, ref.kind), ' ', `${ref.namespace}/${ref.name}`),
@@ -39,6 +40,7 @@ export async function objectPage(main, params) {
     renderConditions(parts.conditions, data.conditions || []);
     renderTree(parts.tree, data.tree);
     renderHistory(parts.history, data.history || []);
+    renderSpec(parts.spec, data.specYAML);
     return true;
   };
   const events = eventsTable(parts.events);
@@ -148,6 +150,12 @@ function renderSummary(section, data) {
       `by ${o.suspendedBy || 'unknown'}${o.suspendReason ? `: ${o.suspendReason}` : ' (no reason given)'}`)]);
   }
   if (data.source) rows.push(['Source', objectLink(data.source)]);
+  if (data.appliedBy) rows.push(['Applied by', h('span', {'data-testid': 'applied-by'}, objectLink(data.appliedBy))]);
+  if (data.consumers) {
+    rows.push(['Read by', data.consumers.length
+      ? h('ul', {class: 'inline', 'data-testid': 'consumers'}, data.consumers.map((c) => h('li', {}, objectLink(c))))
+      : h('span', {'data-testid': 'consumers'}, 'nothing you may list')]);
+  }
   if (data.dependsOn && data.dependsOn.length) {
     rows.push(['Depends on', h('ul', {class: 'inline'}, data.dependsOn.map((d) => h('li', {}, objectLink(d))))]);
   }
@@ -269,9 +277,24 @@ function renderHistory(section, history) {
     section.append(h('p', {}, 'No history recorded.'));
     return;
   }
+  // A HelmRelease's snapshots carry Helm's release revision (vN).
+  const helm = history.some((e) => e.helmRevision);
+  const titles = [...(helm ? ['Helm revision'] : []), 'Revision', 'First reconciled', 'Last reconciled', 'Reconciliations', 'Status', 'Digest'];
   section.append(h('div', {class: 'table-wrap'}, h('table', {'data-testid': 'history'},
-    h('thead', {}, h('tr', {}, ['Revision', 'First reconciled', 'Last reconciled', 'Reconciliations', 'Status', 'Digest'].map((t) => h('th', {scope: 'col'}, t)))),
+    h('thead', {}, h('tr', {}, titles.map((t) => h('th', {scope: 'col'}, t)))),
     h('tbody', {}, history.map((e) => h('tr', {},
+      helm ? h('td', {class: 'num', 'data-testid': 'helm-revision'}, e.helmRevision ? `v${e.helmRevision}` : '') : '',
       h('td', {}, h('code', {}, e.revision)), h('td', {}, time(e.firstReconciled)), h('td', {}, time(e.lastReconciled)),
       h('td', {class: 'num'}, e.totalReconciliations), h('td', {}, e.lastReconciledStatus), h('td', {}, h('code', {}, e.digest || ''))))))));
+}
+
+// renderSpec shows the live spec as YAML, folded.
+function renderSpec(section, yaml) {
+  clear(section).append(h('h2', {id: 'spec-title'}, 'Spec'));
+  if (!yaml) {
+    section.append(h('p', {}, 'No spec.'));
+    return;
+  }
+  section.append(h('details', {'data-testid': 'spec'}, h('summary', {}, 'The live spec as YAML'),
+    h('pre', {class: 'yaml', tabindex: 0}, yaml)));
 }
