@@ -437,6 +437,10 @@ func TestObjectPageShowsTheObject(t *testing.T) {
 	if link := b.str(`document.querySelector('[data-testid=applied-by] a')?.getAttribute('href') || ''`); link != ksURL(f.ns, "apps") {
 		t.Errorf("applied-by link = %q, want %s", link, ksURL(f.ns, "apps"))
 	}
+	b.open("/graph?namespace=" + f.ns)
+	if n := b.str(`String(document.querySelectorAll('[data-testid=graph-edge][data-type=applies]').length)`); n != "1" {
+		t.Errorf("%s 'applies' edges in the graph, want 1 (apps → child)", n)
+	}
 	b.open(ksURL(f.ns, "apps"))
 	if spec := b.str(`document.querySelector('[data-testid=spec] pre')?.textContent || ''`); !strings.Contains(spec, "path: ./apps") ||
 		!strings.Contains(spec, "sourceRef:") {

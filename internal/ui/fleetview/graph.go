@@ -15,6 +15,10 @@ import (
 const (
 	EdgeSource    = "source"
 	EdgeDependsOn = "dependsOn"
+	// EdgeApplies runs from a Kustomization to a toolkit object it applied
+	// (a HelmRelease, a Kustomization, a source), as the applied object's
+	// kustomize.toolkit.fluxcd.io/name and /namespace labels say.
+	EdgeApplies = "applies"
 )
 
 // Node is one object of the graph.
@@ -178,6 +182,17 @@ func generatorSources(u *unstructured.Unstructured) []Ref {
 	return nil
 }
 
+// appliedBy is the Kustomization that applied u, from the labels
+// kustomize-controller sets.
+func appliedBy(u *unstructured.Unstructured) (Ref, bool) {
+	l := u.GetLabels()
+	name, ns := l[kustomizeGroup+"/name"], l[kustomizeGroup+"/namespace"]
+	return Ref{Kind: kinds.Kustomization.Kind, Namespace: ns, Name: name}, name != "" && ns != ""
+}
+
+// kustomizeGroup prefixes the labels of what a Kustomization applied.
+const kustomizeGroup = "kustomize.toolkit.fluxcd.io"
+
 // refIn reads kind, name and namespace (ns when empty) from a reference.
 func refIn(m map[string]any, ns string) (Ref, bool) {
 	kind, _ := m["kind"].(string)
@@ -200,6 +215,9 @@ func (idx index) edgesTo(u *unstructured.Unstructured) []Edge {
 	}
 	for _, d := range dependsOn(u) {
 		edges = append(edges, Edge{From: d.String(), To: to, Type: EdgeDependsOn})
+	}
+	if by, ok := appliedBy(u); ok && idx[by.String()] != nil && by.String() != to {
+		edges = append(edges, Edge{From: by.String(), To: to, Type: EdgeApplies})
 	}
 	return edges
 }

@@ -1,6 +1,7 @@
 // The graph: one column per layer of /api/graph, nodes coloured by state
 // and labelled with it, the revision under the name, where a chain waits
-// written out, source edges solid and dependsOn edges dashed.
+// written out, source edges solid, dependsOn edges dashed, and the edges
+// from a Kustomization to the toolkit objects it applied dotted.
 import {get, query} from './api.js';
 import {h, s, stateInfo, objectPath, debounce, shortRevision} from './dom.js';
 import {filterBar, readFilters, renderHidden} from './filters.js';
@@ -56,6 +57,7 @@ function legend() {
   return h('div', {class: 'legend', 'aria-label': 'Legend'},
     h('span', {class: 'legend-item'}, h('span', {class: 'edge-sample source', 'aria-hidden': 'true'}), 'source (solid)'),
     h('span', {class: 'legend-item'}, h('span', {class: 'edge-sample dependsOn', 'aria-hidden': 'true'}), 'dependsOn (dashed)'),
+    h('span', {class: 'legend-item'}, h('span', {class: 'edge-sample applies', 'aria-hidden': 'true'}), 'applied by (dotted)'),
     ...Object.entries(stateInfo).map(([k, v]) =>
       h('span', {class: `badge state-${k}`}, h('span', {'aria-hidden': 'true', class: 'icon'}, v.icon), ' ', v.label)));
 }
@@ -79,7 +81,8 @@ function draw(g, nodes) {
     'aria-label': `Dependency graph: ${g.nodes.length} objects, ${g.edges.length} edges`, 'data-testid': 'graph-svg'},
   s('defs', {},
     marker('arrow-source', 'source'),
-    marker('arrow-dependsOn', 'dependsOn')));
+    marker('arrow-dependsOn', 'dependsOn'),
+    marker('arrow-applies', 'applies')));
   const edges = s('g', {class: 'edges', 'aria-hidden': 'true'});
   for (const e of g.edges) {
     const from = byId.get(e.from), to = byId.get(e.to);
