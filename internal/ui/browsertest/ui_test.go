@@ -457,3 +457,27 @@ func TestObjectPageShowsTheObject(t *testing.T) {
 		}
 	}
 }
+
+// TestSortByColumn sorts the object table by name, then the other way,
+// with aria-sort saying which.
+func TestSortByColumn(t *testing.T) {
+	f := newFleet(t)
+	b := newUI(t, f.env.Config)
+	b.open("/?namespace=" + f.ns)
+	names := func() []string {
+		var out []string
+		b.eval(`[...document.querySelectorAll('[data-testid=object-row] td[data-col=name]')].map(td => td.textContent)`, &out)
+		return out
+	}
+	b.do("sorting by name", chromedp.Click(chromedp.CSS(`[data-testid=sort-name]`)))
+	if got, want := strings.Join(names(), ","), "apps,broken,fleet,infrastructure"; got != want {
+		t.Errorf("by name: %s, want %s", got, want)
+	}
+	if s := b.str(`document.querySelector('[data-testid=sort-name]').parentElement.getAttribute('aria-sort')`); s != "ascending" {
+		t.Errorf("aria-sort = %q", s)
+	}
+	b.do("sorting by name the other way", chromedp.Click(chromedp.CSS(`[data-testid=sort-name]`)))
+	if got, want := strings.Join(names(), ","), "infrastructure,fleet,broken,apps"; got != want {
+		t.Errorf("by name, descending: %s, want %s", got, want)
+	}
+}

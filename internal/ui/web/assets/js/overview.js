@@ -61,10 +61,32 @@ export async function overview(main, _params, params) {
     return tr;
   };
 
+  // sort is the column the table is sorted by (null: the server's order,
+  // what needs attention first) and its direction.
+  const sort = {col: null, dir: 1};
+  const headers = columns.map((col, i) => {
+    const button = h('button', {type: 'button', class: 'sort', 'data-testid': `sort-${col}`}, columnTitles[i]);
+    const th = h('th', {scope: 'col', 'aria-sort': 'none'}, button);
+    button.addEventListener('click', () => {
+      sort.dir = sort.col === col ? -sort.dir : 1;
+      sort.col = col;
+      for (const other of headers) other.setAttribute('aria-sort', 'none');
+      th.setAttribute('aria-sort', sort.dir > 0 ? 'ascending' : 'descending');
+      renderTable();
+    });
+    return th;
+  });
+  const sorted = () => {
+    if (!sort.col) return data.objects;
+    const key = (o) => (sort.col === 'reason' ? `${o.reason || ''} ${o.message || ''}` : String(o[sort.col] || ''));
+    return [...data.objects].sort((a, b) => sort.dir * key(a).localeCompare(key(b), undefined, {numeric: true}) ||
+      refId(a).localeCompare(refId(b)));
+  };
+
   const renderTable = () => {
     const focused = document.activeElement;
     const next = new Map();
-    for (const o of data.objects) {
+    for (const o of sorted()) {
       const id = refId(o);
       let tr = rows.get(id);
       if (tr) fillRow(tr, o);
@@ -124,7 +146,7 @@ export async function overview(main, _params, params) {
           h('caption', {class: 'sr-only'}, 'Every toolkit object, the ones needing attention first'),
           h('thead', {}, h('tr', {},
             h('th', {scope: 'col'}, selectAll),
-            ...columnTitles.map((t) => h('th', {scope: 'col'}, t)))),
+            ...headers)),
           tbody))));
   await load();
   if (data) {
