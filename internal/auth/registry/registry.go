@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -11,6 +12,10 @@ import (
 	"github.com/weir-gitops/weir/internal/auth"
 	"github.com/weir-gitops/weir/internal/auth/aws"
 )
+
+// ErrUnsupportedProvider is a provider weir has no registry login for
+// (yet): consumers stall on it rather than retry.
+var ErrUnsupportedProvider = errors.New("unsupported provider")
 
 // Login returns the credentials with which id pulls image (an image or
 // repository reference, with or without oci://) from provider's registry.
@@ -26,7 +31,7 @@ func Login(ctx context.Context, provider, image string, id auth.Identity, s *aut
 	case aws.ProviderName:
 		t, err = aws.RegistryLogin(ctx, s, id, host)
 	default:
-		return nil, fmt.Errorf("provider '%s' is not supported for registry logins", provider)
+		return nil, fmt.Errorf("%w: provider '%s' is not supported yet by weir; use 'generic' with a Secret", ErrUnsupportedProvider, provider)
 	}
 	if err != nil {
 		return nil, err
