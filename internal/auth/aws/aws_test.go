@@ -3,7 +3,6 @@ package aws_test
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -68,11 +67,7 @@ func TestObjectLevelLogins(t *testing.T) {
 	fake := awsfake.New(t)
 	fake.ReviewWebIdentity = awsfake.TokenReview(env.Client, aws.Audience)
 	fake.Setenv(t)
-	for _, name := range []string{"team-a", "team-b"} {
-		env.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name,
-			Annotations: map[string]string{aws.RoleARNAnnotation: "arn:aws:iam::123456789012:role/" + name}}})
-	}
-	env.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "plain"}})
+	env.Create(t, roleSA(ns, "team-a"), roleSA(ns, "team-b"), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "plain"}})
 	s := &auth.Settings{ObjectLevel: true, Client: env.Client, Cache: auth.NewCache(10, time.Hour)}
 
 	for _, name := range []string{"team-a", "team-b", "team-a"} {
@@ -130,8 +125,7 @@ func TestPublicAndFailures(t *testing.T) {
 	ctx := context.Background()
 	fake := awsfake.New(t)
 	fake.Setenv(t)
-	env.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pub",
-		Annotations: map[string]string{aws.RoleARNAnnotation: "arn:aws:iam::123456789012:role/pub"}}})
+	env.Create(t, roleSA(ns, "pub"))
 	s := &auth.Settings{ObjectLevel: true, Client: env.Client}
 	id, _ := s.IdentityFor(ns, "pub")
 
@@ -160,12 +154,7 @@ func TestPublicAndFailures(t *testing.T) {
 func TestControllerIRSA(t *testing.T) {
 	fake := awsfake.New(t)
 	fake.Setenv(t)
-	file := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(file, []byte("projected-token"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("AWS_WEB_IDENTITY_TOKEN_FILE", file)
-	t.Setenv("AWS_ROLE_ARN", "arn:aws:iam::123456789012:role/weir-controller")
+	awsfake.SetIRSA(t, "arn:aws:iam::123456789012:role/weir-controller", "projected-token")
 	t.Setenv("AWS_ROLE_SESSION_NAME", "weir-controller")
 	s := &auth.Settings{Cache: auth.NewCache(10, time.Hour)}
 
@@ -192,6 +181,12 @@ func TestControllerIRSA(t *testing.T) {
 	}
 }
 
+// roleSA is a ServiceAccount whose IAM role is named after it.
+func roleSA(ns, name string) *corev1.ServiceAccount {
+	return &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name,
+		Annotations: map[string]string{aws.RoleARNAnnotation: "arn:aws:iam::123456789012:role/" + name}}}
+}
+
 func assertNoSecrets(t *testing.T, err error) {
 	t.Helper()
 	for _, s := range []string{"secret-ASIA", "session-", "ecr-password", "eyJ"} {
@@ -209,8 +204,7 @@ func TestCacheUntilExpiry(t *testing.T) {
 	fake := awsfake.New(t)
 	fake.Lifetime = 2 * time.Second
 	fake.Setenv(t)
-	env.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "short",
-		Annotations: map[string]string{aws.RoleARNAnnotation: "arn:aws:iam::123456789012:role/short"}}})
+	env.Create(t, roleSA(ns, "short"))
 	s := &auth.Settings{ObjectLevel: true, Client: env.Client, Cache: auth.NewCache(10, time.Hour)}
 	id, _ := s.IdentityFor(ns, "short")
 	login := func() {

@@ -1,8 +1,6 @@
 package imagerepository
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -29,12 +27,7 @@ func TestProviderAWSController(t *testing.T) {
 	fake := awsfake.New(t)
 	fake.RegistryPassword = "ecr-pass-image"
 	fake.Setenv(t)
-	file := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(file, []byte("irsa-projected-token"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("AWS_WEB_IDENTITY_TOKEN_FILE", file)
-	t.Setenv("AWS_ROLE_ARN", "arn:aws:iam::123456789012:role/image-reflector")
+	awsfake.SetIRSA(t, "arn:aws:iam::123456789012:role/image-reflector", "irsa-projected-token")
 	reg := ociregistry.New(t, ociregistry.Options{Username: "AWS", Password: fake.RegistryPassword})
 	reg.PushTags(t, "org/app", "app", "1.0.0", "1.1.0", "2.0.0")
 	proxy, _ := awsfake.RegistryProxy(t, reg.URL())

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -276,4 +278,17 @@ func jsonError(w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("X-Amzn-ErrorType", code)
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]string{"__type": code, "message": msg})
+}
+
+// SetIRSA gives the test's process the controller identity EKS's IRSA
+// webhook injects: a projected token in a file and the role to assume
+// (AWS_WEB_IDENTITY_TOKEN_FILE, AWS_ROLE_ARN).
+func SetIRSA(t *testing.T, roleARN, token string) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(file, []byte(token), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AWS_WEB_IDENTITY_TOKEN_FILE", file)
+	t.Setenv("AWS_ROLE_ARN", roleARN)
 }
