@@ -17,6 +17,7 @@ import (
 	"github.com/weir-gitops/weir/internal/devenv/testenv"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/awsfake"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/ociregistry"
+	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 	"github.com/weir-gitops/weir/internal/source"
 )
@@ -27,7 +28,7 @@ const ecrHost = "123456789012.dkr.ecr.eu-west-1.amazonaws.com"
 
 // awsSetup is the fake AWS, a registry that only takes the fake's ECR
 // login, and a proxy Secret mapping ecrHost to it.
-func awsSetup(t *testing.T, env *testenv.Env, ns string) (*awsfake.Fake, string, func() []string) {
+func awsSetup(t *testing.T, env *testenv.Env, ns string) (*awsfake.Fake, *ociregistry.Registry, string, func() []string) {
 	t.Helper()
 	fake := awsfake.New(t)
 	fake.RegistryPassword = "ecr-pass-" + ns
@@ -38,7 +39,7 @@ func awsSetup(t *testing.T, env *testenv.Env, ns string) (*awsfake.Fake, string,
 	proxy, hosts := awsfake.RegistryProxy(t, reg.URL())
 	create(t, env, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "to-ecr", Namespace: ns},
 		Data: map[string][]byte{"address": []byte(proxy)}})
-	return fake, digest, hosts
+	return fake, reg, digest, hosts
 }
 
 func ecrRepo(ns, name, sa string) *sourcev1.OCIRepository {
@@ -64,7 +65,7 @@ func roleSA(ns, name string) *corev1.ServiceAccount {
 func TestProviderAWSObjectLevel(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
-	fake, digest, hosts := awsSetup(t, env, ns)
+	fake, _, digest, hosts := awsSetup(t, env, ns)
 	create(t, env, roleSA(ns, "team-a"), roleSA(ns, "team-b"), roleSA(ns, "plain"))
 	a, b := ecrRepo(ns, "a", "team-a"), ecrRepo(ns, "b", "team-b")
 	create(t, env, a, b)
@@ -116,7 +117,7 @@ func TestProviderAWSObjectLevel(t *testing.T) {
 func TestProviderAWSGateOff(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
-	fake, _, _ := awsSetup(t, env, ns)
+	fake, _, _, _ := awsSetup(t, env, ns)
 	create(t, env, roleSA(ns, "team-a"))
 	r := &Reconciler{Deps: source.Deps{Client: env.Client, APIReader: env.Client, Auth: &auth.Settings{Client: env.Client}}}
 	_, err := r.remoteOptions(context.Background(), ecrRepo(ns, "a", "team-a"))
@@ -127,5 +128,28 @@ func TestProviderAWSGateOff(t *testing.T) {
 	}
 	if n := len(fake.Requests("")); n != 0 {
 		t.Errorf("%d calls reached AWS", n)
+	}
+}
+
+// TestProviderAWSCosign: the signature of an "ECR" artifact is fetched
+// with the same ECR login as the artifact.
+func TestProviderAWSCosign(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	_, reg, digest, _ := awsSetup(t, env, ns)
+	key := ociregistry.NewCosignKey(t)
+	key.Sign(t, reg, "org/app", digest)
+	create(t, env, roleSA(ns, "team-a"), &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "cosign-keys", Namespace: ns},
+		Data:       map[string][]byte{"cosign.pub": key.PublicPEM(t)},
+	})
+	obj := ecrRepo(ns, "signed", "team-a")
+	obj.Spec.Verify = &sourcev1.OCIRepositoryVerification{OCIVerification: sourcev1.OCIVerification{
+		Provider: sourcev1.VerificationProviderCosign, SecretRef: &meta.LocalObjectReference{Name: "cosign-keys"},
+	}}
+	create(t, env, obj)
+	obj = waitReady(t, env, obj, "v1@"+digest)
+	if c := conditions.Get(obj, sourcev1.SourceVerifiedCondition); c == nil || c.Status != metav1.ConditionTrue {
+		t.Errorf("SourceVerified = %+v", c)
 	}
 }
