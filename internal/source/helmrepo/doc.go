@@ -15,7 +15,8 @@
 // spec.passCredentials is true: an index may list chart URLs on another
 // host, which then gets no Authorization header. For type oci the Secret is
 // a kubernetes.io/dockerconfigjson or a username/password login for the
-// registry host; only provider generic is supported. Credentials appear in
+// registry host; without one, a cloud provider logs in through
+// internal/auth/registry. Credentials appear in
 // no error, and String/GoString print none.
 //
 // # Index, revision and artifact

@@ -2,12 +2,14 @@
 // (image.toolkit.fluxcd.io/v1) with image-reflector-controller's
 // behaviour:
 //
-//  1. spec.provider other than generic stalls (AuthenticationFailed, "not
-//     supported yet": weir has no cloud workload identity); an image Flux
-//     would refuse (a URL scheme, a tag) stalls with ImageURLInvalid.
+//  1. An image Flux would refuse (a URL scheme, a tag) stalls with
+//     ImageURLInvalid.
 //  2. Credentials from spec.secretRef, the ServiceAccount's image pull
-//     secrets, spec.certSecretRef and spec.proxySecretRef
-//     (AuthenticationFailed "failed to configure authentication options").
+//     secrets, spec.certSecretRef and spec.proxySecretRef; for a cloud
+//     provider a registry login (internal/auth/registry) as the
+//     ServiceAccount's or the controller's identity instead, and a provider
+//     with no login yet stalls (AuthenticationFailed "failed to configure
+//     authentication options").
 //  3. Scan only when due, as Flux: never scanned, a new
 //     reconcile.fluxcd.io/requestedAt, a new image name or exclusion list,
 //     no stored tags (storage emptied by a restart), or the interval passed

@@ -16,9 +16,8 @@
 // revision 'sha256:<hex>'", source-controller's wording.
 //
 // For type oci the object is static, as in Flux since v1: no finalizer, no
-// artifact, an empty status; HelmCharts read its URL and credentials. Only
-// provider generic is supported; another provider leaves the object Stalled
-// with a message saying so, rather than silently ignoring it.
+// artifact, an empty status, whatever its provider; HelmCharts read its URL
+// and credentials and make the provider's login when they pull.
 //
 // Differences from Flux, each deliberate: a repository's 401/403 is reported
 // with reason AuthenticationFailed (Flux says Failed), as weir's

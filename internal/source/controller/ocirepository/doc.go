@@ -12,6 +12,7 @@
 // with reason AuthenticationFailed (Flux folds it into
 // OCIArtifactPullFailed); status.url is the artifact's own URL, as weir's
 // storage keeps no "latest.tar.gz" symlink; keyless cosign, notation and
-// the aws/azure/gcp providers are refused with a Stalled condition saying
-// they are not supported yet, rather than half-done.
+// the azure/gcp providers are refused with a Stalled condition saying they
+// are not supported yet, rather than half-done. Provider aws logs in to ECR
+// through internal/auth/registry when no Secret gives credentials.
 package ocirepository
