@@ -39,7 +39,7 @@ func setupKustomize(ctx context.Context, deps *Deps) error {
 			DefaultServiceAccount:  opts.DefaultServiceAccount,
 			InsecureKubeConfigExec: opts.InsecureKubeConfigExec,
 			InsecureKubeConfigTLS:  opts.InsecureKubeConfigTLS,
-			KubeConfigIdentity:     kubeConfigIdentity(mgr, opts, gates),
+			KubeConfigIdentity:     deps.authSettings(opts.FluxOnly.DefaultKubeConfigSA),
 		},
 		Events: events.NewRecorder(mgr.GetEventRecorderFor(kustomization.ControllerName), mgr.GetScheme(), //nolint:staticcheck // SA1019: events.Recorder wraps the core/v1 record.EventRecorder; GetEventRecorder's events.k8s.io API has another signature
 			kustomization.ControllerName, os.Getenv("POD_NAME"), opts.EventsAddr),
