@@ -1,0 +1,159 @@
+package azurefake
+
+import (
+	"crypto/tls"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/satoken"
+)
+
+// TokenExchangeAudience is the audience Entra requires of a federated
+// client assertion.
+const TokenExchangeAudience = "api://AzureADTokenExchange"
+
+// IdentityHeader is the managed identity endpoint's secret header value.
+const IdentityHeader = "azurefake-identity-header"
+
+// TokenLifetime is the lifetime of the access tokens the fake issues;
+// refresh tokens live three hours, as ACR's do.
+const TokenLifetime = time.Hour
+
+// Request is one request the fake answered, without its tokens.
+type Request struct {
+	Method, Host, Path string
+	// Query is a GET request's query.
+	Query url.Values `json:",omitempty"`
+	// Form is a POST request's form without its tokens.
+	Form url.Values `json:",omitempty"`
+	// Assertion is the token request's client assertion, decoded.
+	Assertion *satoken.Claims `json:",omitempty"`
+	// AccessToken is the identity the ACR exchange's access token stands for.
+	AccessToken string `json:",omitempty"`
+	Status      int
+}
+
+// Server is a running fake.
+type Server struct {
+	// URL is https://127.0.0.1:PORT/, what AZURE_AUTHORITY_HOST takes.
+	URL string
+
+	srv     *httptest.Server
+	client  *http.Client
+	mu      sync.Mutex
+	reqs    []Request
+	refresh map[string]string
+	deny    map[string]bool
+}
+
+// Start serves a fake until the test ends.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	cert, pool, err := newCertificate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{refresh: map[string]string{}, deny: map[string]bool{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /common/discovery/instance", s.instanceDiscovery)
+	mux.HandleFunc("GET /{tenant}/v2.0/.well-known/openid-configuration", s.openIDConfiguration)
+	mux.HandleFunc("POST /{tenant}/oauth2/v2.0/token", s.token)
+	mux.HandleFunc("GET /msi/token", s.managedIdentity)
+	mux.HandleFunc("POST /oauth2/exchange", s.exchange)
+	s.srv = httptest.NewUnstartedServer(mux)
+	s.srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	s.srv.StartTLS()
+	t.Cleanup(s.srv.Close)
+	s.URL = s.srv.URL + "/"
+	s.client = client(pool, s.srv.Listener.Addr().String())
+	return s
+}
+
+// Client trusts the fake and sends every named host to it.
+func (s *Server) Client() *http.Client { return s.client }
+
+// ManagedIdentityEndpoint is what IDENTITY_ENDPOINT takes.
+func (s *Server) ManagedIdentityEndpoint() string { return s.srv.URL + "/msi/token" }
+
+// AccessToken is the Entra access token of client for scope.
+func AccessToken(client, scope string) string { return "entra." + client + "." + scope }
+
+// ManagedIdentityClient is the client id the managed identity endpoint
+// issues tokens as when the request names none.
+const ManagedIdentityClient = "system-assigned"
+
+// RefreshToken is the ACR refresh token of client for registry: a JWT,
+// minted on first use, so a test can start a registry that accepts it
+// before the exchange happens.
+func (s *Server) RefreshToken(client, registry string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := client + "@" + registry
+	if tok, ok := s.refresh[key]; ok {
+		return tok
+	}
+	claims := jwt.MapClaims{
+		"sub": client, "aud": registry, "iss": "Azure Container Registry",
+		"exp": time.Now().Add(3 * time.Hour).Unix(), "iat": time.Now().Unix(),
+	}
+	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString([]byte("azurefake"))
+	if err != nil {
+		panic(err)
+	}
+	s.refresh[key] = tok
+	return tok
+}
+
+// Deny makes the token endpoint refuse client, as Entra does an
+// application it does not know.
+func (s *Server) Deny(client string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.deny[client] = true
+}
+
+func (s *Server) denied(client string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.deny[client]
+}
+
+// Requests returns the requests answered so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.reqs)
+}
+
+// Count is the number of requests answered whose path ends with suffix.
+func (s *Server) Count(suffix string) int {
+	n := 0
+	for _, r := range s.Requests() {
+		if strings.HasSuffix(r.Path, suffix) {
+			n++
+		}
+	}
+	return n
+}
+
+func (s *Server) record(r Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reqs = append(s.reqs, r)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) int {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+	return status
+}
