@@ -1,0 +1,202 @@
+package aws_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/weir-gitops/weir/internal/auth"
+	"github.com/weir-gitops/weir/internal/auth/aws"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/awsfake"
+)
+
+func TestMain(m *testing.M) {
+	ctrllog.SetLogger(logr.Discard())
+	testenv.Main(m, testenv.APIServerOnly)
+}
+
+const ecrHost = "123456789012.dkr.ecr.eu-west-1.amazonaws.com"
+
+func TestParseRegistry(t *testing.T) {
+	tests := []struct {
+		host, region string
+		public       bool
+		wantErr      bool
+	}{
+		{host: ecrHost, region: "eu-west-1"},
+		{host: "123456789012.dkr.ecr-fips.us-gov-west-1.amazonaws.com", region: "us-gov-west-1"},
+		{host: "123456789012.dkr.ecr.cn-north-1.amazonaws.com.cn", region: "cn-north-1"},
+		{host: "public.ecr.aws", region: "us-east-1", public: true},
+		{host: "ghcr.io", wantErr: true},
+		{host: "127.0.0.1:5000", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.host, func(t *testing.T) {
+			got, err := aws.ParseRegistry(tt.host)
+			if tt.wantErr {
+				want := "invalid AWS registry: '" + tt.host + "'. must match "
+				if err == nil || !strings.HasPrefix(err.Error(), want) {
+					t.Fatalf("err = %v, want prefix %q", err, want)
+				}
+				return
+			}
+			if err != nil || got.Region != tt.region || got.Public != tt.public {
+				t.Fatalf("ParseRegistry = %+v, %v", got, err)
+			}
+		})
+	}
+}
+
+// TestObjectLevelLogins runs the whole object-level path against the real
+// API server and the fake: each ServiceAccount's TokenRequest (checked by
+// TokenReview) becomes its own role session, the ECR call is signed with
+// that session's key for ecr in the registry's region, and the cache makes
+// a second login exchange nothing.
+func TestObjectLevelLogins(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	ctx := context.Background()
+	fake := awsfake.New(t)
+	fake.ReviewWebIdentity = awsfake.TokenReview(env.Client, aws.Audience)
+	fake.Setenv(t)
+	for _, name := range []string{"team-a", "team-b"} {
+		env.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name,
+			Annotations: map[string]string{aws.RoleARNAnnotation: "arn:aws:iam::123456789012:role/" + name}}})
+	}
+	env.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "plain"}})
+	s := &auth.Settings{ObjectLevel: true, Client: env.Client, Cache: auth.NewCache(10, time.Hour)}
+
+	for _, name := range []string{"team-a", "team-b", "team-a"} {
+		id, _ := s.IdentityFor(ns, name)
+		tok, err := aws.RegistryLogin(ctx, s, id, ecrHost)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if tok.Username != "AWS" || tok.Value != fake.RegistryPassword {
+			t.Errorf("%s: login %s/%q, want AWS and the fake's password", name, tok.Username, tok.Value)
+		}
+	}
+	sts := fake.Requests("sts")
+	if len(sts) != 2 {
+		t.Fatalf("STS calls = %d, want 2 (the third login is cached): %+v", len(sts), sts)
+	}
+	for i, name := range []string{"team-a", "team-b"} {
+		f := sts[i].Form
+		if got, want := f.Get("RoleArn"), "arn:aws:iam::123456789012:role/"+name; got != want {
+			t.Errorf("RoleArn = %s, want %s", got, want)
+		}
+		if got, want := f.Get("RoleSessionName"), name+"."+ns+".eu-west-1.fluxcd.io"; got != want {
+			t.Errorf("RoleSessionName = %s, want %s", got, want)
+		}
+		if got, want := sts[i].Subject, "system:serviceaccount:"+ns+":"+name; got != want {
+			t.Errorf("web identity is %s's, want %s's", got, want)
+		}
+		if sts[i].Scope != "" {
+			t.Errorf("AssumeRoleWithWebIdentity was signed: %s", sts[i].Scope)
+		}
+	}
+	ecr := fake.Requests("ecr")
+	if len(ecr) != 2 {
+		t.Fatalf("ECR calls = %d, want 2", len(ecr))
+	}
+	if ecr[0].Region != "eu-west-1" || ecr[0].Service != "ecr" || ecr[0].AccessKeyID == ecr[1].AccessKeyID {
+		t.Errorf("ECR calls signed as %s and %s", ecr[0].Scope, ecr[1].Scope)
+	}
+
+	id, _ := s.IdentityFor(ns, "plain")
+	_, err := aws.RegistryLogin(ctx, s, id, ecrHost)
+	want := "failed to get access token for artifact registry: failed to get provider identity from service account '" + ns +
+		"/plain' annotations: invalid eks.amazonaws.com/role-arn annotation: ''. must match "
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("no annotation: err = %v, want prefix %q", err, want)
+	}
+}
+
+// TestPublicAndFailures covers ECR Public (us-east-1, ecr-public's
+// signature) and the errors: STS refusing a token, ECR refusing a key;
+// none shows a secret.
+func TestPublicAndFailures(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	ctx := context.Background()
+	fake := awsfake.New(t)
+	fake.Setenv(t)
+	env.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pub",
+		Annotations: map[string]string{aws.RoleARNAnnotation: "arn:aws:iam::123456789012:role/pub"}}})
+	s := &auth.Settings{ObjectLevel: true, Client: env.Client}
+	id, _ := s.IdentityFor(ns, "pub")
+
+	tok, err := aws.RegistryLogin(ctx, s, id, aws.PublicRegistry)
+	if err != nil || tok.Value != fake.RegistryPassword {
+		t.Fatalf("public login = %v, %v", tok, err)
+	}
+	pub := fake.Requests("ecr-public")
+	if len(pub) != 1 || pub[0].Region != "us-east-1" || pub[0].Service != "ecr-public" {
+		t.Errorf("ECR Public calls = %+v", pub)
+	}
+
+	fake.ReviewWebIdentity = func(string) (string, error) { return "", os.ErrPermission }
+	_, err = aws.RegistryLogin(ctx, s, id, ecrHost)
+	want := "failed to get access token for artifact registry: failed to create provider access token for service account '" +
+		ns + "/pub': operation error STS: AssumeRoleWithWebIdentity"
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "InvalidIdentityToken") {
+		t.Errorf("STS refusal: err = %v, want prefix %q", err, want)
+	}
+	assertNoSecrets(t, err)
+}
+
+// TestControllerIRSA is the controller's own identity through IRSA: a
+// projected token in a file, the role in AWS_ROLE_ARN; the SDK's chain
+// exchanges it with the fake's STS in the registry's region.
+func TestControllerIRSA(t *testing.T) {
+	fake := awsfake.New(t)
+	fake.Setenv(t)
+	file := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(file, []byte("projected-token"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AWS_WEB_IDENTITY_TOKEN_FILE", file)
+	t.Setenv("AWS_ROLE_ARN", "arn:aws:iam::123456789012:role/weir-controller")
+	t.Setenv("AWS_ROLE_SESSION_NAME", "weir-controller")
+	s := &auth.Settings{Cache: auth.NewCache(10, time.Hour)}
+
+	for range 2 {
+		tok, err := aws.RegistryLogin(context.Background(), s, auth.Identity{}, ecrHost)
+		if err != nil || tok.Value != fake.RegistryPassword {
+			t.Fatalf("login = %v, %v", tok, err)
+		}
+	}
+	sts := fake.Requests("sts")
+	if len(sts) != 1 {
+		t.Fatalf("STS calls = %d, want 1", len(sts))
+	}
+	if f := sts[0].Form; f.Get("WebIdentityToken") != "projected-token" || f.Get("RoleArn") != "arn:aws:iam::123456789012:role/weir-controller" {
+		t.Errorf("STS form = %v", f)
+	}
+	if ecr := fake.Requests("ecr"); len(ecr) != 1 || ecr[0].Region != "eu-west-1" {
+		t.Errorf("ECR calls = %+v", ecr)
+	}
+
+	_, err := aws.RegistryLogin(context.Background(), s, auth.Identity{}, "ghcr.io")
+	if err == nil || !strings.HasPrefix(err.Error(), "invalid AWS registry: 'ghcr.io'") {
+		t.Errorf("non-ECR host: err = %v", err)
+	}
+}
+
+func assertNoSecrets(t *testing.T, err error) {
+	t.Helper()
+	for _, s := range []string{"secret-ASIA", "session-", "ecr-password", "eyJ"} {
+		if err != nil && strings.Contains(err.Error(), s) {
+			t.Errorf("error shows %q: %v", s, err)
+		}
+	}
+}

@@ -1,0 +1,18 @@
+// Package awsfake is a local stand-in for the AWS APIs weir's AWS identity
+// calls, speaking them as AWS documents them, for tests on 127.0.0.1:
+//
+//   - STS (Query API, form-encoded POST): AssumeRoleWithWebIdentity, answered
+//     in XML, errors in AWS's XML error shape.
+//   - ECR and ECR Public (JSON 1.1, X-Amz-Target
+//     AmazonEC2ContainerRegistry_V20150921.GetAuthorizationToken and
+//     SpencerFrontendService.GetAuthorizationToken): signed with SigV4, whose
+//     credential scope (service, region) and access key the fake checks
+//     against the credentials it issued.
+//
+// Every request is recorded for assertions. Env points the AWS SDK at the
+// fake (AWS_ENDPOINT_URL_STS, AWS_ENDPOINT_URL_ECR,
+// AWS_ENDPOINT_URL_ECR_PUBLIC), so nothing reaches amazonaws.com.
+// RegistryProxy maps an ECR host to a local registry through a
+// spec.proxySecretRef-style HTTP proxy, so production code needs no test
+// seam for ECR's host names.
+package awsfake
