@@ -39,6 +39,11 @@ type Provider struct {
 	HTTPClient *http.Client
 }
 
+// Default is the provider consumers share (internal/auth/registry and
+// its callers). Tests that run a controller in-process give it a fake's
+// HTTP client.
+var Default = &Provider{}
+
 // AccessToken returns the access token of id for scope, from s's cache
 // when it has one.
 func (p *Provider) AccessToken(ctx context.Context, id auth.Identity, s *auth.Settings, scope string) (auth.Token, error) {

@@ -55,6 +55,11 @@ type Provider struct {
 	cluster *gkeCluster
 }
 
+// Default is the provider consumers share (internal/auth/registry and
+// its callers): one process, one Google. Tests that run a controller
+// in-process point its endpoints at a fake.
+var Default = &Provider{}
+
 // AccessToken returns the access token of id, from s's cache when it has
 // one.
 func (p *Provider) AccessToken(ctx context.Context, id auth.Identity, s *auth.Settings) (auth.Token, error) {

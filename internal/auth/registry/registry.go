@@ -10,6 +10,8 @@ import (
 
 	"github.com/weir-gitops/weir/internal/auth"
 	"github.com/weir-gitops/weir/internal/auth/aws"
+	"github.com/weir-gitops/weir/internal/auth/azure"
+	"github.com/weir-gitops/weir/internal/auth/gcp"
 )
 
 // Login returns the credentials with which id pulls image (an image or
@@ -25,6 +27,10 @@ func Login(ctx context.Context, provider, image string, id auth.Identity, s *aut
 	switch provider {
 	case aws.ProviderName:
 		t, err = aws.RegistryLogin(ctx, s, id, host)
+	case gcp.ProviderName:
+		t, err = gcp.Default.RegistryLogin(ctx, host, id, s)
+	case azure.ProviderName:
+		t, err = azure.Default.RegistryLogin(ctx, host, id, s)
 	default:
 		return nil, fmt.Errorf("provider '%s' is not supported for registry logins", provider)
 	}
