@@ -9,12 +9,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/reqlog"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/satoken"
 )
 
@@ -51,7 +51,7 @@ type Server struct {
 	srv     *httptest.Server
 	client  *http.Client
 	mu      sync.Mutex
-	reqs    []Request
+	log     reqlog.Log[Request]
 	refresh map[string]string
 	deny    map[string]bool
 }
@@ -129,28 +129,14 @@ func (s *Server) denied(client string) bool {
 }
 
 // Requests returns the requests answered so far, in order.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.reqs)
-}
+func (s *Server) Requests() []Request { return s.log.All() }
 
 // Count is the number of requests answered whose path ends with suffix.
 func (s *Server) Count(suffix string) int {
-	n := 0
-	for _, r := range s.Requests() {
-		if strings.HasSuffix(r.Path, suffix) {
-			n++
-		}
-	}
-	return n
+	return s.log.Count(func(r Request) bool { return strings.HasSuffix(r.Path, suffix) })
 }
 
-func (s *Server) record(r Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.reqs = append(s.reqs, r)
-}
+func (s *Server) record(r Request) { s.log.Add(r) }
 
 func writeJSON(w http.ResponseWriter, status int, v any) int {
 	w.Header().Set("Content-Type", "application/json")

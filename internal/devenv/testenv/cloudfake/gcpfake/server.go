@@ -5,12 +5,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/reqlog"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/satoken"
 )
 
@@ -49,7 +49,7 @@ type Server struct {
 
 	opts Options
 	mu   sync.Mutex
-	reqs []Request
+	log  reqlog.Log[Request]
 	deny map[string]bool
 }
 
@@ -111,28 +111,14 @@ func (s *Server) Deny(email string) {
 }
 
 // Requests returns the requests answered so far, in order.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.reqs)
-}
+func (s *Server) Requests() []Request { return s.log.All() }
 
 // Count is the number of requests answered whose path starts with prefix.
 func (s *Server) Count(prefix string) int {
-	n := 0
-	for _, r := range s.Requests() {
-		if strings.HasPrefix(r.Path, prefix) {
-			n++
-		}
-	}
-	return n
+	return s.log.Count(func(r Request) bool { return strings.HasPrefix(r.Path, prefix) })
 }
 
-func (s *Server) record(r Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.reqs = append(s.reqs, r)
-}
+func (s *Server) record(r Request) { s.log.Add(r) }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
