@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -25,6 +26,7 @@ import (
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/auth"
 	"github.com/weir-gitops/weir/internal/kustomize/controller/kustomization"
 	"github.com/weir-gitops/weir/internal/runtime/intern"
 	"github.com/weir-gitops/weir/internal/runtime/lazylog"
@@ -44,6 +46,29 @@ type Deps struct {
 	// controller that needs it (source, source-watcher) and shared by the
 	// other in the same process, as one file server.
 	storage *artifact.Storage
+
+	// tokens is the cloud token cache every controller of the process
+	// shares (--token-cache-max-size, --token-cache-max-duration): its keys
+	// name the cloud and the identity, so sharing loses nothing.
+	tokens     *auth.Cache
+	tokensOnce sync.Once
+}
+
+// authSettings is the identity settings of a controller whose lockdown
+// default ServiceAccount is defaultSA (--default-service-account for
+// sources, image and notification controllers; the kustomize and helm
+// controllers pass their decryption or kubeconfig default).
+func (d *Deps) authSettings(defaultSA string) *auth.Settings {
+	d.tokensOnce.Do(func() {
+		d.tokens = auth.NewCache(d.Options.FluxOnly.TokenCacheMaxSize, d.Options.FluxOnly.TokenCacheMaxDuration)
+	})
+	return &auth.Settings{
+		ObjectLevel:           d.Options.FeatureGates[auth.FeatureGate],
+		DefaultServiceAccount: defaultSA,
+		Client:                d.Manager.GetClient(),
+		Reader:                d.Manager.GetAPIReader(),
+		Cache:                 d.tokens,
+	}
 }
 
 // runs reports whether this process runs the named controller.

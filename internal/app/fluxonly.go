@@ -47,8 +47,8 @@ func notYet(controller, help string) string {
 }
 
 func (f *FluxOnlyFlags) addFlags(fs *pflag.FlagSet) {
-	fs.IntVar(&f.TokenCacheMaxSize, "token-cache-max-size", f.TokenCacheMaxSize, notYet("Flux controllers", "maximum number of cached cloud provider tokens"))
-	fs.DurationVar(&f.TokenCacheMaxDuration, "token-cache-max-duration", f.TokenCacheMaxDuration, notYet("Flux controllers", "longest a cloud provider token is cached"))
+	fs.IntVar(&f.TokenCacheMaxSize, "token-cache-max-size", f.TokenCacheMaxSize, "maximum number of cached cloud provider tokens; 0 disables the cache")
+	fs.DurationVar(&f.TokenCacheMaxDuration, "token-cache-max-duration", f.TokenCacheMaxDuration, "longest a cloud provider token is cached")
 	fs.BoolVar(&f.ExportHTTPPathMetrics, "export-http-path-metrics", f.ExportHTTPPathMetrics, notYet("notification-controller", "label HTTP metrics with the request path"))
 	fs.StringVar(&f.DefaultKubeConfigSA, "default-kubeconfig-service-account", f.DefaultKubeConfigSA, notYet("kustomize-controller and helm-controller", "default service account for spec.kubeConfig workload identity"))
 	fs.StringVar(&f.DefaultDecryptionSA, "default-decryption-service-account", f.DefaultDecryptionSA, notYet("kustomize-controller", "default service account for decryption workload identity"))

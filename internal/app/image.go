@@ -67,6 +67,7 @@ func setupImageReflector(ctx context.Context, deps *Deps) error {
 	repos := &imagerepository.Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Store: store, MaxTags: opts.ImageReflector.MaxTags,
 		Events: recorder, Metrics: deps.Metrics, Jitter: opts.IntervalJitter,
+		Auth: deps.authSettings(opts.DefaultServiceAccount),
 	}
 	if err := repos.SetupWithManager(mgr, setup); err != nil {
 		return err

@@ -66,6 +66,7 @@ func setupSource(_ context.Context, deps *Deps) error {
 		return err
 	}
 	common.Helm = helmDeps(opts)
+	common.Auth = deps.authSettings(opts.DefaultServiceAccount)
 	if c := common.Helm.Cache; c != nil {
 		if err := mgr.Add(c); err != nil {
 			return fmt.Errorf("adding the Helm index cache purger: %w", err)

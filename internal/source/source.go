@@ -10,6 +10,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/weir-gitops/weir/internal/auth"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 	"github.com/weir-gitops/weir/internal/runtime/metrics"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
@@ -36,6 +37,9 @@ type Deps struct {
 	Now func() time.Time
 	// Helm is what the HelmRepository and HelmChart reconcilers share.
 	Helm Helm
+	// Auth decides whose cloud identity a provider login uses and caches
+	// its tokens; nil is the controller's identity without a cache.
+	Auth *auth.Settings
 }
 
 // Helm holds source-controller's --helm-* settings.

@@ -14,6 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/auth"
+	"github.com/weir-gitops/weir/internal/auth/registry"
 	"github.com/weir-gitops/weir/internal/source/oci"
 	"github.com/weir-gitops/weir/internal/version"
 )
@@ -92,37 +94,34 @@ type Client struct {
 //   - spec.certSecretRef: tls.crt and tls.key (a client certificate), ca.crt
 //     (added to the system roots).
 //   - spec.passCredentials, spec.timeout; for OCI spec.insecure (plain HTTP)
-//     and spec.provider, of which only generic is supported.
+//     and spec.provider: a cloud provider, when spec.secretRef is unset,
+//     logs in with the identity s decides (internal/auth/registry).
 //
 // Errors match ErrInvalidURL, ErrUnsupported or ErrAuth.
-func NewClient(ctx context.Context, reader client.Reader, repo *sourcev1.HelmRepository, limits Limits) (*Client, error) {
+func NewClient(ctx context.Context, reader client.Reader, repo *sourcev1.HelmRepository, limits Limits, s *auth.Settings) (*Client, error) {
 	u, err := parseRepositoryURL(repo)
 	if err != nil {
 		return nil, err
 	}
 	c := &Client{repoURL: u, limits: limits.withDefaults(), isOCI: repo.IsOCI(), passCredentials: repo.Spec.PassCredentials}
-	if c.isOCI {
-		if p := repo.Spec.Provider; p != "" && p != sourcev1.GenericOCIProvider {
-			return nil, errorf(ErrUnsupported,
-				"failed to get credential from '%s': provider '%s' is not supported yet by weir; use 'generic' with spec.secretRef", p, p)
-		}
-	}
-	auth, tlsCfg, err := readSecrets(ctx, reader, repo)
+	creds, tlsCfg, err := readSecrets(ctx, reader, repo)
 	if err != nil {
 		return nil, err
 	}
 	if c.isOCI {
 		c.ociOptions = oci.Options{TLS: tlsCfg, Insecure: repo.Spec.Insecure}
-		if auth != nil {
-			c.ociOptions.Keychain, err = auth.keychain(u.Host)
+		if creds != nil {
+			c.ociOptions.Keychain, err = creds.keychain(u.Host)
 			if err != nil {
 				return nil, errorf(ErrAuth, "failed to configure login options: %w", err)
 			}
+		} else if c.ociOptions.Keychain, err = providerLogin(ctx, repo, u.Host, s); err != nil {
+			return nil, err
 		}
 		return c, nil
 	}
-	if auth != nil {
-		c.username, c.password = auth.username, auth.password
+	if creds != nil {
+		c.username, c.password = creds.username, creds.password
 	}
 	c.http = newHTTPClient(tlsCfg, repo.GetTimeout())
 	return c, nil
@@ -208,31 +207,33 @@ type basicAuth struct {
 	dockerConfig       map[string][]byte
 }
 
+// providerLogin is the cloud login of an OCI repository without
+// spec.secretRef: spec.provider's registry, as the lockdown default
+// ServiceAccount or the controller (the kind names no ServiceAccount);
+// nil for provider generic.
+func providerLogin(ctx context.Context, repo *sourcev1.HelmRepository, host string, s *auth.Settings) (authn.Keychain, error) {
+	p := repo.Spec.Provider
+	if p == "" || p == sourcev1.GenericOCIProvider || repo.Spec.SecretRef != nil {
+		return nil, nil
+	}
+	id, err := s.IdentityFor(repo.Namespace, "")
+	if err == nil {
+		var login authn.Authenticator
+		if login, err = registry.Login(ctx, p, repo.Spec.URL, id, s); err == nil {
+			return registry.Keychain(host, login), nil
+		}
+	}
+	return nil, errorf(ErrAuth, "failed to get credential from '%s': %w", p, err)
+}
+
 // keychain is the OCI login: the docker config's entries, or the username
 // and password for the repository's registry host.
 func (a *basicAuth) keychain(host string) (authn.Keychain, error) {
 	if a.dockerConfig != nil {
 		return oci.NewKeychain(a.dockerConfig)
 	}
-	return &hostKeychain{host: host, auth: authn.FromConfig(authn.AuthConfig{Username: a.username, Password: a.password})}, nil
+	return registry.Keychain(host, authn.FromConfig(authn.AuthConfig{Username: a.username, Password: a.password})), nil
 }
-
-// hostKeychain answers with one login for one registry host and anonymous
-// access elsewhere.
-type hostKeychain struct {
-	host string
-	auth authn.Authenticator
-}
-
-func (k *hostKeychain) Resolve(target authn.Resource) (authn.Authenticator, error) {
-	if target.RegistryStr() == k.host {
-		return k.auth, nil
-	}
-	return authn.Anonymous, nil
-}
-
-func (k *hostKeychain) String() string   { return "login for " + k.host }
-func (k *hostKeychain) GoString() string { return k.String() }
 
 // readSecrets reads spec.certSecretRef and spec.secretRef.
 func readSecrets(ctx context.Context, reader client.Reader, repo *sourcev1.HelmRepository) (*basicAuth, *tls.Config, error) {

@@ -64,7 +64,7 @@ func reader(objs ...client.Object) client.Reader {
 
 func newClient(t *testing.T, r *sourcev1.HelmRepository, limits Limits, objs ...client.Object) *Client {
 	t.Helper()
-	c, err := NewClient(context.Background(), reader(objs...), r, limits)
+	c, err := NewClient(context.Background(), reader(objs...), r, limits, nil)
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
 	}
@@ -347,13 +347,13 @@ func TestNewClientErrors(t *testing.T) {
 			objs: []client.Object{secret("auth", map[string]string{UsernameKey: user})}, kind: ErrAuth, msg: "'password' is missing"},
 		{name: "certificate without key", repo: helmRepo("https://example.com", withCertSecret("tls")),
 			objs: []client.Object{secret("tls", map[string]string{"tls.crt": "x"})}, kind: ErrAuth, msg: "failed to construct Helm client's TLS config"},
-		{name: "unsupported provider", repo: helmRepo("oci://ghcr.io/charts", func(r *sourcev1.HelmRepository) {
+		{name: "provider aws, not an ECR host", repo: helmRepo("oci://ghcr.io/charts", func(r *sourcev1.HelmRepository) {
 			r.Spec.Type, r.Spec.Provider = sourcev1.HelmRepositoryTypeOCI, "aws"
-		}), kind: ErrUnsupported, msg: "provider 'aws' is not supported yet"},
+		}), kind: ErrAuth, msg: "failed to get credential from 'aws': invalid AWS registry: 'ghcr.io'. must match "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := NewClient(context.Background(), reader(tt.objs...), tt.repo, Limits{})
+			_, err := NewClient(context.Background(), reader(tt.objs...), tt.repo, Limits{}, nil)
 			if !errors.Is(err, tt.kind) || !strings.Contains(err.Error(), tt.msg) {
 				t.Fatalf("err = %v, want %v containing %q", err, tt.kind, tt.msg)
 			}

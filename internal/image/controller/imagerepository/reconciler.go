@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -14,12 +15,15 @@ import (
 
 	imagev1 "github.com/weir-gitops/weir/api/image/v1"
 	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/auth"
+	"github.com/weir-gitops/weir/internal/auth/registry"
 	"github.com/weir-gitops/weir/internal/image/scan"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 	"github.com/weir-gitops/weir/internal/runtime/metrics"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
+	"github.com/weir-gitops/weir/internal/source/oci"
 )
 
 // ControllerName is the event source and field manager, Flux's.
@@ -45,6 +49,9 @@ type Reconciler struct {
 	Jitter float64
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Auth decides whose cloud identity a provider login uses and caches
+	// its tokens; nil is the controller's identity without a cache.
+	Auth *auth.Settings
 }
 
 func (r *Reconciler) now() time.Time {
@@ -102,16 +109,12 @@ type outcome struct {
 
 // reconcile checks the spec, reads credentials and scans when due.
 func (r *Reconciler) reconcile(ctx context.Context, obj *imagev1.ImageRepository, out *outcome) error {
-	if p := obj.GetProvider(); p != imagev1.GenericProvider {
-		return &errs.Stalling{Reason: imagev1.AuthenticationFailedReason,
-			Err: fmt.Errorf("failed to configure authentication options: provider '%s' is not supported yet by weir; use 'generic' with spec.secretRef or spec.serviceAccountName", p)}
-	}
 	repo, err := scan.ParseImage(obj.Spec.Image, obj.Spec.Insecure)
 	if err != nil {
 		return &errs.Stalling{Err: err, Reason: imagev1.ImageURLInvalidReason}
 	}
 	out.canonical = repo.String()
-	creds, err := scan.Credentials(ctx, r.reader(), obj)
+	creds, err := r.credentials(ctx, obj)
 	if err != nil {
 		return &errs.Generic{Err: fmt.Errorf("failed to configure authentication options: %w", err), Reason: imagev1.AuthenticationFailedReason}
 	}
@@ -125,6 +128,41 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *imagev1.ImageRepository
 		return &errs.Generic{Err: fmt.Errorf("scan failed: %w", err), Reason: imagev1.ReadOperationFailedReason}
 	}
 	return nil
+}
+
+// credentials reads the Secrets the object names and, for a cloud
+// provider, logs in: there spec.serviceAccountName is the identity, not a
+// holder of image pull secrets.
+func (r *Reconciler) credentials(ctx context.Context, obj *imagev1.ImageRepository) (oci.Options, error) {
+	if obj.GetProvider() == imagev1.GenericProvider {
+		return scan.Credentials(ctx, r.reader(), obj)
+	}
+	login, err := r.providerLogin(ctx, obj)
+	if err != nil {
+		return oci.Options{}, err
+	}
+	noSA := obj.DeepCopy()
+	noSA.Spec.ServiceAccountName = ""
+	creds, err := scan.Credentials(ctx, r.reader(), noSA)
+	creds.Keychain = login
+	return creds, err
+}
+
+// providerLogin asks spec.provider's registry for credentials, which take
+// the place of any docker config, as Flux's do: spec.serviceAccountName
+// names the identity (with the ObjectLevelWorkloadIdentity gate), else the
+// lockdown default or the controller's own.
+func (r *Reconciler) providerLogin(ctx context.Context, obj *imagev1.ImageRepository) (authn.Keychain, error) {
+	id, err := r.Auth.IdentityFor(obj.Namespace, obj.Spec.ServiceAccountName)
+	if err != nil {
+		return nil, err
+	}
+	login, err := registry.Login(ctx, obj.GetProvider(), obj.Spec.Image, id, r.Auth)
+	if err != nil {
+		return nil, err
+	}
+	host, err := registry.Host(obj.Spec.Image)
+	return registry.Keychain(host, login), err
 }
 
 func (r *Reconciler) reader() client.Reader {

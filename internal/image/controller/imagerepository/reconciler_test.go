@@ -23,6 +23,7 @@ import (
 
 	imagev1 "github.com/weir-gitops/weir/api/image/v1"
 	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/auth"
 	"github.com/weir-gitops/weir/internal/devenv/testenv"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/ociregistry"
 	"github.com/weir-gitops/weir/internal/image/scan"
@@ -55,6 +56,8 @@ func startController(ctx context.Context, env *testenv.Env) error {
 		r := &Reconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Store: store, MaxTags: maxTags, PageSize: pageSize,
 			Events: events.NewRecorder(mgr.GetEventRecorderFor(ControllerName), mgr.GetScheme(), ControllerName, "", ""), //nolint:staticcheck // SA1019: as internal/app
+			// The ObjectLevelWorkloadIdentity gate off (aws_test.go).
+			Auth: &auth.Settings{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Cache: auth.NewCache(100, time.Hour)},
 		}
 		return r.SetupWithManager(mgr, testenv.FastQueue)
 	})
@@ -213,20 +216,16 @@ func TestAuth(t *testing.T) {
 	env.WaitForReady(t, bySA, nil)
 }
 
-// TestStalls: a provider weir cannot authenticate with and an image Flux
-// refuses stall with Flux's reasons.
+// TestStalls: an image Flux refuses stalls with Flux's reason.
 func TestStalls(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
-	aws := newRepo(ns, "aws", "123456789012.dkr.ecr.us-east-1.amazonaws.com/app")
-	aws.Spec.Provider = imagev1.AWSProvider
 	tagged := newRepo(ns, "tagged", "ghcr.io/org/app:v1")
-	env.Create(t, aws, tagged)
+	env.Create(t, tagged)
 	for _, tt := range []struct {
 		obj          *imagev1.ImageRepository
 		reason, want string
 	}{
-		{aws, imagev1.AuthenticationFailedReason, "failed to configure authentication options: provider 'aws' is not supported yet by weir; use 'generic' with spec.secretRef or spec.serviceAccountName"},
 		{tagged, imagev1.ImageURLInvalidReason, ".spec.image value should not contain a tag; remove ':v1'"},
 	} {
 		ready := env.WaitForFailure(t, tt.obj, tt.reason)

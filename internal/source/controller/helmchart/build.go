@@ -29,7 +29,7 @@ const dependencyTimeout = 60 * time.Second
 func (r *Reconciler) buildFromRepository(ctx context.Context, obj *sourcev1.HelmChart, hr *sourcev1.HelmRepository, dir string, out *outcome) (*chart.Build, error) {
 	ctx, cancel := context.WithTimeout(ctx, hr.GetTimeout())
 	defer cancel()
-	c, err := helmrepo.NewClient(ctx, r.APIReader, hr, r.repositoryLimits())
+	c, err := helmrepo.NewClient(ctx, r.APIReader, hr, r.repositoryLimits(), r.Auth)
 	if err != nil {
 		return nil, clientError(err)
 	}
@@ -129,7 +129,7 @@ func (r *Reconciler) dependencyRepositories(namespace string) chart.Repositories
 		if err != nil {
 			return nil, err
 		}
-		c, err := helmrepo.NewClient(ctx, r.APIReader, hr, r.repositoryLimits())
+		c, err := helmrepo.NewClient(ctx, r.APIReader, hr, r.repositoryLimits(), r.Auth)
 		if err != nil {
 			return nil, err
 		}

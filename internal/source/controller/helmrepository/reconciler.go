@@ -102,7 +102,7 @@ func (r *Reconciler) begin(_ context.Context, obj *sourcev1.HelmRepository) *out
 // fetch downloads the index unless upstream says it is unchanged, and
 // stores it when it changed.
 func (r *Reconciler) fetch(ctx context.Context, obj *sourcev1.HelmRepository, out *outcome) error {
-	c, err := helmrepo.NewClient(ctx, r.APIReader, obj, r.Helm.Limits)
+	c, err := helmrepo.NewClient(ctx, r.APIReader, obj, r.Helm.Limits, r.Auth)
 	if err != nil {
 		return clientError(err)
 	}

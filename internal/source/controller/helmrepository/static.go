@@ -2,7 +2,6 @@ package helmrepository
 
 import (
 	"context"
-	"fmt"
 
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -33,17 +32,9 @@ func (r *Reconciler) reconcileStatic(ctx context.Context, obj *sourcev1.HelmRepo
 	return helper.Patch(ctx, obj)
 }
 
-// applyStaticStatus empties the status of an OCI HelmRepository, or, when
-// it names a provider weir cannot log in with, says so with Stalled: Flux
-// would try the provider's workload identity; weir does not have that yet
-// and HelmCharts using the object would fail.
+// applyStaticStatus empties the status of an OCI HelmRepository, as Flux
+// does: its provider's login happens when a HelmChart pulls from it
+// (internal/source/helmrepo), and fails there.
 func applyStaticStatus(obj *sourcev1.HelmRepository) {
 	obj.Status = sourcev1.HelmRepositoryStatus{}
-	p := obj.Spec.Provider
-	if p == "" || p == sourcev1.GenericOCIProvider {
-		return
-	}
-	obj.Status.ObservedGeneration = obj.Generation
-	msg := fmt.Sprintf("provider '%s' is not supported yet by weir; use 'generic' with spec.secretRef", p)
-	markStalled(obj, sourcev1.AuthenticationFailedReason, msg)
 }

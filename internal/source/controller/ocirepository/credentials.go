@@ -2,27 +2,27 @@ package ocirepository
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/auth"
+	"github.com/weir-gitops/weir/internal/auth/registry"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 	"github.com/weir-gitops/weir/internal/source/oci"
 )
 
 // remoteOptions reads what reaching the registry takes: credentials from
-// spec.secretRef and the ServiceAccount's image pull secrets, TLS material
-// from spec.certSecretRef, and spec.proxySecretRef.
+// spec.secretRef and the ServiceAccount's image pull secrets, else, for a
+// cloud provider, a login with the identity IdentityFor decides; TLS
+// material from spec.certSecretRef, and spec.proxySecretRef.
 func (r *Reconciler) remoteOptions(ctx context.Context, obj *sourcev1.OCIRepository) (oci.Options, error) {
 	opts := oci.Options{Insecure: obj.Spec.Insecure}
-	if p := obj.Spec.Provider; p != "" && p != sourcev1.GenericOCIProvider {
-		return opts, &errs.Stalling{
-			Err:    fmt.Errorf("failed to get credential: provider '%s' is not supported yet by weir; use 'generic' with spec.secretRef or spec.serviceAccountName", p),
-			Reason: sourcev1.AuthenticationFailedReason,
-		}
-	}
 	keychain, err := r.keychain(ctx, obj)
 	if err != nil {
 		return opts, &errs.Generic{Err: fmt.Errorf("failed to get credential: %w", err), Reason: sourcev1.AuthenticationFailedReason}
@@ -39,6 +39,11 @@ func (r *Reconciler) remoteOptions(ctx context.Context, obj *sourcev1.OCIReposit
 			return opts, &errs.Generic{Err: fmt.Errorf("failed to get proxy address: %w", err), Reason: sourcev1.AuthenticationFailedReason}
 		}
 	}
+	if p := obj.Spec.Provider; keychain == nil && p != "" && p != sourcev1.GenericOCIProvider {
+		if opts.Keychain, err = r.providerLogin(ctx, obj); err != nil {
+			return opts, err
+		}
+	}
 	if obj.Spec.CertSecretRef != nil {
 		secret, err := r.secret(ctx, obj.Namespace, obj.Spec.CertSecretRef.Name)
 		if err == nil {
@@ -49,6 +54,24 @@ func (r *Reconciler) remoteOptions(ctx context.Context, obj *sourcev1.OCIReposit
 		}
 	}
 	return opts, nil
+}
+
+// providerLogin asks spec.provider's registry for credentials, as Flux
+// does when no Secret gives any: with spec.serviceAccountName (which needs
+// the ObjectLevelWorkloadIdentity gate, else the object stalls with Flux's
+// message), the lockdown default, or the controller's identity.
+func (r *Reconciler) providerLogin(ctx context.Context, obj *sourcev1.OCIRepository) (authn.Keychain, error) {
+	id, err := r.Auth.IdentityFor(obj.Namespace, obj.Spec.ServiceAccountName)
+	if errors.Is(err, auth.ErrObjectLevelDisabled) {
+		return nil, &errs.Stalling{Reason: meta.FeatureGateDisabledReason, Err: fmt.Errorf(
+			"to use spec.serviceAccountName for provider authentication please enable the %s feature gate in the controller", auth.FeatureGate)}
+	}
+	login, err := registry.Login(ctx, obj.Spec.Provider, obj.Spec.URL, id, r.Auth)
+	if err != nil {
+		return nil, &errs.Generic{Err: fmt.Errorf("failed to get credential from %s: %w", obj.Spec.Provider, err), Reason: sourcev1.AuthenticationFailedReason}
+	}
+	host, _ := registry.Host(obj.Spec.URL)
+	return registry.Keychain(host, login), nil
 }
 
 // keychain reads the docker config Secrets: spec.secretRef first, then the

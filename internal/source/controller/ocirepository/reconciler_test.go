@@ -20,6 +20,7 @@ import (
 
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/auth"
 	"github.com/weir-gitops/weir/internal/devenv/testenv"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/ociregistry"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
@@ -42,6 +43,9 @@ func startController(ctx context.Context, env *testenv.Env) (err error) {
 	}
 	return testenv.StartManager(ctx, env, func(mgr ctrl.Manager) error {
 		r := &Reconciler{Deps: testenv.SourceDeps(mgr, storage)}
+		// Object-level identity on, as aws_test.go needs; the gate-off
+		// path is tested on a Reconciler of its own.
+		r.Auth = &auth.Settings{ObjectLevel: true, Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Cache: auth.NewCache(100, time.Hour)}
 		return r.SetupWithManager(mgr, testenv.FastQueue)
 	})
 }

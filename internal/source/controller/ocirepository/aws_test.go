@@ -1,0 +1,131 @@
+package ocirepository
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/weir-gitops/weir/api/meta"
+	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/auth"
+	"github.com/weir-gitops/weir/internal/auth/aws"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/awsfake"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/ociregistry"
+	"github.com/weir-gitops/weir/internal/runtime/errs"
+	"github.com/weir-gitops/weir/internal/source"
+)
+
+// ecrHost is the registry the tests' OCIRepositories name; their
+// spec.proxySecretRef sends its requests to the local registry.
+const ecrHost = "123456789012.dkr.ecr.eu-west-1.amazonaws.com"
+
+// awsSetup is the fake AWS, a registry that only takes the fake's ECR
+// login, and a proxy Secret mapping ecrHost to it.
+func awsSetup(t *testing.T, env *testenv.Env, ns string) (*awsfake.Fake, string, func() []string) {
+	t.Helper()
+	fake := awsfake.New(t)
+	fake.RegistryPassword = "ecr-pass-" + ns
+	fake.ReviewWebIdentity = awsfake.TokenReview(env.Client, aws.Audience)
+	fake.Setenv(t)
+	reg := ociregistry.New(t, ociregistry.Options{Username: "AWS", Password: fake.RegistryPassword})
+	digest := reg.PushArtifact(t, "org/app", "v1", ociregistry.Artifact{Files: map[string]string{"a.yaml": "a: 1\n"}})
+	proxy, hosts := awsfake.RegistryProxy(t, reg.URL())
+	create(t, env, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "to-ecr", Namespace: ns},
+		Data: map[string][]byte{"address": []byte(proxy)}})
+	return fake, digest, hosts
+}
+
+func ecrRepo(ns, name, sa string) *sourcev1.OCIRepository {
+	obj := newRepo(ns, name, "oci://"+ecrHost+"/org/app", &sourcev1.OCIRepositoryRef{Tag: "v1"})
+	obj.Spec.Provider, obj.Spec.Insecure, obj.Spec.ServiceAccountName = aws.ProviderName, true, sa
+	obj.Spec.ProxySecretRef = &meta.LocalObjectReference{Name: "to-ecr"}
+	return obj
+}
+
+func roleSA(ns, name string) *corev1.ServiceAccount {
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	if name != "plain" {
+		sa.Annotations = map[string]string{aws.RoleARNAnnotation: "arn:aws:iam::123456789012:role/" + name}
+	}
+	return sa
+}
+
+// TestProviderAWSObjectLevel pulls from "ECR" as two ServiceAccounts: each
+// gets its own role session from a TokenRequest the API server vouches
+// for, the registry sees the ECR login, and a second reconcile exchanges
+// nothing (the token cache). A ServiceAccount without a role, and a host
+// that is not ECR's, fail with Flux's messages.
+func TestProviderAWSObjectLevel(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	fake, digest, hosts := awsSetup(t, env, ns)
+	create(t, env, roleSA(ns, "team-a"), roleSA(ns, "team-b"), roleSA(ns, "plain"))
+	a, b := ecrRepo(ns, "a", "team-a"), ecrRepo(ns, "b", "team-b")
+	create(t, env, a, b)
+	waitReady(t, env, a, "v1@"+digest)
+	waitReady(t, env, b, "v1@"+digest)
+
+	sts := fake.Requests("sts")
+	var got []string
+	for _, r := range sts {
+		got = append(got, r.Form.Get("RoleArn")+" as "+r.Subject+" ("+r.Form.Get("RoleSessionName")+")")
+	}
+	slices.Sort(got)
+	want := []string{
+		"arn:aws:iam::123456789012:role/team-a as system:serviceaccount:" + ns + ":team-a (team-a." + ns + ".eu-west-1.fluxcd.io)",
+		"arn:aws:iam::123456789012:role/team-b as system:serviceaccount:" + ns + ":team-b (team-b." + ns + ".eu-west-1.fluxcd.io)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("STS exchanges:\n got %q\nwant %q", got, want)
+	}
+	if !slices.Contains(hosts(), ecrHost) {
+		t.Errorf("the registry was not reached as %s: %v", ecrHost, hosts())
+	}
+
+	env.RequestReconcile(t, a)
+	env.WaitHandled(t, a)
+	if n, m := len(fake.Requests("sts")), len(fake.Requests("ecr")); n != 2 || m != 2 {
+		t.Errorf("after a second reconcile: %d STS and %d ECR calls, want 2 and 2 (cached)", n, m)
+	}
+
+	plain := ecrRepo(ns, "plain", "plain")
+	notECR := ecrRepo(ns, "not-ecr", "team-a")
+	notECR.Spec.URL = "oci://ghcr.io/org/app"
+	create(t, env, plain, notECR)
+	for obj, want := range map[*sourcev1.OCIRepository]string{
+		plain: "failed to get credential from aws: failed to get access token for artifact registry: failed to get provider identity from service account '" +
+			ns + "/plain' annotations: invalid eks.amazonaws.com/role-arn annotation: ''. must match ",
+		notECR: "failed to get credential from aws: invalid AWS registry: 'ghcr.io'. must match ",
+	} {
+		ready := env.WaitForFailure(t, obj, sourcev1.AuthenticationFailedReason)
+		if !strings.HasPrefix(ready.Message, want) {
+			t.Errorf("%s: message %q, want prefix %q", obj.Name, ready.Message, want)
+		}
+	}
+}
+
+// TestProviderAWSGateOff is Flux's refusal of spec.serviceAccountName for
+// a provider without the ObjectLevelWorkloadIdentity gate: the object
+// stalls with FeatureGateDisabled, and nothing reaches AWS.
+func TestProviderAWSGateOff(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	fake, _, _ := awsSetup(t, env, ns)
+	create(t, env, roleSA(ns, "team-a"))
+	r := &Reconciler{Deps: source.Deps{Client: env.Client, APIReader: env.Client, Auth: &auth.Settings{Client: env.Client}}}
+	_, err := r.remoteOptions(context.Background(), ecrRepo(ns, "a", "team-a"))
+	var stall *errs.Stalling
+	want := "to use spec.serviceAccountName for provider authentication please enable the ObjectLevelWorkloadIdentity feature gate in the controller"
+	if !errors.As(err, &stall) || stall.Reason != meta.FeatureGateDisabledReason || err.Error() != want {
+		t.Errorf("err = %#v, want a FeatureGateDisabled stall %q", err, want)
+	}
+	if n := len(fake.Requests("")); n != 0 {
+		t.Errorf("%d calls reached AWS", n)
+	}
+}
