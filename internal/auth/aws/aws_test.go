@@ -200,3 +200,33 @@ func assertNoSecrets(t *testing.T, err error) {
 		}
 	}
 }
+
+// TestCacheUntilExpiry: a login is reused while fresh, and exchanged
+// again once four fifths of its life (the fake's 2s) have passed.
+func TestCacheUntilExpiry(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	fake := awsfake.New(t)
+	fake.Lifetime = 2 * time.Second
+	fake.Setenv(t)
+	env.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "short",
+		Annotations: map[string]string{aws.RoleARNAnnotation: "arn:aws:iam::123456789012:role/short"}}})
+	s := &auth.Settings{ObjectLevel: true, Client: env.Client, Cache: auth.NewCache(10, time.Hour)}
+	id, _ := s.IdentityFor(ns, "short")
+	login := func() {
+		t.Helper()
+		if _, err := aws.RegistryLogin(context.Background(), s, id, ecrHost); err != nil {
+			t.Fatal(err)
+		}
+	}
+	login()
+	login()
+	if n := len(fake.Requests("sts")); n != 1 {
+		t.Fatalf("STS calls while fresh = %d, want 1", n)
+	}
+	time.Sleep(1700 * time.Millisecond)
+	login()
+	if n, m := len(fake.Requests("sts")), len(fake.Requests("ecr")); n != 2 || m != 2 {
+		t.Errorf("after expiry: %d STS and %d ECR calls, want 2 and 2", n, m)
+	}
+}

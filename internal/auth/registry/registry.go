@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -13,6 +14,10 @@ import (
 	"github.com/weir-gitops/weir/internal/auth/azure"
 	"github.com/weir-gitops/weir/internal/auth/gcp"
 )
+
+// ErrUnsupportedProvider is a provider weir has no registry login for
+// (yet): consumers stall on it rather than retry.
+var ErrUnsupportedProvider = errors.New("unsupported provider")
 
 // Login returns the credentials with which id pulls image (an image or
 // repository reference, with or without oci://) from provider's registry.
@@ -32,7 +37,7 @@ func Login(ctx context.Context, provider, image string, id auth.Identity, s *aut
 	case azure.ProviderName:
 		t, err = azure.Default.RegistryLogin(ctx, host, id, s)
 	default:
-		return nil, fmt.Errorf("provider '%s' is not supported for registry logins", provider)
+		return nil, fmt.Errorf("%w: provider '%s' is not supported yet by weir; use 'generic' with a Secret", ErrUnsupportedProvider, provider)
 	}
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package helmrepo
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -223,7 +224,11 @@ func providerLogin(ctx context.Context, repo *sourcev1.HelmRepository, host stri
 			return registry.Keychain(host, login), nil
 		}
 	}
-	return nil, errorf(ErrAuth, "failed to get credential from '%s': %w", p, err)
+	kind := ErrAuth
+	if errors.Is(err, registry.ErrUnsupportedProvider) {
+		kind = ErrUnsupported
+	}
+	return nil, errorf(kind, "failed to get credential from '%s': %w", p, err)
 }
 
 // keychain is the OCI login: the docker config's entries, or the username

@@ -116,7 +116,11 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *imagev1.ImageRepository
 	out.canonical = repo.String()
 	creds, err := r.credentials(ctx, obj)
 	if err != nil {
-		return &errs.Generic{Err: fmt.Errorf("failed to configure authentication options: %w", err), Reason: imagev1.AuthenticationFailedReason}
+		err = fmt.Errorf("failed to configure authentication options: %w", err)
+		if errors.Is(err, registry.ErrUnsupportedProvider) {
+			return &errs.Stalling{Err: err, Reason: imagev1.AuthenticationFailedReason}
+		}
+		return &errs.Generic{Err: err, Reason: imagev1.AuthenticationFailedReason}
 	}
 	due, next, why := r.shouldScan(obj, out.canonical)
 	out.next, out.why = next, why

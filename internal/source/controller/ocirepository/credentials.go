@@ -68,7 +68,11 @@ func (r *Reconciler) providerLogin(ctx context.Context, obj *sourcev1.OCIReposit
 	}
 	login, err := registry.Login(ctx, obj.Spec.Provider, obj.Spec.URL, id, r.Auth)
 	if err != nil {
-		return nil, &errs.Generic{Err: fmt.Errorf("failed to get credential from %s: %w", obj.Spec.Provider, err), Reason: sourcev1.AuthenticationFailedReason}
+		err = fmt.Errorf("failed to get credential from %s: %w", obj.Spec.Provider, err)
+		if errors.Is(err, registry.ErrUnsupportedProvider) {
+			return nil, &errs.Stalling{Err: err, Reason: sourcev1.AuthenticationFailedReason}
+		}
+		return nil, &errs.Generic{Err: err, Reason: sourcev1.AuthenticationFailedReason}
 	}
 	host, _ := registry.Host(obj.Spec.URL)
 	return registry.Keychain(host, login), nil
