@@ -2,6 +2,7 @@ package imagerepository
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -69,5 +70,13 @@ func TestProviderGCPAndAzureController(t *testing.T) {
 	scanAs(t, env, ns, imagev1.AzureProvider, acr, azure.RegistryUsername, afake.RefreshToken(azurefake.ManagedIdentityClient, acr))
 	if n, m := afake.Count("/msi/token"), afake.Count("/oauth2/exchange"); n != 1 || m != 1 {
 		t.Errorf("%d managed identity tokens and %d ACR exchanges for two scans, want 1 and 1", n, m)
+	}
+
+	wrong := newRepo(ns, "wrong-host", "ghcr.io/org/app")
+	wrong.Spec.Provider = imagev1.GCPProvider
+	env.Create(t, wrong)
+	ready := env.WaitForFailure(t, wrong, imagev1.AuthenticationFailedReason)
+	if want := "failed to configure authentication options: invalid GCP registry: 'ghcr.io'. must match "; !strings.HasPrefix(ready.Message, want) {
+		t.Errorf("wrong host: %q, want prefix %q", ready.Message, want)
 	}
 }
