@@ -37,12 +37,7 @@ const (
 // know, so it asks instance discovery first (answered by the fake too).
 func setup(t *testing.T) (*azurefake.Server, *azure.Provider) {
 	fake := azurefake.Start(t)
-	for _, v := range []string{"AZURE_CLIENT_ID", "AZURE_TENANT_ID", "AZURE_FEDERATED_TOKEN_FILE", "AZURE_CLIENT_SECRET",
-		"AZURE_CLIENT_CERTIFICATE_PATH", "AZURE_USERNAME", "IDENTITY_ENDPOINT", "IDENTITY_HEADER", "MSI_ENDPOINT", "IMDS_ENDPOINT"} {
-		t.Setenv(v, "")
-		_ = os.Unsetenv(v)
-	}
-	t.Setenv("AZURE_AUTHORITY_HOST", fake.URL)
+	fake.SetenvAuthority(t)
 	return fake, &azure.Provider{HTTPClient: fake.Client()}
 }
 
@@ -116,8 +111,7 @@ func TestControllerWorkloadIdentity(t *testing.T) {
 // environment names (App Service's; AKS's IMDS address is fixed).
 func TestControllerManagedIdentity(t *testing.T) {
 	fake, p := setup(t)
-	t.Setenv("IDENTITY_ENDPOINT", fake.ManagedIdentityEndpoint())
-	t.Setenv("IDENTITY_HEADER", azurefake.IdentityHeader)
+	fake.SetenvManagedIdentity(t)
 	tok, err := p.RegistryLogin(context.Background(), "weir.azurecr.cn", auth.Identity{}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -29,9 +29,7 @@ func TestMain(m *testing.M) {
 // provider whose STS and IAM Credentials are the fake's.
 func setup(t *testing.T) (*gcpfake.Server, *gcp.Provider) {
 	fake := gcpfake.Start(t, gcpfake.Options{})
-	t.Setenv("GCE_METADATA_HOST", fake.Host)
-	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "")
-	t.Setenv("HOME", t.TempDir()) // no gcloud well-known credentials file
+	fake.Setenv(t)
 	return fake, &gcp.Provider{STSURL: fake.URL + "/v1/token", IAMCredentialsURL: fake.URL}
 }
 

@@ -2,7 +2,6 @@ package registry_test
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 
@@ -19,16 +18,9 @@ import (
 // cloud gets that cloud's Flux message.
 func TestLoginGCPAndAzure(t *testing.T) {
 	gfake := gcpfake.Start(t, gcpfake.Options{})
-	t.Setenv("GCE_METADATA_HOST", gfake.Host)
-	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "")
-	t.Setenv("HOME", t.TempDir())
+	gfake.Setenv(t)
 	afake := azurefake.Start(t)
-	for _, v := range []string{"AZURE_CLIENT_ID", "AZURE_TENANT_ID", "AZURE_FEDERATED_TOKEN_FILE", "AZURE_CLIENT_SECRET", "MSI_ENDPOINT"} {
-		t.Setenv(v, "")
-		_ = os.Unsetenv(v)
-	}
-	t.Setenv("IDENTITY_ENDPOINT", afake.ManagedIdentityEndpoint())
-	t.Setenv("IDENTITY_HEADER", azurefake.IdentityHeader)
+	afake.SetenvManagedIdentity(t)
 	saved := *azure.Default
 	azure.Default.HTTPClient = afake.Client()
 	t.Cleanup(func() { *azure.Default = saved })

@@ -1,7 +1,6 @@
 package imagerepository
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -48,21 +47,14 @@ func TestProviderGCPAndAzureController(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
 	gfake := gcpfake.Start(t, gcpfake.Options{})
-	t.Setenv("GCE_METADATA_HOST", gfake.Host)
-	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "")
-	t.Setenv("HOME", t.TempDir())
+	gfake.Setenv(t)
 	scanAs(t, env, ns, imagev1.GCPProvider, "europe-west1-docker.pkg.dev", gcp.RegistryUsername, gcpfake.ControllerToken())
 	if n := gfake.Count("/computeMetadata/v1/instance/service-accounts/default/token"); n != 1 {
 		t.Errorf("%d metadata token requests for two scans, want 1", n)
 	}
 
 	afake := azurefake.Start(t)
-	for _, v := range []string{"AZURE_CLIENT_ID", "AZURE_TENANT_ID", "AZURE_FEDERATED_TOKEN_FILE", "AZURE_CLIENT_SECRET", "MSI_ENDPOINT"} {
-		t.Setenv(v, "")
-		_ = os.Unsetenv(v)
-	}
-	t.Setenv("IDENTITY_ENDPOINT", afake.ManagedIdentityEndpoint())
-	t.Setenv("IDENTITY_HEADER", azurefake.IdentityHeader)
+	afake.SetenvManagedIdentity(t)
 	saved := azure.Default.HTTPClient
 	azure.Default.HTTPClient = afake.Client()
 	t.Cleanup(func() { azure.Default.HTTPClient = saved })

@@ -1,7 +1,6 @@
 package ocirepository
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -38,17 +37,24 @@ func cloudRepo(t *testing.T, env *testenv.Env, ns, name, provider, host, sa, use
 	return obj, "latest@" + digest
 }
 
+// useGCPFake starts a GCP fake and points the metadata client and
+// gcp.Default, which the controller uses, at it until the test ends.
+func useGCPFake(t *testing.T) *gcpfake.Server {
+	fake := gcpfake.Start(t, gcpfake.Options{})
+	fake.Setenv(t)
+	sts, iam := gcp.Default.STSURL, gcp.Default.IAMCredentialsURL
+	gcp.Default.STSURL, gcp.Default.IAMCredentialsURL = fake.URL+"/v1/token", fake.URL
+	t.Cleanup(func() { gcp.Default.STSURL, gcp.Default.IAMCredentialsURL = sts, iam })
+	return fake
+}
+
 // TestProviderGCP pulls from Artifact Registry as two ServiceAccounts, each
 // impersonating its own Google service account: two STS exchanges with
 // two subjects, then none on a second reconcile (the token cache).
 func TestProviderGCP(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
-	fake := gcpfake.Start(t, gcpfake.Options{})
-	t.Setenv("GCE_METADATA_HOST", fake.Host)
-	sts, iam := gcp.Default.STSURL, gcp.Default.IAMCredentialsURL
-	gcp.Default.STSURL, gcp.Default.IAMCredentialsURL = fake.URL+"/v1/token", fake.URL
-	t.Cleanup(func() { gcp.Default.STSURL, gcp.Default.IAMCredentialsURL = sts, iam })
+	fake := useGCPFake(t)
 
 	const host = "europe-west1-docker.pkg.dev"
 	emails := map[string]string{"tenant-a": "tenant-a@weir-project.iam.gserviceaccount.com", "tenant-b": "tenant-b@weir-project.iam.gserviceaccount.com"}
@@ -92,11 +98,7 @@ func TestProviderAzure(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
 	fake := azurefake.Start(t)
-	for _, v := range []string{"AZURE_CLIENT_ID", "AZURE_TENANT_ID", "AZURE_FEDERATED_TOKEN_FILE", "AZURE_CLIENT_SECRET"} {
-		t.Setenv(v, "")
-		_ = os.Unsetenv(v)
-	}
-	t.Setenv("AZURE_AUTHORITY_HOST", fake.URL)
+	fake.SetenvAuthority(t)
 	saved := azure.Default.HTTPClient
 	azure.Default.HTTPClient = fake.Client()
 	t.Cleanup(func() { azure.Default.HTTPClient = saved })
@@ -145,11 +147,7 @@ func TestProviderAzure(t *testing.T) {
 func TestProviderGCPAndAzureRefusals(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
-	fake := gcpfake.Start(t, gcpfake.Options{})
-	t.Setenv("GCE_METADATA_HOST", fake.Host)
-	sts, iam := gcp.Default.STSURL, gcp.Default.IAMCredentialsURL
-	gcp.Default.STSURL, gcp.Default.IAMCredentialsURL = fake.URL+"/v1/token", fake.URL
-	t.Cleanup(func() { gcp.Default.STSURL, gcp.Default.IAMCredentialsURL = sts, iam })
+	fake := useGCPFake(t)
 	const denied = "denied@weir-project.iam.gserviceaccount.com"
 	fake.Deny(denied)
 	create(t, env,

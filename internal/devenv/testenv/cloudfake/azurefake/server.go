@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -143,4 +144,35 @@ func writeJSON(w http.ResponseWriter, status int, v any) int {
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 	return status
+}
+
+// credentialEnv are the variables azidentity's credentials read.
+var credentialEnv = []string{
+	"AZURE_CLIENT_ID", "AZURE_TENANT_ID", "AZURE_FEDERATED_TOKEN_FILE", "AZURE_CLIENT_SECRET",
+	"AZURE_CLIENT_CERTIFICATE_PATH", "AZURE_USERNAME", "AZURE_AUTHORITY_HOST",
+	"IDENTITY_ENDPOINT", "IDENTITY_HEADER", "MSI_ENDPOINT", "IMDS_ENDPOINT",
+}
+
+// SetenvAuthority unsets the Azure credential variables for the rest of
+// the test and makes the fake the authority host (AZURE_AUTHORITY_HOST).
+func (s *Server) SetenvAuthority(t testing.TB) {
+	unsetCredentialEnv(t)
+	t.Setenv("AZURE_AUTHORITY_HOST", s.URL)
+}
+
+// SetenvManagedIdentity unsets the Azure credential variables for the
+// rest of the test and names the fake's managed identity endpoint.
+func (s *Server) SetenvManagedIdentity(t testing.TB) {
+	unsetCredentialEnv(t)
+	t.Setenv("IDENTITY_ENDPOINT", s.ManagedIdentityEndpoint())
+	t.Setenv("IDENTITY_HEADER", IdentityHeader)
+}
+
+// unsetCredentialEnv unsets (not empties: azidentity tells the two apart)
+// the variables until the test ends.
+func unsetCredentialEnv(t testing.TB) {
+	for _, v := range credentialEnv {
+		t.Setenv(v, "")
+		_ = os.Unsetenv(v)
+	}
 }

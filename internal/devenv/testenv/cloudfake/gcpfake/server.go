@@ -125,3 +125,13 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 }
+
+// Setenv points Google's application default credentials at the fake's
+// metadata server for the rest of the test: GCE_METADATA_HOST, and no
+// credentials file (GOOGLE_APPLICATION_CREDENTIALS empty, HOME without
+// gcloud's).
+func (s *Server) Setenv(t testing.TB) {
+	t.Setenv("GCE_METADATA_HOST", s.Host)
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "")
+	t.Setenv("HOME", t.TempDir())
+}
