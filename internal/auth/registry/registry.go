@@ -11,6 +11,8 @@ import (
 
 	"github.com/weir-gitops/weir/internal/auth"
 	"github.com/weir-gitops/weir/internal/auth/aws"
+	"github.com/weir-gitops/weir/internal/auth/azure"
+	"github.com/weir-gitops/weir/internal/auth/gcp"
 )
 
 // ErrUnsupportedProvider is a provider weir has no registry login for
@@ -30,6 +32,10 @@ func Login(ctx context.Context, provider, image string, id auth.Identity, s *aut
 	switch provider {
 	case aws.ProviderName:
 		t, err = aws.RegistryLogin(ctx, s, id, host)
+	case gcp.ProviderName:
+		t, err = gcp.Default.RegistryLogin(ctx, host, id, s)
+	case azure.ProviderName:
+		t, err = azure.Default.RegistryLogin(ctx, host, id, s)
 	default:
 		return nil, fmt.Errorf("%w: provider '%s' is not supported yet by weir; use 'generic' with a Secret", ErrUnsupportedProvider, provider)
 	}

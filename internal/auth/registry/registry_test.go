@@ -29,9 +29,9 @@ func TestHost(t *testing.T) {
 }
 
 func TestLoginRefusals(t *testing.T) {
-	_, err := Login(context.Background(), "gcp", "europe-docker.pkg.dev/p/r/app", auth.Identity{}, nil)
+	_, err := Login(context.Background(), "quay", "quay.io/p/app", auth.Identity{}, nil)
 	if !errors.Is(err, ErrUnsupportedProvider) {
-		t.Errorf("gcp: err = %v, want ErrUnsupportedProvider", err)
+		t.Errorf("quay: err = %v, want ErrUnsupportedProvider", err)
 	}
 	_, err = Login(context.Background(), "aws", "ghcr.io/org/app", auth.Identity{}, nil)
 	if err == nil || !strings.HasPrefix(err.Error(), "invalid AWS registry: 'ghcr.io'") {

@@ -350,9 +350,12 @@ func TestNewClientErrors(t *testing.T) {
 		{name: "provider aws, not an ECR host", repo: helmRepo("oci://ghcr.io/charts", func(r *sourcev1.HelmRepository) {
 			r.Spec.Type, r.Spec.Provider = sourcev1.HelmRepositoryTypeOCI, "aws"
 		}), kind: ErrAuth, msg: "failed to get credential from 'aws': invalid AWS registry: 'ghcr.io'. must match "},
-		{name: "provider without a login yet", repo: helmRepo("oci://ghcr.io/charts", func(r *sourcev1.HelmRepository) {
+		{name: "provider gcp, not a GCP host", repo: helmRepo("oci://ghcr.io/charts", func(r *sourcev1.HelmRepository) {
 			r.Spec.Type, r.Spec.Provider = sourcev1.HelmRepositoryTypeOCI, "gcp"
-		}), kind: ErrUnsupported, msg: "provider 'gcp' is not supported yet by weir"},
+		}), kind: ErrAuth, msg: "failed to get credential from 'gcp': invalid GCP registry: 'ghcr.io'. must match "},
+		{name: "provider azure, not an ACR host", repo: helmRepo("oci://ghcr.io/charts", func(r *sourcev1.HelmRepository) {
+			r.Spec.Type, r.Spec.Provider = sourcev1.HelmRepositoryTypeOCI, "azure"
+		}), kind: ErrAuth, msg: "failed to get credential from 'azure': invalid Azure registry: 'ghcr.io'. must match "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -216,20 +216,16 @@ func TestAuth(t *testing.T) {
 	env.WaitForReady(t, bySA, nil)
 }
 
-// TestStalls: a provider weir cannot log in with yet and an image Flux
-// refuses stall with Flux's reasons.
+// TestStalls: an image Flux refuses stalls with Flux's reason.
 func TestStalls(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
-	gcp := newRepo(ns, "gcp", "europe-docker.pkg.dev/project/repo/app")
-	gcp.Spec.Provider = imagev1.GCPProvider
 	tagged := newRepo(ns, "tagged", "ghcr.io/org/app:v1")
-	env.Create(t, gcp, tagged)
+	env.Create(t, tagged)
 	for _, tt := range []struct {
 		obj          *imagev1.ImageRepository
 		reason, want string
 	}{
-		{gcp, imagev1.AuthenticationFailedReason, "failed to configure authentication options: unsupported provider: provider 'gcp' is not supported yet by weir; use 'generic' with a Secret"},
 		{tagged, imagev1.ImageURLInvalidReason, ".spec.image value should not contain a tag; remove ':v1'"},
 	} {
 		ready := env.WaitForFailure(t, tt.obj, tt.reason)
