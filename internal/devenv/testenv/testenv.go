@@ -114,7 +114,26 @@ func Main(m *testing.M, opts ...func(*Options)) {
 	os.Exit(run(m, opts))
 }
 
+// offlineClouds points the cloud SDKs' own discovery away from the
+// link-local metadata addresses for the whole test process, unless a test
+// already chose an endpoint: a test that reaches a cloud's default chain
+// without its fake then fails at once on 127.0.0.1 instead of sending a
+// request off the machine. Tests that fake a cloud set its endpoint with
+// t.Setenv, which wins.
+var offlineClouds = map[string]string{
+	"GCE_METADATA_HOST":                 "127.0.0.1:9",
+	"AWS_EC2_METADATA_DISABLED":         "true",
+	"AWS_EC2_METADATA_SERVICE_ENDPOINT": "http://127.0.0.1:9",
+	"IDENTITY_ENDPOINT":                 "http://127.0.0.1:9/msi/token",
+	"IMDS_ENDPOINT":                     "http://127.0.0.1:9",
+}
+
 func run(m *testing.M, opts []func(*Options)) int {
+	for k, v := range offlineClouds {
+		if _, set := os.LookupEnv(k); !set {
+			_ = os.Setenv(k, v)
+		}
+	}
 	var o Options
 	for _, f := range opts {
 		f(&o)
