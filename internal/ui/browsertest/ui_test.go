@@ -481,3 +481,29 @@ func TestSortByColumn(t *testing.T) {
 		t.Errorf("by name, descending: %s, want %s", got, want)
 	}
 }
+
+// TestSyncShowsASourceAhead suspends a Kustomization, then pushes and
+// fetches a commit: the overview's Sync column says its source is ahead of
+// what it applied, at the pushed revision.
+func TestSyncShowsASourceAhead(t *testing.T) {
+	f := newFleet(t)
+	k := f.ks["apps"]
+	f.env.Update(t, k, func() { k.Spec.Suspend = true })
+	fix := f.pushFix()
+	f.env.Update(t, f.repo, func() {
+		f.repo.Annotations = map[string]string{meta.ReconcileRequestAnnotation: time.Now().Format(time.RFC3339Nano)}
+	})
+	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+		if err := f.env.Client.Get(ctx, client.ObjectKeyFromObject(f.repo), f.repo); err != nil {
+			return false, err.Error()
+		}
+		a := f.repo.Status.Artifact
+		return a != nil && strings.Contains(a.Revision, fix), "the GitRepository has not fetched the push"
+	})
+	b := newUI(t, f.env.Config)
+	b.open("/?namespace=" + f.ns)
+	sync := b.str(`document.querySelector('[data-testid=object-row][data-id="Kustomization/` + f.ns + `/apps"] [data-testid=sync]')?.textContent || ''`)
+	if !strings.Contains(sync, "source at") || !strings.Contains(sync, fix) {
+		t.Errorf("apps' sync cell = %q, want its source ahead at %s", sync, fix)
+	}
+}

@@ -85,13 +85,37 @@ type Overview struct {
 	Hidden []string `json:"hidden,omitempty"`
 }
 
-// Summaries computes the Summary of every object.
+// Summaries computes the Summary of every object, and the Sync of each
+// Kustomization whose source's artifact is ahead of what it applied.
 func Summaries(objs []unstructured.Unstructured) []Summary {
+	idx := newIndex(objs)
 	out := make([]Summary, 0, len(objs))
 	for i := range objs {
-		out = append(out, Summarize(&objs[i]))
+		s := Summarize(&objs[i])
+		if s.Sync == "" {
+			s.Sync = idx.behind(&objs[i])
+		}
+		out = append(out, s)
 	}
 	return out
+}
+
+// behind says a Kustomization's source is at a revision it has not
+// applied yet ("source at <revision>"), "" otherwise.
+func (idx index) behind(u *unstructured.Unstructured) string {
+	if u.GetKind() != kinds.Kustomization.Kind {
+		return ""
+	}
+	src, ok := idx.source(u)
+	if !ok {
+		return ""
+	}
+	need := artifactRevision(idx[src.String()])
+	applied, _, _ := unstructured.NestedString(u.Object, "status", "lastAppliedRevision")
+	if need == "" || applied == "" || need == applied {
+		return ""
+	}
+	return "source at " + need
 }
 
 // NewOverview computes the overview of the summaries f selects.

@@ -84,6 +84,11 @@ type Summary struct {
 	// message (Flux's "dependency '<ns>/<name>' is not ready"), of its own
 	// kind, as dependsOn refers to them.
 	WaitingFor []Ref `json:"waitingFor,omitempty"`
+	// Sync says how the object is out of sync, "" when it is not or it
+	// cannot tell: a HelmRelease's Drifted condition ("drift detected"),
+	// or, set by the fleet view which sees the source too, a Kustomization
+	// whose source is ahead of what it applied.
+	Sync string `json:"sync,omitempty"`
 }
 
 // dependencyInMessage finds the dependencies Flux's DependencyNotReady
@@ -260,6 +265,12 @@ func Summarize(u *unstructured.Unstructured) Summary {
 	}
 	if s.State == Waiting {
 		s.WaitingFor = waitingFor(s.Kind, ready.Message)
+	}
+	if d := apimeta.FindStatusCondition(conds, "Drifted"); d != nil && d.Status == metav1.ConditionTrue {
+		s.Sync = "drift detected"
+		if !d.LastTransitionTime.IsZero() {
+			s.Sync += " " + d.LastTransitionTime.UTC().Format(time.RFC3339)
+		}
 	}
 	s.Suspended = IsSuspended(u)
 	if s.Suspended {

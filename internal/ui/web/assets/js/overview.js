@@ -98,7 +98,7 @@ export async function overview(main, _params, params) {
     for (const [id, tr] of next) rows.set(id, tr);
     tbody.replaceChildren(...next.values());
     if (!data.objects.length) {
-      tbody.append(h('tr', {}, h('td', {colspan: 8, class: 'empty'}, 'No object matches these filters.')));
+      tbody.append(h('tr', {}, h('td', {colspan: 9, class: 'empty'}, 'No object matches these filters.')));
     }
     if (focused && focused !== document.activeElement && document.contains(focused)) focused.focus();
     syncSelection();
@@ -166,12 +166,12 @@ export async function overview(main, _params, params) {
 }
 
 // The object table's columns after the checkbox, and their titles.
-const columns = ['state', 'kind', 'namespace', 'name', 'revision', 'reason'];
-const columnTitles = ['State', 'Kind', 'Namespace', 'Name', 'Revision', 'Reason and message'];
+const columns = ['state', 'kind', 'namespace', 'name', 'revision', 'sync', 'reason'];
+const columnTitles = ['State', 'Kind', 'Namespace', 'Name', 'Revision', 'Sync', 'Reason and message'];
 
 // fillRow writes an object's cells into its row (kept: the checkbox).
 function fillRow(tr, o) {
-  const sig = JSON.stringify([o.state, o.revision, o.reason, o.message, o.suspended, o.suspendedBy, o.suspendReason]);
+  const sig = JSON.stringify([o.state, o.revision, o.sync, o.reason, o.message, o.suspended, o.suspendedBy, o.suspendReason]);
   if (tr.dataset.sig === sig) return;
   tr.dataset.sig = sig;
   const cells = [
@@ -180,6 +180,7 @@ function fillRow(tr, o) {
     o.namespace,
     objectLink(o, o.name),
     h('code', {class: 'revision', title: o.revision || ''}, o.revision ? shortRevision(o.revision) : ''),
+    o.sync ? h('span', {class: 'sync', 'data-testid': 'sync'}, o.sync) : '',
     reasonCell(o),
   ];
   while (tr.children.length > 1) tr.lastChild.remove();
