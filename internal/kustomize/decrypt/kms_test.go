@@ -5,11 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	sopsgcpkms "github.com/getsops/sops/v3/gcpkms"
 	"github.com/getsops/sops/v3/hcvault"
 	"github.com/getsops/sops/v3/keys"
 	"github.com/getsops/sops/v3/kms"
 
 	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/awskms"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/gcpkms"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/vaulttransit"
 )
 
@@ -181,5 +183,34 @@ func TestVaultTransitWithTheSecretsToken(t *testing.T) {
 	err = decryptDoc(t, obj, doc)
 	if !errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), "object-level workload identity (serviceaccount/apps/tenant) for HashiCorp Vault transit") {
 		t.Errorf("object level: err = %v", err)
+	}
+}
+
+const testGCPKey = "projects/weir-test/locations/global/keyRings/sops/cryptoKeys/weir"
+
+func TestGCPKMSWithTheSecretsServiceAccount(t *testing.T) {
+	fake := gcpkms.New(t)
+	t.Setenv(gcpkms.ClientTypeEnv, "rest")
+	t.Setenv(gcpkms.EndpointEnv, fake.URL)
+	creds := map[string][]byte{GCPKMSKey: fake.AddServiceAccount(t, "sops@weir-test.iam.gserviceaccount.com")}
+	doc := encryptTo(t, creds, sopsgcpkms.NewMasterKeyFromResourceID(testGCPKey))
+	d, _ := New(creds)
+	if err := decryptDoc(t, d, doc); err != nil {
+		t.Fatal(err)
+	}
+	reqs := fake.Requests()
+	if last := reqs[len(reqs)-1]; last.Operation != "decrypt" || last.Resource != testGCPKey ||
+		last.Principal != "sops@weir-test.iam.gserviceaccount.com" || last.Status != 200 {
+		t.Errorf("GCP KMS saw %+v", last)
+	}
+
+	other := gcpkms.New(t) // an account the fake's KMS does not know
+	wrong, _ := New(map[string][]byte{GCPKMSKey: other.AddServiceAccount(t, "stranger@elsewhere.iam.gserviceaccount.com")})
+	err := decryptDoc(t, wrong, doc)
+	if err == nil || !strings.Contains(err.Error(), "gcpkms key "+testGCPKey) || !strings.Contains(err.Error(), "GCP KMS") {
+		t.Errorf("unknown account: err = %v", err)
+	}
+	if err != nil && strings.Contains(err.Error(), "PRIVATE KEY") {
+		t.Errorf("the key leaked: %q", err)
 	}
 }

@@ -16,6 +16,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	_ = os.Setenv("HOME", dir) // no ~/.vault-token, no ~/.azure
 	code := m.Run()
 	_ = os.RemoveAll(dir)
 	os.Exit(code)

@@ -5,6 +5,8 @@
 // files; Apply, called from TestMain before any test, disables the
 // metadata lookups, points the files at nothing and clears the
 // environment credentials, so a test reaches only the fakes it starts.
+// HOME is left alone (Git and the control plane read it); a package that
+// must not see ~/.vault-token sets HOME to the returned directory.
 package offline
 
 import (
@@ -23,7 +25,6 @@ func settings(dir string) map[string]string {
 		"GCE_METADATA_HOST":              "127.0.0.1:9",
 		"GOOGLE_APPLICATION_CREDENTIALS": filepath.Join(dir, "no-google-credentials.json"),
 		"CLOUDSDK_CONFIG":                dir,
-		"HOME":                           dir,
 	}
 }
 
