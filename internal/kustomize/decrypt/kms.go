@@ -59,40 +59,35 @@ func (s *keyServer) cloudMasterKey(k *keyservice.Key) (cloudKey, bool, error) {
 		mk := &gcpkms.MasterKey{ResourceID: t.GcpKmsKey.GetResourceId()}
 		if c.gcp != nil {
 			gcpkms.CredentialJSON(c.gcp).ApplyToMasterKey(mk)
-		} else if err := c.refuseObjectLevel(kind); err != nil {
-			return nil, true, err
 		}
-		return mk, true, nil
+		return c.unlessRefused(mk, c.gcp != nil, kind)
 	case *keyservice.Key_AzureKeyvaultKey:
 		mk := &azkv.MasterKey{VaultURL: t.AzureKeyvaultKey.GetVaultUrl(), Name: t.AzureKeyvaultKey.GetName(),
 			Version: t.AzureKeyvaultKey.GetVersion()}
 		if c.azure != nil {
 			azkv.NewTokenCredential(c.azure).ApplyToMasterKey(mk)
-		} else if err := c.refuseObjectLevel(kind); err != nil {
-			return nil, true, err
 		}
-		return mk, true, nil
+		return c.unlessRefused(mk, c.azure != nil, kind)
 	case *keyservice.Key_VaultKey:
 		mk := &hcvault.MasterKey{VaultAddress: t.VaultKey.GetVaultAddress(), EnginePath: t.VaultKey.GetEnginePath(),
 			KeyName: t.VaultKey.GetKeyName()}
 		if c.vault != "" {
 			hcvault.Token(c.vault).ApplyToMasterKey(mk)
-		} else if err := c.refuseObjectLevel(kind); err != nil {
-			return nil, true, err
 		}
-		return mk, true, nil
+		return c.unlessRefused(mk, c.vault != "", kind)
 	}
 	return nil, false, nil
 }
 
-// refuseObjectLevel stops a key the Secret has no credentials for when the
-// Kustomization names a ServiceAccount: only AWS exchanges that identity
-// in weir so far, and the controller's own must not stand in for it.
-func (c *cloudCreds) refuseObjectLevel(kind string) error {
-	if c.objectLevel == "" {
-		return nil
+// unlessRefused returns mk, or refuses it when the Secret has no
+// credentials for it (fromSecret false) and the Kustomization names a
+// ServiceAccount: only AWS exchanges that identity in weir so far, and the
+// controller's own must not stand in for it.
+func (c *cloudCreds) unlessRefused(mk cloudKey, fromSecret bool, kind string) (cloudKey, bool, error) {
+	if fromSecret || c.objectLevel == "" {
+		return mk, true, nil
 	}
-	return fmt.Errorf("%w: object-level workload identity (%s) for %s; put the service's credentials in the decryption Secret",
+	return nil, true, fmt.Errorf("%w: object-level workload identity (%s) for %s; put the service's credentials in the decryption Secret",
 		ErrNotSupported, c.objectLevel, service[kind])
 }
 
@@ -107,22 +102,38 @@ func encryptionContext(in map[string]string) map[string]*string {
 	return out
 }
 
-// decryptCloud recovers a data key through a key service.
-func (s *keyServer) decryptCloud(ctx context.Context, k *keyservice.Key, ciphertext []byte) ([]byte, bool, error) {
+// cloudCall builds the master key of a cloud key stanza and runs call
+// with it; ok is false when the stanza is no cloud key. Errors name the
+// key and the service, with the Secret's credential values scrubbed.
+func (s *keyServer) cloudCall(k *keyservice.Key, call func(cloudKey) error) (ok bool, err error) {
 	mk, ok, err := s.cloudMasterKey(k)
 	if !ok {
-		return nil, false, nil
+		return false, nil
 	}
 	kind, id := describeKey(k)
 	if err != nil {
-		return nil, true, &keyRequestError{kind: kind, id: id, reason: s.cloud.redact(err.Error()), cause: err}
+		return true, &keyRequestError{kind: kind, id: id, reason: s.cloud.redact(err.Error()), cause: err}
 	}
-	mk.SetEncryptedDataKey(ciphertext)
-	plain, err := mk.DecryptContext(ctx)
-	if err != nil {
-		return nil, true, &keyRequestError{kind: kind, id: id, reason: service[kind] + ": " + s.cloud.redact(err.Error())}
+	if err := call(mk); err != nil {
+		return true, &keyRequestError{kind: kind, id: id, reason: service[kind] + ": " + s.cloud.redact(err.Error())}
+	}
+	return true, nil
+}
+
+// decryptCloud recovers a data key through a key service.
+func (s *keyServer) decryptCloud(ctx context.Context, k *keyservice.Key, ciphertext []byte) ([]byte, bool, error) {
+	var plain []byte
+	ok, err := s.cloudCall(k, func(mk cloudKey) error {
+		mk.SetEncryptedDataKey(ciphertext)
+		var err error
+		plain, err = mk.DecryptContext(ctx)
+		return err
+	})
+	if !ok || err != nil {
+		return nil, ok, err
 	}
 	if len(plain) > maxDataKeySize {
+		kind, id := describeKey(k)
 		return nil, true, &keyRequestError{kind: kind, id: id, reason: "encrypted data key is malformed"}
 	}
 	return plain, true, nil
@@ -130,16 +141,13 @@ func (s *keyServer) decryptCloud(ctx context.Context, k *keyservice.Key, ciphert
 
 // encryptCloud wraps a data key through a key service (tests, examples).
 func (s *keyServer) encryptCloud(ctx context.Context, k *keyservice.Key, dataKey []byte) ([]byte, bool, error) {
-	mk, ok, err := s.cloudMasterKey(k)
-	if !ok {
-		return nil, false, nil
-	}
-	kind, id := describeKey(k)
-	if err != nil {
-		return nil, true, &keyRequestError{kind: kind, id: id, reason: s.cloud.redact(err.Error()), cause: err}
-	}
-	if err := mk.EncryptContext(ctx, dataKey); err != nil {
-		return nil, true, &keyRequestError{kind: kind, id: id, reason: service[kind] + ": " + s.cloud.redact(err.Error())}
-	}
-	return mk.EncryptedDataKey(), true, nil
+	var out []byte
+	ok, err := s.cloudCall(k, func(mk cloudKey) error {
+		if err := mk.EncryptContext(ctx, dataKey); err != nil {
+			return err
+		}
+		out = mk.EncryptedDataKey()
+		return nil
+	})
+	return out, ok, err
 }

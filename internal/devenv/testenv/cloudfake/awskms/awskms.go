@@ -57,7 +57,7 @@ type Server struct {
 	ring     kmscipher.Ring
 	mu       sync.Mutex
 	secrets  map[string]string // access key id → secret access key
-	requests []Request
+	log      kmscipher.Log[Request]
 	sessions int
 }
 
@@ -78,17 +78,9 @@ func (s *Server) AddAccessKey(id, secret string) {
 }
 
 // Requests returns what the fake was asked so far.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
-}
+func (s *Server) Requests() []Request { return s.log.All() }
 
-func (s *Server) record(r Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.requests = append(s.requests, r)
-}
+func (s *Server) record(r Request) { s.log.Add(r) }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))

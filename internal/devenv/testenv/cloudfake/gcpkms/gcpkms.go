@@ -56,7 +56,7 @@ type Server struct {
 	mu       sync.Mutex
 	accounts map[string]*rsa.PublicKey // client_email → key
 	tokens   map[string]string         // access token → client_email
-	requests []Request
+	log      kmscipher.Log[Request]
 }
 
 // New starts the fake for the test's lifetime.
@@ -97,17 +97,9 @@ func (s *Server) AddServiceAccount(t testing.TB, email string) []byte {
 }
 
 // Requests returns what the fake was asked so far.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
-}
+func (s *Server) Requests() []Request { return s.log.All() }
 
-func (s *Server) record(r Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.requests = append(s.requests, r)
-}
+func (s *Server) record(r Request) { s.log.Add(r) }
 
 var kmsPath = regexp.MustCompile(`^/v1/(projects/[^/]+/locations/[^/]+/keyRings/[^/]+/cryptoKeys/[^/:]+):(encrypt|decrypt)$`)
 

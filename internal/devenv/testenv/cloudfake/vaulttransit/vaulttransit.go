@@ -34,10 +34,10 @@ type Server struct {
 	// URL is the Vault address.
 	URL string
 
-	ring     kmscipher.Ring
-	mu       sync.Mutex
-	tokens   map[string]bool
-	requests []Request
+	ring   kmscipher.Ring
+	mu     sync.Mutex
+	tokens map[string]bool
+	log    kmscipher.Log[Request]
 }
 
 // New starts the fake for the test's lifetime; tokens are the valid
@@ -54,11 +54,7 @@ func New(t testing.TB, tokens ...string) *Server {
 }
 
 // Requests returns what the fake was asked so far.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
-}
+func (s *Server) Requests() []Request { return s.log.All() }
 
 const prefix = "vault:v1:"
 
@@ -66,9 +62,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	rec := Request{Method: r.Method, Path: r.URL.Path, Token: r.Header.Get("X-Vault-Token")}
 	status, body := s.answer(r, rec.Token)
 	rec.Status = status
-	s.mu.Lock()
-	s.requests = append(s.requests, rec)
-	s.mu.Unlock()
+	s.log.Add(rec)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(body)
