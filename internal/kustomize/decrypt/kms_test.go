@@ -2,6 +2,7 @@ package decrypt
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -213,4 +214,65 @@ func TestGCPKMSWithTheSecretsServiceAccount(t *testing.T) {
 	if err != nil && strings.Contains(err.Error(), "PRIVATE KEY") {
 		t.Errorf("the key leaked: %q", err)
 	}
+}
+
+// TestAWSKMSWithTheControllersIdentity: a Secret without sops.aws-kms
+// leaves the AWS SDK's default chain to find credentials, here the
+// controller's environment.
+func TestAWSKMSWithTheControllersIdentity(t *testing.T) {
+	fake := awskms.New(t)
+	isolateAWS(t, fake.URL)
+	fake.AddAccessKey("AKIACONTROLLER", "controller-secret")
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIACONTROLLER")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "controller-secret")
+	doc := encryptTo(t, nil, kms.NewMasterKey(testKeyARN, "", nil))
+	d, err := New(map[string][]byte{"other.agekey": []byte(newAgeKey(t).identity)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := decryptDoc(t, d, doc); err != nil {
+		t.Fatal(err)
+	}
+	reqs := fake.Requests()
+	if last := reqs[len(reqs)-1]; last.Operation != "Decrypt" || last.AccessKeyID != "AKIACONTROLLER" {
+		t.Errorf("KMS saw %+v, want the controller's key", last)
+	}
+}
+
+func TestAzureCredentialShapes(t *testing.T) {
+	tests := []struct {
+		name string
+		doc  string
+		want string // type of the credential
+	}{
+		{"client secret", `{"tenantId": "t", "clientId": "c", "clientSecret": "s3cr3t-azure"}`, "*azidentity.ClientSecretCredential"},
+		{"az create-for-rbac output", "appId: c\ntenant: t\npassword: s3cr3t-azure\n", "*azidentity.ClientSecretCredential"},
+		{"managed identity", `{"clientId": "c"}`, "*azidentity.ManagedIdentityCredential"},
+		{"sovereign cloud", `{"tenantId": "t", "clientId": "c", "clientSecret": "s", "authorityHost": "https://login.microsoftonline.us/"}`, "*azidentity.ClientSecretCredential"},
+		{"UTF-16 with a byte order mark", utf16LE(`{"clientId": "c"}`), "*azidentity.ManagedIdentityCredential"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := New(map[string][]byte{AzureKVKey: []byte(tt.doc)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fmt.Sprintf("%T", d.server.cloud.azure); got != tt.want {
+				t.Errorf("credential = %s, want %s", got, tt.want)
+			}
+		})
+	}
+	_, err := New(map[string][]byte{AzureKVKey: []byte(`{"tenantId": "t", "clientId": "c", "clientCertificate": "not a certificate", "clientCertificatePassword": "s3cr3t-azure"}`)})
+	if err == nil || !strings.Contains(err.Error(), `data key "sops.azure-kv": clientCertificate cannot be parsed`) || strings.Contains(err.Error(), "s3cr3t") {
+		t.Errorf("bad certificate: err = %v", err)
+	}
+}
+
+// utf16LE is s as PowerShell's Out-File writes it.
+func utf16LE(s string) string {
+	b := []byte{0xFF, 0xFE}
+	for _, r := range s {
+		b = append(b, byte(r), 0)
+	}
+	return string(b)
 }
