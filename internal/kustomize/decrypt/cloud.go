@@ -9,6 +9,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -50,6 +51,11 @@ type Options struct {
 	// services yet, and falling back to the controller's identity would
 	// let a tenant decrypt with it.
 	ObjectLevel string
+
+	// azureTransport, set by tests only, carries Entra and Key Vault
+	// calls to a TLS fake: azcore sends bearer tokens over HTTPS only, so
+	// no environment variable can point the SDK at 127.0.0.1.
+	azureTransport policy.Transporter
 }
 
 // ErrNotSupported marks a key the Kustomization's identity cannot reach
@@ -64,6 +70,8 @@ type cloudCreds struct {
 	gcp    []byte
 	azure  azcore.TokenCredential
 	vault  string
+	// azureTransport is Options.azureTransport.
+	azureTransport policy.Transporter
 	// objectLevel is Options.ObjectLevel.
 	objectLevel string
 	// secrets are the credential values read from the Secret, never to
@@ -133,7 +141,7 @@ func (c *cloudCreds) importAzure(value []byte) error {
 		return errors.New("not a YAML or JSON Azure credential")
 	}
 	c.secrets = append(c.secrets, conf.ClientSecret, conf.ClientCertificatePassword, conf.Password)
-	cred, err := azureCredential(conf)
+	cred, err := azureCredential(conf, c.azureTransport)
 	if err != nil {
 		return err
 	}
@@ -143,17 +151,17 @@ func (c *cloudCreds) importAzure(value []byte) error {
 
 // azureCredential picks the credential Flux picks for each shape of the
 // document, in Flux's order.
-func azureCredential(c azureConfig) (azcore.TokenCredential, error) {
+func azureCredential(c azureConfig, transport policy.Transporter) (azcore.TokenCredential, error) {
 	// Without authorityHost the SDK's own default holds (the public
 	// cloud, or AZURE_AUTHORITY_HOST).
-	var opts azcore.ClientOptions
+	opts := azcore.ClientOptions{Transport: transport}
 	if c.AuthorityHost != "" {
 		opts.Cloud = cloud.Configuration{ActiveDirectoryAuthorityHost: c.AuthorityHost}
 	}
 	switch {
 	case c.TenantID != "" && c.ClientID != "" && c.ClientSecret != "":
 		return azidentity.NewClientSecretCredential(c.TenantID, c.ClientID, c.ClientSecret,
-			&azidentity.ClientSecretCredentialOptions{ClientOptions: opts})
+			&azidentity.ClientSecretCredentialOptions{ClientOptions: opts, DisableInstanceDiscovery: transport != nil})
 	case c.TenantID != "" && c.ClientID != "" && c.ClientCertificate != "":
 		certs, key, err := azidentity.ParseCertificates([]byte(c.ClientCertificate), []byte(c.ClientCertificatePassword))
 		if err != nil {

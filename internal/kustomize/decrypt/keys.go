@@ -42,7 +42,7 @@ func New(keys map[string][]byte, opts ...Options) (*Decryptor, error) {
 	sort.Strings(names) // deterministic errors and key order
 	srv := &keyServer{}
 	for _, o := range opts {
-		srv.cloud.awsFor, srv.cloud.objectLevel = o.AWS, o.ObjectLevel
+		srv.cloud.awsFor, srv.cloud.objectLevel, srv.cloud.azureTransport = o.AWS, o.ObjectLevel, o.azureTransport
 	}
 	for _, name := range names {
 		switch {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/security/keyvault/azkeys"
 	"github.com/getsops/sops/v3/azkv"
 	"github.com/getsops/sops/v3/gcpkms"
 	"github.com/getsops/sops/v3/hcvault"
@@ -66,6 +68,10 @@ func (s *keyServer) cloudMasterKey(k *keyservice.Key) (cloudKey, bool, error) {
 			Version: t.AzureKeyvaultKey.GetVersion()}
 		if c.azure != nil {
 			azkv.NewTokenCredential(c.azure).ApplyToMasterKey(mk)
+		}
+		if c.azureTransport != nil {
+			azkv.NewClientOptions(&azkeys.ClientOptions{ClientOptions: azcore.ClientOptions{Transport: c.azureTransport},
+				DisableChallengeResourceVerification: true}).ApplyToMasterKey(mk)
 		}
 		return c.unlessRefused(mk, c.azure != nil, kind)
 	case *keyservice.Key_VaultKey:

@@ -6,12 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/getsops/sops/v3/azkv"
 	sopsgcpkms "github.com/getsops/sops/v3/gcpkms"
 	"github.com/getsops/sops/v3/hcvault"
 	"github.com/getsops/sops/v3/keys"
 	"github.com/getsops/sops/v3/kms"
 
 	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/awskms"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/azurekv"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/gcpkms"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/vaulttransit"
 )
@@ -275,4 +277,37 @@ func utf16LE(s string) string {
 		b = append(b, byte(r), 0)
 	}
 	return string(b)
+}
+
+func TestAzureKeyVaultWithTheSecretsClientSecret(t *testing.T) {
+	fake := azurekv.New(t, map[string]string{"weir-app": "azure-secret-never-shown"})
+	conf := func(secret string) map[string][]byte {
+		return map[string][]byte{AzureKVKey: []byte(`{"tenantId": "` + azurekv.Tenant + `", "clientId": "weir-app", "clientSecret": "` +
+			secret + `", "authorityHost": "` + fake.URL + `/"}`)}
+	}
+	via := Options{azureTransport: fake.Client}
+	author, err := New(conf("azure-secret-never-shown"), via)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := author.EncryptYAMLTo([]byte(secretManifest), []keys.MasterKey{azkv.NewMasterKey(fake.URL, "sops", "1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := New(conf("azure-secret-never-shown"), via)
+	if err := decryptDoc(t, d, doc); err != nil {
+		t.Fatal(err)
+	}
+	reqs := fake.Requests()
+	if last := reqs[len(reqs)-1]; last.Operation != "decrypt" || last.Key != "sops" || last.Client != "weir-app" || last.Status != 200 {
+		t.Errorf("Key Vault saw %+v", last)
+	}
+	wrong, _ := New(conf("wrong-azure-secret"), via)
+	err = decryptDoc(t, wrong, doc)
+	if err == nil || !strings.Contains(err.Error(), "azurekv key "+fake.URL+"/keys/sops") || !strings.Contains(err.Error(), "Azure Key Vault") {
+		t.Errorf("wrong secret: err = %v", err)
+	}
+	if err != nil && strings.Contains(err.Error(), "wrong-azure-secret") {
+		t.Errorf("the secret leaked: %q", err)
+	}
 }
