@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/weir-gitops/weir/internal/kustomize/controller/kustomization"
 	"github.com/weir-gitops/weir/internal/runtime/events"
@@ -45,6 +46,7 @@ func setupKustomize(ctx context.Context, deps *Deps) error {
 			kustomization.ControllerName, os.Getenv("POD_NAME"), opts.EventsAddr),
 		Metrics: deps.Metrics,
 		Fetcher: &artifact.Fetcher{Retries: opts.HTTPRetry},
+		Identity: deps.authSettings(opts.FluxOnly.DefaultDecryptionSA),
 		Options: kustomization.Options{
 			RequeueDependency:          opts.RequeueDependency,
 			NoCrossNamespaceRefs:       opts.NoCrossNamespaceRefs,
@@ -62,6 +64,7 @@ func setupKustomize(ctx context.Context, deps *Deps) error {
 			WatchNamespace:             watchNamespace(opts),
 			MemoNamespace:              os.Getenv("RUNTIME_NAMESPACE"),
 			MemoName:                   leaderElectionID(*opts) + "-apply-memo",
+			SOPSAgeSecret:              sopsAgeSecret(opts.FluxOnly.SOPSAgeSecret),
 		},
 	}
 	if err := r.WatchHealth(mgr); err != nil {
@@ -72,6 +75,15 @@ func setupKustomize(ctx context.Context, deps *Deps) error {
 		MinRetryDelay:           opts.MinRetryDelay,
 		MaxRetryDelay:           opts.MaxRetryDelay,
 	})
+}
+
+// sopsAgeSecret is --sops-age-secret in the controller's namespace, nil
+// when unset.
+func sopsAgeSecret(name string) *types.NamespacedName {
+	if name == "" {
+		return nil
+	}
+	return &types.NamespacedName{Namespace: os.Getenv("RUNTIME_NAMESPACE"), Name: name}
 }
 
 // watchNamespace is the one namespace the controllers watch with

@@ -49,10 +49,10 @@ func TestNew(t *testing.T) {
 			ages: 2,
 		},
 		{
-			name: "age and PGP side by side, other keys ignored",
+			name: "age and PGP side by side with key-service credentials, other keys ignored",
 			keys: map[string][]byte{
 				"a.agekey": []byte(a1.identity), "b.asc": pk.armored,
-				"sops.aws-kms": []byte("aws_access_key_id: x"), "sops.vault-token": []byte("t"),
+				"sops.aws-kms": []byte("aws_access_key_id: x\naws_secret_access_key: y"), "sops.vault-token": []byte("t"),
 				"README": []byte("not a key"),
 			},
 			ages: 1, pgps: 1,
@@ -81,6 +81,26 @@ func TestNew(t *testing.T) {
 			name:    "not armored",
 			keys:    map[string][]byte{"junk.asc": []byte(secretValue)},
 			wantErr: "no armored PGP key found",
+		},
+		{
+			name:    "AWS credentials without the secret key",
+			keys:    map[string][]byte{"sops.aws-kms": []byte("aws_access_key_id: " + secretValue)},
+			wantErr: `data key "sops.aws-kms": aws_access_key_id and aws_secret_access_key are required`,
+		},
+		{
+			name:    "AWS credentials that are not YAML",
+			keys:    map[string][]byte{"sops.aws-kms": []byte("[" + secretValue)},
+			wantErr: `data key "sops.aws-kms": not YAML`,
+		},
+		{
+			name:    "Azure credential of no known shape",
+			keys:    map[string][]byte{"sops.azure-kv": []byte(`{"tenantId": "t", "clientSecret": "` + secretValue + `"}`)},
+			wantErr: `data key "sops.azure-kv": invalid data: requires a 'clientId' field`,
+		},
+		{
+			name:    "empty Google credentials",
+			keys:    map[string][]byte{"sops.gcp-kms": []byte("\n")},
+			wantErr: `data key "sops.gcp-kms": empty Google credentials`,
 		},
 	}
 	for _, tt := range tests {
@@ -322,14 +342,14 @@ func TestDecryptErrors(t *testing.T) {
 			is: []error{ErrDecryptionFailed},
 		},
 		{
-			name: "unsupported KMS key",
+			name: "unsupported key service (Huawei Cloud KMS)",
 			run: func() error {
-				doc := []byte(`{"data": "ENC[AES256_GCM,data:eA==,iv:x,tag:y,type:str]", "sops": {"kms": [{"arn": "arn:aws:kms:eu-west-1:111122223333:key/k", "enc": "AQID", "created_at": "2024-01-01T00:00:00Z"}], "lastmodified": "2024-01-01T00:00:00Z", "mac": "ENC[AES256_GCM,data:eA==,iv:x,tag:y,type:str]", "version": "3.8.1"}}`)
+				doc := []byte(`{"data": "ENC[AES256_GCM,data:eA==,iv:x,tag:y,type:str]", "sops": {"hckms": [{"key_id": "tr-west-1:k", "enc": "AQID", "created_at": "2024-01-01T00:00:00Z"}], "lastmodified": "2024-01-01T00:00:00Z", "mac": "ENC[AES256_GCM,data:eA==,iv:x,tag:y,type:str]", "version": "3.8.1"}}`)
 				_, err := ageDec.Decrypt(doc, FormatBinary)
 				return err
 			},
 			is:   []error{ErrDecryptionFailed, ErrNoMatchingKey},
-			want: "awskms key arn:aws:kms:eu-west-1:111122223333:key/k: not supported",
+			want: "hckms key tr-west-1:k: not supported by weir",
 		},
 		{
 			name: "Secret value with a wrong key names the key",

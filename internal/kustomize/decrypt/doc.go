@@ -9,12 +9,31 @@
 // New reads the Secret's data the way kustomize-controller does, by key
 // name: a key ending in .agekey holds age identities (one per line; blank
 // lines and lines starting with # are skipped), a key ending in .asc holds
-// one or more ASCII-armored OpenPGP private keys. sops.vault-token,
-// sops.aws-kms, sops.azure-kv and sops.gcp-kms are recognized and ignored for
-// now: weir does not reach any KMS, so a document encrypted only to a cloud
-// key fails with ErrNoMatchingKey naming that key type as unsupported. Every
-// other key is ignored, as in Flux. Passphrase-protected PGP keys are
-// refused (Flux cannot use them either: its gpg runs without a pinentry).
+// one or more ASCII-armored OpenPGP private keys, and four names hold the
+// credentials of key services (cloud.go): sops.aws-kms (AWS KMS),
+// sops.gcp-kms (GCP KMS), sops.azure-kv (Azure Key Vault) and
+// sops.vault-token (HashiCorp Vault or OpenBao transit). Every other key
+// is ignored, as in Flux. Passphrase-protected PGP keys are refused (Flux
+// cannot use them either: its gpg runs without a pinentry).
+//
+// # Key services
+//
+// The calls to AWS KMS, GCP KMS, Azure Key Vault and Vault transit are
+// SOPS's own (its kms, gcpkms, azkv and hcvault packages); what this
+// package decides is the credentials they carry (kms.go): the Secret's
+// when it has the service's key; else, for AWS, Options.AWS (the
+// Kustomization's ServiceAccount exchanged through STS by the caller);
+// else the SDK's default chain, which is the controller's own identity
+// (environment credentials, IRSA or EKS Pod Identity, the GCE metadata
+// server, Azure workload or managed identity, VAULT_TOKEN). When the
+// Kustomization names a ServiceAccount (Options.ObjectLevel), GCP, Azure
+// and Vault keys without credentials in the Secret fail with
+// ErrNotSupported instead of falling back to the controller's identity.
+// Encryption context and role assumption (arn+role in the metadata) are
+// SOPS's: the context is sent with every call and the role assumed with
+// the credentials above. The Vault address is the file's vault_address.
+// Errors name the service and the key; credential values read from the
+// Secret are scrubbed from them.
 //
 // # Only these keys
 //
@@ -26,7 +45,8 @@
 // keys. So SOPS is never asked to decrypt a data key itself: every document
 // is decrypted through a local client to keyServer, this package's
 // implementation of SOPS's keyservice.KeyServiceServer, which holds the
-// parsed keys in memory and answers age and PGP requests only. PGP is done
+// parsed keys and credentials in memory and answers each request with
+// them. PGP is done
 // in process with github.com/ProtonMail/go-crypto (the library SOPS itself
 // uses); no gpg binary, no GnuPG home, nothing written to disk. SOPS's pgp
 // package cannot do this: its in-process path reads a legacy secring.gpg

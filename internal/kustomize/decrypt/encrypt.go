@@ -50,6 +50,19 @@ func EncryptYAML(plaintext []byte, ageRecipients []string) ([]byte, error) {
 	return encrypt(&keyServer{}, plaintext, FormatYAML, group, SecretEncryptedRegex)
 }
 
+// EncryptYAMLTo encrypts a YAML manifest as EncryptYAML does, to SOPS
+// master keys of any type (kms.NewMasterKeyFromArn,
+// gcpkms.NewMasterKeyFromResourceID, azkv.NewMasterKey,
+// hcvault.NewMasterKeyFromURI, age recipients), reaching the key services
+// with the Decryptor's credentials: what `sops --encrypt` does with the
+// same credentials in its environment. For tests and examples.
+func (d *Decryptor) EncryptYAMLTo(plaintext []byte, group []keys.MasterKey) ([]byte, error) {
+	if len(group) == 0 {
+		return nil, errors.New("at least one master key is required")
+	}
+	return encrypt(d.server, plaintext, FormatYAML, group, SecretEncryptedRegex)
+}
+
 // encryptPGP is EncryptYAML for PGP keys the Decryptor holds; the tests use
 // it, as PGP encryption needs only the public half a private key carries.
 func (d *Decryptor) encryptPGP(plaintext []byte, format string, fingerprints []string, encryptedRegex string) ([]byte, error) {

@@ -22,15 +22,6 @@ const (
 	PGPKeySuffix = ".asc"
 )
 
-// cloudKeyNames are the data keys Flux reads for KMS credentials. weir
-// recognizes and ignores them (see doc.go).
-var cloudKeyNames = map[string]bool{
-	"sops.vault-token": true,
-	"sops.aws-kms":     true,
-	"sops.azure-kv":    true,
-	"sops.gcp-kms":     true,
-}
-
 // Decryptor decrypts SOPS documents with the keys of one decryption
 // Secret, and with nothing else. It is safe for concurrent use and holds
 // no state besides the parsed keys.
@@ -38,16 +29,21 @@ type Decryptor struct {
 	server *keyServer
 }
 
-// New parses the data of a decryption Secret (spec.decryption.secretRef).
+// New parses the data of a decryption Secret (spec.decryption.secretRef):
+// age and PGP keys, and the credentials of the key services (cloud.go).
 // Errors wrap ErrInvalidKey and name the data key, never its content. A
-// Secret holding no usable key gives a Decryptor that decrypts nothing.
-func New(keys map[string][]byte) (*Decryptor, error) {
+// Secret holding no usable key gives a Decryptor that decrypts nothing
+// but what the identity in opts (at most one) reaches.
+func New(keys map[string][]byte, opts ...Options) (*Decryptor, error) {
 	names := make([]string, 0, len(keys))
 	for name := range keys {
 		names = append(names, name)
 	}
 	sort.Strings(names) // deterministic errors and key order
 	srv := &keyServer{}
+	for _, o := range opts {
+		srv.cloud.awsFor, srv.cloud.objectLevel, srv.cloud.azureTransport = o.AWS, o.ObjectLevel, o.azureTransport
+	}
 	for _, name := range names {
 		switch {
 		case filepath.Ext(name) == AgeKeySuffix:
@@ -62,8 +58,10 @@ func New(keys map[string][]byte) (*Decryptor, error) {
 				return nil, fmt.Errorf("%w: data key %q: %w", ErrInvalidKey, name, err)
 			}
 			srv.pgp = append(srv.pgp, ring...)
-		case cloudKeyNames[name]:
-			// Recognized, not supported yet: see doc.go.
+		default:
+			if _, err := srv.cloud.importCloudKey(name, keys[name]); err != nil {
+				return nil, describeImportError(name, err)
+			}
 		}
 	}
 	return &Decryptor{server: srv}, nil

@@ -25,8 +25,9 @@ const maxDataKeySize = 1024
 // is the only key service SOPS is given, so no key is ever looked up in the
 // environment, the home directory, a GnuPG home or a cloud KMS.
 type keyServer struct {
-	age []age.Identity
-	pgp openpgp.EntityList
+	age   []age.Identity
+	pgp   openpgp.EntityList
+	cloud cloudCreds
 }
 
 var _ keyservice.KeyServiceServer = (*keyServer)(nil)
@@ -39,12 +40,16 @@ type keyRequestError struct {
 	noMatch     bool   // no held key fits this stanza
 	reason      string
 	unsupported bool
+	// cause is a sentinel the reason stands for (ErrNotSupported).
+	cause error
 }
+
+func (e *keyRequestError) Unwrap() error { return e.cause }
 
 func (e *keyRequestError) Error() string {
 	switch {
 	case e.unsupported:
-		return fmt.Sprintf("%s key %s: not supported by weir (only age and PGP keys from the decryption Secret)", e.kind, e.id)
+		return fmt.Sprintf("%s key %s: not supported by weir", e.kind, e.id)
 	case e.noMatch:
 		return fmt.Sprintf("%s key %s: no matching key in the decryption Secret", e.kind, e.id)
 	default:
@@ -52,7 +57,7 @@ func (e *keyRequestError) Error() string {
 	}
 }
 
-func (s *keyServer) Decrypt(_ context.Context, req *keyservice.DecryptRequest) (*keyservice.DecryptResponse, error) {
+func (s *keyServer) Decrypt(ctx context.Context, req *keyservice.DecryptRequest) (*keyservice.DecryptResponse, error) {
 	if req.GetKey() == nil {
 		return nil, errors.New("key service request without a key")
 	}
@@ -70,6 +75,13 @@ func (s *keyServer) Decrypt(_ context.Context, req *keyservice.DecryptRequest) (
 		}
 		return &keyservice.DecryptResponse{Plaintext: plain}, nil
 	default:
+		plain, ok, err := s.decryptCloud(ctx, req.GetKey(), req.GetCiphertext())
+		if ok {
+			if err != nil {
+				return nil, err
+			}
+			return &keyservice.DecryptResponse{Plaintext: plain}, nil
+		}
 		kind, id := describeKey(req.GetKey())
 		return nil, &keyRequestError{kind: kind, id: id, unsupported: true}
 	}
@@ -122,7 +134,7 @@ func (s *keyServer) decryptPGP(fingerprint string, ciphertext []byte) ([]byte, e
 
 // Encrypt wraps a data key for an age recipient, or for a PGP key whose
 // private half the Decryptor holds. EncryptYAML and the tests use it.
-func (s *keyServer) Encrypt(_ context.Context, req *keyservice.EncryptRequest) (*keyservice.EncryptResponse, error) {
+func (s *keyServer) Encrypt(ctx context.Context, req *keyservice.EncryptRequest) (*keyservice.EncryptResponse, error) {
 	if req.GetKey() == nil {
 		return nil, errors.New("key service request without a key")
 	}
@@ -140,6 +152,13 @@ func (s *keyServer) Encrypt(_ context.Context, req *keyservice.EncryptRequest) (
 		}
 		return &keyservice.EncryptResponse{Ciphertext: out}, nil
 	default:
+		out, ok, err := s.encryptCloud(ctx, req.GetKey(), req.GetPlaintext())
+		if ok {
+			if err != nil {
+				return nil, err
+			}
+			return &keyservice.EncryptResponse{Ciphertext: out}, nil
+		}
 		kind, id := describeKey(req.GetKey())
 		return nil, &keyRequestError{kind: kind, id: id, unsupported: true}
 	}
@@ -267,16 +286,23 @@ func (r *recorder) dataKeyError() error {
 		return failed("cannot recover the SOPS data key")
 	}
 	allNoMatch := true
+	var cause error
 	msgs := make([]string, 0, len(r.errs))
 	for _, e := range r.errs {
 		if !e.noMatch && !e.unsupported {
 			allNoMatch = false
 		}
+		if e.cause != nil && cause == nil {
+			cause = e.cause
+		}
 		msgs = append(msgs, e.Error())
 	}
 	msg := "cannot recover the SOPS data key: " + strings.Join(msgs, "; ")
-	if allNoMatch {
+	switch {
+	case allNoMatch:
 		return failedWith(ErrNoMatchingKey, msg)
+	case cause != nil:
+		return failedWith(cause, msg)
 	}
 	return failed(msg)
 }

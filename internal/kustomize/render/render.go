@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	"github.com/weir-gitops/weir/internal/auth"
 	"github.com/weir-gitops/weir/internal/kustomize"
 )
 
@@ -39,6 +40,15 @@ type Options struct {
 	// Exclude is kustomize.BuildOptions.Exclude: paths a generated
 	// kustomization leaves out. The controller never sets it.
 	Exclude []string `json:",omitempty"`
+	// Identity, when set, is the controller's cloud identity for
+	// decryption: the ObjectLevelWorkloadIdentity gate,
+	// --default-decryption-service-account, the token cache and the
+	// client making TokenRequests. Nil uses the caller's environment and
+	// ignores spec.decryption.serviceAccountName (`weir build`).
+	Identity *auth.Settings `json:"-"`
+	// SOPSAgeSecret is --sops-age-secret: the Secret whose age keys
+	// decrypt for a Kustomization whose spec.decryption has no secretRef.
+	SOPSAgeSecret *client.ObjectKey `json:"-"`
 	// Variables, when not nil, are spec.postBuild's variables as Variables
 	// already read them for this build: the build substitutes them and
 	// reads no substituteFrom object again.
@@ -77,7 +87,7 @@ func Kustomization(ctx context.Context, reader client.Reader, obj *kustomizev1.K
 	case opts.Offline, opts.KeepEncrypted && obj.Spec.Decryption != nil:
 		build.AllowEncrypted = true
 	default:
-		if err := configureDecryption(ctx, reader, obj, &build); err != nil {
+		if err := configureDecryption(ctx, reader, obj, opts, &build); err != nil {
 			return nil, err
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/auth"
 	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/offline"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/gitserver"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/runtime/events"
@@ -30,7 +31,13 @@ import (
 // real control plane with a kwok node, so Deployments become Available.
 // --requeue-dependency is an hour: a dependent that becomes ready in these
 // tests did so because the watches queued it, not because a timer fired.
+//
+// The cloud SDKs SOPS uses are kept off the network (cloudfake/offline):
+// the key-service tests reach only their fakes.
 func TestMain(m *testing.M) {
+	if _, err := offline.Apply(); err != nil {
+		panic(err)
+	}
 	testenv.Main(m, func(o *testenv.Options) { o.Setup = startControllers })
 }
 

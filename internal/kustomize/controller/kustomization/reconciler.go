@@ -21,6 +21,7 @@ import (
 	"github.com/weir-gitops/weir/internal/apply/healthwatch"
 	"github.com/weir-gitops/weir/internal/apply/inventory"
 	"github.com/weir-gitops/weir/internal/apply/ssa"
+	"github.com/weir-gitops/weir/internal/auth"
 	"github.com/weir-gitops/weir/internal/kustomize"
 	"github.com/weir-gitops/weir/internal/kustomize/applymemo"
 	"github.com/weir-gitops/weir/internal/kustomize/buildcache"
@@ -57,6 +58,11 @@ type Reconciler struct {
 	// Health follows the objects of parked health checks through watches;
 	// nil polls them at Options.HealthPollInterval.
 	Health *healthwatch.Watcher
+	// Identity is the cloud identity SOPS decryption presents to key
+	// services (internal/auth): the ObjectLevelWorkloadIdentity gate,
+	// --default-decryption-service-account, the token cache. Nil is the
+	// gate off.
+	Identity *auth.Settings
 
 	cacheOnce sync.Once
 	cache     *buildcache.Cache
@@ -121,6 +127,10 @@ type Options struct {
 	// MemoNamespace. In memory only when either is empty.
 	MemoNamespace string
 	MemoName      string
+	// SOPSAgeSecret is --sops-age-secret, in the controller's namespace:
+	// its age keys decrypt for a Kustomization whose spec.decryption
+	// names no Secret. Nil when unset.
+	SOPSAgeSecret *types.NamespacedName
 }
 
 func (r *Reconciler) now() time.Time {
@@ -200,6 +210,9 @@ func (r *Reconciler) events(ctx context.Context, obj *kustomizev1.Kustomization,
 func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomization, out *outcome) error {
 	checks, err := r.compileHealthChecks(obj)
 	if err != nil {
+		return err
+	}
+	if err := r.checkDecryptionIdentity(obj); err != nil {
 		return err
 	}
 	src, err := r.getSource(ctx, obj)
@@ -325,6 +338,8 @@ func (r *Reconciler) renderOptions() render.Options {
 	return render.Options{
 		NoRemoteBases:           r.Options.NoRemoteBases,
 		AllowUndefinedVariables: r.Options.AllowUndefinedVariables,
+		Identity:                r.Identity,
+		SOPSAgeSecret:           r.Options.SOPSAgeSecret,
 	}
 }
 

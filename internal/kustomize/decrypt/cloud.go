@@ -1,0 +1,237 @@
+package decrypt
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"sigs.k8s.io/yaml"
+)
+
+// Names of the decryption Secret's data keys holding key-service
+// credentials, as in kustomize-controller.
+const (
+	// AWSKMSKey holds AWS credentials as YAML: aws_access_key_id,
+	// aws_secret_access_key and optionally aws_session_token.
+	AWSKMSKey = "sops.aws-kms"
+	// GCPKMSKey holds Google credentials JSON (a service account key, or
+	// any credentials file the Google SDK reads).
+	GCPKMSKey = "sops.gcp-kms"
+	// AzureKVKey holds an Azure credential as YAML or JSON: tenantId,
+	// clientId and clientSecret; or tenantId, clientId and
+	// clientCertificate (PEM, optionally clientCertificatePassword and
+	// clientCertificateSendChain); or the appId, tenant and password that
+	// `az ad sp create-for-rbac` prints; or a clientId alone, a managed
+	// identity. authorityHost picks a sovereign cloud.
+	AzureKVKey = "sops.azure-kv"
+	// VaultTokenKey holds a HashiCorp Vault or OpenBao token.
+	VaultTokenKey = "sops.vault-token"
+)
+
+// Options are what the caller knows about the identity a decryption
+// presents to key services besides the decryption Secret.
+type Options struct {
+	// AWS, when set, gives the credentials AWS KMS calls use for a key in
+	// region when the Secret holds no sops.aws-kms: the object-level
+	// identity (spec.decryption.serviceAccountName) exchanged through STS.
+	// Nil uses the AWS SDK's default chain, the controller's own identity.
+	AWS func(region string) aws.CredentialsProvider
+	// ObjectLevel names the object-level identity ("serviceaccount/ns/name")
+	// when the Kustomization uses one. GCP KMS, Azure Key Vault and Vault
+	// keys whose credentials are not in the Secret then fail with
+	// ErrNotSupported: weir does not exchange that identity for those
+	// services yet, and falling back to the controller's identity would
+	// let a tenant decrypt with it.
+	ObjectLevel string
+
+	// azureTransport, set by tests only, carries Entra and Key Vault
+	// calls to a TLS fake: azcore sends bearer tokens over HTTPS only, so
+	// no environment variable can point the SDK at 127.0.0.1.
+	azureTransport policy.Transporter
+}
+
+// ErrNotSupported marks a key the Kustomization's identity cannot reach
+// in weir yet.
+var ErrNotSupported = errors.New("not supported by weir yet")
+
+// cloudCreds are the key-service credentials of one decryption. A nil or
+// empty field means: none in the Secret.
+type cloudCreds struct {
+	aws    aws.CredentialsProvider
+	awsFor func(region string) aws.CredentialsProvider
+	gcp    []byte
+	azure  azcore.TokenCredential
+	vault  string
+	// azureTransport is Options.azureTransport.
+	azureTransport policy.Transporter
+	// objectLevel is Options.ObjectLevel.
+	objectLevel string
+	// secrets are the credential values read from the Secret, never to
+	// be repeated in an error.
+	secrets []string
+}
+
+// importCloudKey reads one of the credential keys; ok is false when name
+// is not one.
+func (c *cloudCreds) importCloudKey(name string, value []byte) (bool, error) {
+	switch name {
+	case AWSKMSKey:
+		return true, c.importAWS(value)
+	case GCPKMSKey:
+		v := bytes.TrimSpace(value)
+		if len(v) == 0 {
+			return true, errors.New("empty Google credentials")
+		}
+		c.gcp = v
+		c.secrets = append(c.secrets, jsonSecrets(v)...)
+		return true, nil
+	case AzureKVKey:
+		return true, c.importAzure(value)
+	case VaultTokenKey:
+		c.vault = strings.TrimSpace(string(value))
+		c.secrets = append(c.secrets, c.vault)
+		return true, nil
+	}
+	return false, nil
+}
+
+func (c *cloudCreds) importAWS(value []byte) error {
+	var in struct {
+		AccessKeyID     string `json:"aws_access_key_id"`
+		SecretAccessKey string `json:"aws_secret_access_key"`
+		SessionToken    string `json:"aws_session_token"`
+	}
+	if err := yaml.Unmarshal(value, &in); err != nil {
+		return errors.New("not YAML with aws_access_key_id and aws_secret_access_key")
+	}
+	if in.AccessKeyID == "" || in.SecretAccessKey == "" {
+		return errors.New("aws_access_key_id and aws_secret_access_key are required")
+	}
+	c.secrets = append(c.secrets, in.SecretAccessKey, in.SessionToken)
+	c.aws = credentials.NewStaticCredentialsProvider(in.AccessKeyID, in.SecretAccessKey, in.SessionToken)
+	return nil
+}
+
+// azureConfig is the sops.azure-kv document, with the field names Flux
+// reads.
+type azureConfig struct {
+	TenantID                   string `json:"tenantId,omitempty"`
+	ClientID                   string `json:"clientId,omitempty"`
+	ClientSecret               string `json:"clientSecret,omitempty"`
+	ClientCertificate          string `json:"clientCertificate,omitempty"`
+	ClientCertificatePassword  string `json:"clientCertificatePassword,omitempty"`
+	ClientCertificateSendChain bool   `json:"clientCertificateSendChain,omitempty"`
+	AuthorityHost              string `json:"authorityHost,omitempty"`
+	AppID                      string `json:"appId,omitempty"`
+	Tenant                     string `json:"tenant,omitempty"`
+	Password                   string `json:"password,omitempty"`
+}
+
+func (c *cloudCreds) importAzure(value []byte) error {
+	var conf azureConfig
+	if err := yaml.Unmarshal(decodeUTF16(value), &conf); err != nil {
+		return errors.New("not a YAML or JSON Azure credential")
+	}
+	c.secrets = append(c.secrets, conf.ClientSecret, conf.ClientCertificatePassword, conf.Password)
+	cred, err := azureCredential(conf, c.azureTransport)
+	if err != nil {
+		return err
+	}
+	c.azure = cred
+	return nil
+}
+
+// azureCredential picks the credential Flux picks for each shape of the
+// document, in Flux's order.
+func azureCredential(c azureConfig, transport policy.Transporter) (azcore.TokenCredential, error) {
+	// Without authorityHost the SDK's own default holds (the public
+	// cloud, or AZURE_AUTHORITY_HOST).
+	opts := azcore.ClientOptions{Transport: transport}
+	if c.AuthorityHost != "" {
+		opts.Cloud = cloud.Configuration{ActiveDirectoryAuthorityHost: c.AuthorityHost}
+	}
+	switch {
+	case c.TenantID != "" && c.ClientID != "" && c.ClientSecret != "":
+		return azidentity.NewClientSecretCredential(c.TenantID, c.ClientID, c.ClientSecret,
+			&azidentity.ClientSecretCredentialOptions{ClientOptions: opts, DisableInstanceDiscovery: transport != nil})
+	case c.TenantID != "" && c.ClientID != "" && c.ClientCertificate != "":
+		certs, key, err := azidentity.ParseCertificates([]byte(c.ClientCertificate), []byte(c.ClientCertificatePassword))
+		if err != nil {
+			return nil, errors.New("clientCertificate cannot be parsed (PEM or PKCS#12, with its password)")
+		}
+		return azidentity.NewClientCertificateCredential(c.TenantID, c.ClientID, certs, key,
+			&azidentity.ClientCertificateCredentialOptions{ClientOptions: opts, SendCertificateChain: c.ClientCertificateSendChain})
+	case c.Tenant != "" && c.AppID != "" && c.Password != "":
+		return azidentity.NewClientSecretCredential(c.Tenant, c.AppID, c.Password,
+			&azidentity.ClientSecretCredentialOptions{ClientOptions: opts})
+	case c.ClientID != "":
+		return azidentity.NewManagedIdentityCredential(&azidentity.ManagedIdentityCredentialOptions{
+			ID: azidentity.ClientID(c.ClientID)})
+	}
+	return nil, errors.New("invalid data: requires a 'clientId' field, a combination of 'tenantId', 'clientId' and 'clientSecret', or 'tenantId', 'clientId' and 'clientCertificate'")
+}
+
+// decodeUTF16 turns a UTF-16 document with a byte order mark (what
+// PowerShell writes) into UTF-8, as Flux accepts both.
+func decodeUTF16(b []byte) []byte {
+	if len(b) < 2 || len(b)%2 != 0 {
+		return b
+	}
+	var big bool
+	switch {
+	case b[0] == 0xFE && b[1] == 0xFF:
+		big = true
+	case b[0] == 0xFF && b[1] == 0xFE:
+	default:
+		return b
+	}
+	units := make([]uint16, 0, len(b)/2-1)
+	for i := 2; i < len(b); i += 2 {
+		if big {
+			units = append(units, uint16(b[i])<<8|uint16(b[i+1]))
+		} else {
+			units = append(units, uint16(b[i+1])<<8|uint16(b[i]))
+		}
+	}
+	return []byte(string(utf16.Decode(units)))
+}
+
+// jsonSecrets are the values of a Google credentials file that are
+// secrets: the private key and any client secret or refresh token.
+func jsonSecrets(b []byte) []string {
+	var m map[string]any
+	if err := yaml.Unmarshal(b, &m); err != nil {
+		return nil
+	}
+	var out []string
+	for _, k := range []string{"private_key", "client_secret", "refresh_token"} {
+		if s, ok := m[k].(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// redact replaces every credential value in msg.
+func (c *cloudCreds) redact(msg string) string {
+	for _, s := range c.secrets {
+		if len(s) >= 4 {
+			msg = strings.ReplaceAll(msg, s, "<redacted>")
+		}
+	}
+	return msg
+}
+
+// describeImportError is the error of a credential key that cannot be
+// read; it names the key, never the value.
+func describeImportError(name string, err error) error {
+	return fmt.Errorf("%w: data key %q: %w", ErrInvalidKey, name, err)
+}

@@ -1,0 +1,159 @@
+package decrypt
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/security/keyvault/azkeys"
+	"github.com/getsops/sops/v3/azkv"
+	"github.com/getsops/sops/v3/gcpkms"
+	"github.com/getsops/sops/v3/hcvault"
+	"github.com/getsops/sops/v3/keyservice"
+	"github.com/getsops/sops/v3/kms"
+)
+
+// cloudKey is a SOPS master key of a key service, built from a key stanza
+// with the decryption's credentials applied. The calls to the service are
+// SOPS's own (its kms, gcpkms, azkv and hcvault packages).
+type cloudKey interface {
+	EncryptContext(ctx context.Context, dataKey []byte) error
+	DecryptContext(ctx context.Context) ([]byte, error)
+	SetEncryptedDataKey(enc []byte)
+	EncryptedDataKey() []byte
+}
+
+// service names each key service in messages.
+var service = map[string]string{
+	"awskms":  "AWS KMS",
+	"gcpkms":  "GCP KMS",
+	"azurekv": "Azure Key Vault",
+	"hcvault": "HashiCorp Vault transit",
+}
+
+// kmsARNRegion is where an AWS KMS key ARN holds its region (SOPS's own
+// pattern): the region the key's calls go to and the identity's STS
+// exchange is made in.
+var kmsARNRegion = regexp.MustCompile(`^arn:aws[\w-]*:kms:(.+):[0-9]+:(key|alias)/.+$`)
+
+// cloudMasterKey builds the SOPS master key of a cloud key stanza. ok is
+// false for a key type that is not a cloud key service.
+func (s *keyServer) cloudMasterKey(k *keyservice.Key) (cloudKey, bool, error) {
+	c := &s.cloud
+	kind, _ := describeKey(k)
+	switch t := k.GetKeyType().(type) {
+	case *keyservice.Key_KmsKey:
+		mk := &kms.MasterKey{Arn: t.KmsKey.GetArn(), Role: t.KmsKey.GetRole(), AwsProfile: t.KmsKey.GetAwsProfile(),
+			EncryptionContext: encryptionContext(t.KmsKey.GetContext())}
+		switch {
+		case c.aws != nil:
+			kms.NewCredentialsProvider(c.aws).ApplyToMasterKey(mk)
+		case c.awsFor != nil:
+			m := kmsARNRegion.FindStringSubmatch(mk.Arn)
+			if m == nil {
+				return nil, true, fmt.Errorf("no valid ARN found in '%s'", mk.Arn)
+			}
+			kms.NewCredentialsProvider(c.awsFor(m[1])).ApplyToMasterKey(mk)
+		}
+		return mk, true, nil
+	case *keyservice.Key_GcpKmsKey:
+		mk := &gcpkms.MasterKey{ResourceID: t.GcpKmsKey.GetResourceId()}
+		if c.gcp != nil {
+			gcpkms.CredentialJSON(c.gcp).ApplyToMasterKey(mk)
+		}
+		return c.unlessRefused(mk, c.gcp != nil, kind)
+	case *keyservice.Key_AzureKeyvaultKey:
+		mk := &azkv.MasterKey{VaultURL: t.AzureKeyvaultKey.GetVaultUrl(), Name: t.AzureKeyvaultKey.GetName(),
+			Version: t.AzureKeyvaultKey.GetVersion()}
+		if c.azure != nil {
+			azkv.NewTokenCredential(c.azure).ApplyToMasterKey(mk)
+		}
+		if c.azureTransport != nil {
+			azkv.NewClientOptions(&azkeys.ClientOptions{ClientOptions: azcore.ClientOptions{Transport: c.azureTransport},
+				DisableChallengeResourceVerification: true}).ApplyToMasterKey(mk)
+		}
+		return c.unlessRefused(mk, c.azure != nil, kind)
+	case *keyservice.Key_VaultKey:
+		mk := &hcvault.MasterKey{VaultAddress: t.VaultKey.GetVaultAddress(), EnginePath: t.VaultKey.GetEnginePath(),
+			KeyName: t.VaultKey.GetKeyName()}
+		if c.vault != "" {
+			hcvault.Token(c.vault).ApplyToMasterKey(mk)
+		}
+		return c.unlessRefused(mk, c.vault != "", kind)
+	}
+	return nil, false, nil
+}
+
+// unlessRefused returns mk, or refuses it when the Secret has no
+// credentials for it (fromSecret false) and the Kustomization names a
+// ServiceAccount: only AWS exchanges that identity in weir so far, and the
+// controller's own must not stand in for it.
+func (c *cloudCreds) unlessRefused(mk cloudKey, fromSecret bool, kind string) (cloudKey, bool, error) {
+	if fromSecret || c.objectLevel == "" {
+		return mk, true, nil
+	}
+	return nil, true, fmt.Errorf("%w: object-level workload identity (%s) for %s; put the service's credentials in the decryption Secret",
+		ErrNotSupported, c.objectLevel, service[kind])
+}
+
+func encryptionContext(in map[string]string) map[string]*string {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(map[string]*string, len(in))
+	for k, v := range in {
+		out[k] = &v
+	}
+	return out
+}
+
+// cloudCall builds the master key of a cloud key stanza and runs call
+// with it; ok is false when the stanza is no cloud key. Errors name the
+// key and the service, with the Secret's credential values scrubbed.
+func (s *keyServer) cloudCall(k *keyservice.Key, call func(cloudKey) error) (ok bool, err error) {
+	mk, ok, err := s.cloudMasterKey(k)
+	if !ok {
+		return false, nil
+	}
+	kind, id := describeKey(k)
+	if err != nil {
+		return true, &keyRequestError{kind: kind, id: id, reason: s.cloud.redact(err.Error()), cause: err}
+	}
+	if err := call(mk); err != nil {
+		return true, &keyRequestError{kind: kind, id: id, reason: service[kind] + ": " + s.cloud.redact(err.Error())}
+	}
+	return true, nil
+}
+
+// decryptCloud recovers a data key through a key service.
+func (s *keyServer) decryptCloud(ctx context.Context, k *keyservice.Key, ciphertext []byte) ([]byte, bool, error) {
+	var plain []byte
+	ok, err := s.cloudCall(k, func(mk cloudKey) error {
+		mk.SetEncryptedDataKey(ciphertext)
+		var err error
+		plain, err = mk.DecryptContext(ctx)
+		return err
+	})
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	if len(plain) > maxDataKeySize {
+		kind, id := describeKey(k)
+		return nil, true, &keyRequestError{kind: kind, id: id, reason: "encrypted data key is malformed"}
+	}
+	return plain, true, nil
+}
+
+// encryptCloud wraps a data key through a key service (tests, examples).
+func (s *keyServer) encryptCloud(ctx context.Context, k *keyservice.Key, dataKey []byte) ([]byte, bool, error) {
+	var out []byte
+	ok, err := s.cloudCall(k, func(mk cloudKey) error {
+		if err := mk.EncryptContext(ctx, dataKey); err != nil {
+			return err
+		}
+		out = mk.EncryptedDataKey()
+		return nil
+	})
+	return out, ok, err
+}

@@ -1,0 +1,313 @@
+package decrypt
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/getsops/sops/v3/azkv"
+	sopsgcpkms "github.com/getsops/sops/v3/gcpkms"
+	"github.com/getsops/sops/v3/hcvault"
+	"github.com/getsops/sops/v3/keys"
+	"github.com/getsops/sops/v3/kms"
+
+	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/awskms"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/azurekv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/gcpkms"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/vaulttransit"
+)
+
+const secretManifest = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\nstringData:\n  password: kms-protected-value\n"
+
+// isolateAWS points the AWS SDK's KMS and STS clients at the fake
+// (TestMain has already cut it off from the machine's identity).
+func isolateAWS(t *testing.T, url string) {
+	t.Setenv("AWS_ENDPOINT_URL_KMS", url)
+	t.Setenv("AWS_ENDPOINT_URL_STS", url)
+}
+
+const testKeyARN = "arn:aws:kms:eu-west-1:123456789012:key/0f0e0d0c-weir-test"
+
+func awsSecret(id, secret string) map[string][]byte {
+	return map[string][]byte{AWSKMSKey: []byte("aws_access_key_id: " + id + "\naws_secret_access_key: " + secret + "\n")}
+}
+
+// encryptTo encrypts secretManifest to the master keys with the
+// credentials of a decryption Secret, the way `sops -e` would.
+func encryptTo(t *testing.T, creds map[string][]byte, group ...keys.MasterKey) []byte {
+	t.Helper()
+	enc, err := New(creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := enc.EncryptYAMLTo([]byte(secretManifest), group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// decryptDoc decrypts doc and checks it holds secretManifest's value.
+func decryptDoc(t *testing.T, d *Decryptor, doc []byte) error {
+	t.Helper()
+	plain, err := d.Decrypt(doc, FormatYAML)
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(string(plain), "password: kms-protected-value") {
+		t.Fatalf("decrypted document lacks the value:\n%s", plain)
+	}
+	return nil
+}
+
+func TestAWSKMSWithTheSecretsCredentials(t *testing.T) {
+	fake := awskms.New(t)
+	isolateAWS(t, fake.URL)
+	fake.AddAccessKey("AKIAWEIRTEST", "aws-secret-never-shown")
+	creds := awsSecret("AKIAWEIRTEST", "aws-secret-never-shown")
+	v := "production"
+	key := kms.NewMasterKey(testKeyARN, "", map[string]*string{"env": &v})
+	doc := encryptTo(t, creds, key)
+	if !strings.Contains(string(doc), "env: production") {
+		t.Fatalf("the encryption context is not in the metadata:\n%s", doc)
+	}
+
+	d, err := New(creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := decryptDoc(t, d, doc); err != nil {
+		t.Fatal(err)
+	}
+	reqs := fake.Requests()
+	last := reqs[len(reqs)-1]
+	want := awskms.Request{Operation: "Decrypt", AccessKeyID: "AKIAWEIRTEST", Region: "eu-west-1", Service: "kms",
+		KeyID: testKeyARN, Context: map[string]string{"env": "production"}, Status: 200}
+	if last.Operation != want.Operation || last.AccessKeyID != want.AccessKeyID || last.Region != want.Region ||
+		last.KeyID != want.KeyID || last.Context["env"] != "production" || last.Status != 200 {
+		t.Errorf("KMS saw %+v, want %+v", last, want)
+	}
+
+	// Another context than the one encrypted with does not decrypt.
+	altered := strings.Replace(string(doc), "env: production", "env: staging", 1)
+	err = decryptDoc(t, d, []byte(altered))
+	if err == nil || !strings.Contains(err.Error(), "InvalidCiphertextException") {
+		t.Errorf("altered context: err = %v", err)
+	}
+
+	// Unknown or wrong credentials: the message names the service and
+	// the key, never the secret.
+	fake.AddAccessKey("AKIAOTHER", "the-right-secret")
+	for id, want := range map[string]string{"AKIAUNKNOWN": "UnrecognizedClientException", "AKIAOTHER": "InvalidSignatureException"} {
+		wrong, err := New(awsSecret(id, "other-secret-never-shown"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = decryptDoc(t, wrong, doc)
+		if err == nil || !errors.Is(err, ErrDecryptionFailed) {
+			t.Fatalf("%s: err = %v, want a decryption failure", id, err)
+		}
+		for _, want := range []string{"awskms key " + testKeyARN, "AWS KMS", want} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("message %q lacks %q", err, want)
+			}
+		}
+		if strings.Contains(err.Error(), "other-secret-never-shown") {
+			t.Errorf("the secret leaked: %q", err)
+		}
+	}
+}
+
+func TestAWSKMSRoleAssumption(t *testing.T) {
+	fake := awskms.New(t)
+	isolateAWS(t, fake.URL)
+	fake.AddAccessKey("AKIABASE", "base-secret")
+	creds := awsSecret("AKIABASE", "base-secret")
+	const role = "arn:aws:iam::123456789012:role/sops-decrypt"
+	doc := encryptTo(t, creds, kms.NewMasterKeyFromArn(testKeyARN+"+"+role, nil, ""))
+	if !strings.Contains(string(doc), "role: "+role) {
+		t.Fatalf("no role in the metadata:\n%s", doc)
+	}
+	d, _ := New(creds)
+	if err := decryptDoc(t, d, doc); err != nil {
+		t.Fatal(err)
+	}
+	var assumed, decrypted *awskms.Request
+	for _, r := range fake.Requests() {
+		switch r.Operation {
+		case "AssumeRole":
+			assumed = &r
+		case "Decrypt":
+			decrypted = &r
+		}
+	}
+	if assumed == nil || assumed.RoleARN != role || assumed.AccessKeyID != "AKIABASE" || !strings.HasPrefix(assumed.SessionName, "sops@") {
+		t.Fatalf("AssumeRole = %+v", assumed)
+	}
+	if decrypted == nil || !strings.HasPrefix(decrypted.AccessKeyID, "ASIAFAKE") {
+		t.Errorf("Decrypt was not made with the role's session: %+v", decrypted)
+	}
+}
+
+func TestVaultTransitWithTheSecretsToken(t *testing.T) {
+	fake := vaulttransit.New(t, "hvs.weir-test-token")
+	key, err := hcvault.NewMasterKeyFromURI(fake.URL + "/v1/sops/keys/weir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds := map[string][]byte{VaultTokenKey: []byte("hvs.weir-test-token\n")}
+	doc := encryptTo(t, creds, key)
+	if !strings.Contains(string(doc), "vault_address: "+fake.URL) {
+		t.Fatalf("no vault_address in the metadata:\n%s", doc)
+	}
+	d, _ := New(creds)
+	if err := decryptDoc(t, d, doc); err != nil {
+		t.Fatal(err)
+	}
+	reqs := fake.Requests()
+	if last := reqs[len(reqs)-1]; last.Path != "/v1/sops/decrypt/weir" || last.Token != "hvs.weir-test-token" || last.Status != 200 {
+		t.Errorf("Vault saw %+v", last)
+	}
+
+	wrong, _ := New(map[string][]byte{VaultTokenKey: []byte("hvs.wrong-token-never-shown")})
+	err = decryptDoc(t, wrong, doc)
+	if err == nil || !strings.Contains(err.Error(), "hcvault key "+fake.URL+"/sops/weir") ||
+		!strings.Contains(err.Error(), "HashiCorp Vault transit") || !strings.Contains(err.Error(), "permission denied") {
+		t.Errorf("wrong token: err = %v", err)
+	}
+	if err != nil && strings.Contains(err.Error(), "wrong-token-never-shown") {
+		t.Errorf("the token leaked: %q", err)
+	}
+
+	// A Kustomization naming a ServiceAccount reaches no Vault without a
+	// token in the Secret: weir does not log in to Vault with it yet.
+	obj, _ := New(nil, Options{ObjectLevel: "serviceaccount/apps/tenant"})
+	err = decryptDoc(t, obj, doc)
+	if !errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), "object-level workload identity (serviceaccount/apps/tenant) for HashiCorp Vault transit") {
+		t.Errorf("object level: err = %v", err)
+	}
+}
+
+const testGCPKey = "projects/weir-test/locations/global/keyRings/sops/cryptoKeys/weir"
+
+func TestGCPKMSWithTheSecretsServiceAccount(t *testing.T) {
+	fake := gcpkms.New(t)
+	t.Setenv(gcpkms.ClientTypeEnv, "rest")
+	t.Setenv(gcpkms.EndpointEnv, fake.URL)
+	creds := map[string][]byte{GCPKMSKey: fake.AddServiceAccount(t, "sops@weir-test.iam.gserviceaccount.com")}
+	doc := encryptTo(t, creds, sopsgcpkms.NewMasterKeyFromResourceID(testGCPKey))
+	d, _ := New(creds)
+	if err := decryptDoc(t, d, doc); err != nil {
+		t.Fatal(err)
+	}
+	reqs := fake.Requests()
+	if last := reqs[len(reqs)-1]; last.Operation != "decrypt" || last.Resource != testGCPKey ||
+		last.Principal != "sops@weir-test.iam.gserviceaccount.com" || last.Status != 200 {
+		t.Errorf("GCP KMS saw %+v", last)
+	}
+
+	other := gcpkms.New(t) // an account the fake's KMS does not know
+	wrong, _ := New(map[string][]byte{GCPKMSKey: other.AddServiceAccount(t, "stranger@elsewhere.iam.gserviceaccount.com")})
+	err := decryptDoc(t, wrong, doc)
+	if err == nil || !strings.Contains(err.Error(), "gcpkms key "+testGCPKey) || !strings.Contains(err.Error(), "GCP KMS") {
+		t.Errorf("unknown account: err = %v", err)
+	}
+	if err != nil && strings.Contains(err.Error(), "PRIVATE KEY") {
+		t.Errorf("the key leaked: %q", err)
+	}
+}
+
+// TestAWSKMSWithTheControllersIdentity: a Secret without sops.aws-kms
+// leaves the AWS SDK's default chain to find credentials, here the
+// controller's environment.
+func TestAWSKMSWithTheControllersIdentity(t *testing.T) {
+	fake := awskms.New(t)
+	isolateAWS(t, fake.URL)
+	fake.AddAccessKey("AKIACONTROLLER", "controller-secret")
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIACONTROLLER")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "controller-secret")
+	doc := encryptTo(t, nil, kms.NewMasterKey(testKeyARN, "", nil))
+	d, err := New(map[string][]byte{"other.agekey": []byte(newAgeKey(t).identity)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := decryptDoc(t, d, doc); err != nil {
+		t.Fatal(err)
+	}
+	reqs := fake.Requests()
+	if last := reqs[len(reqs)-1]; last.Operation != "Decrypt" || last.AccessKeyID != "AKIACONTROLLER" {
+		t.Errorf("KMS saw %+v, want the controller's key", last)
+	}
+}
+
+func TestAzureCredentialShapes(t *testing.T) {
+	tests := []struct {
+		name string
+		doc  string
+		want string // type of the credential
+	}{
+		{"client secret", `{"tenantId": "t", "clientId": "c", "clientSecret": "s3cr3t-azure"}`, "*azidentity.ClientSecretCredential"},
+		{"az create-for-rbac output", "appId: c\ntenant: t\npassword: s3cr3t-azure\n", "*azidentity.ClientSecretCredential"},
+		{"managed identity", `{"clientId": "c"}`, "*azidentity.ManagedIdentityCredential"},
+		{"sovereign cloud", `{"tenantId": "t", "clientId": "c", "clientSecret": "s", "authorityHost": "https://login.microsoftonline.us/"}`, "*azidentity.ClientSecretCredential"},
+		{"UTF-16 with a byte order mark", utf16LE(`{"clientId": "c"}`), "*azidentity.ManagedIdentityCredential"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := New(map[string][]byte{AzureKVKey: []byte(tt.doc)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fmt.Sprintf("%T", d.server.cloud.azure); got != tt.want {
+				t.Errorf("credential = %s, want %s", got, tt.want)
+			}
+		})
+	}
+	_, err := New(map[string][]byte{AzureKVKey: []byte(`{"tenantId": "t", "clientId": "c", "clientCertificate": "not a certificate", "clientCertificatePassword": "s3cr3t-azure"}`)})
+	if err == nil || !strings.Contains(err.Error(), `data key "sops.azure-kv": clientCertificate cannot be parsed`) || strings.Contains(err.Error(), "s3cr3t") {
+		t.Errorf("bad certificate: err = %v", err)
+	}
+}
+
+// utf16LE is s as PowerShell's Out-File writes it.
+func utf16LE(s string) string {
+	b := []byte{0xFF, 0xFE}
+	for _, r := range s {
+		b = append(b, byte(r), 0)
+	}
+	return string(b)
+}
+
+func TestAzureKeyVaultWithTheSecretsClientSecret(t *testing.T) {
+	fake := azurekv.New(t, map[string]string{"weir-app": "azure-secret-never-shown"})
+	conf := func(secret string) map[string][]byte {
+		return map[string][]byte{AzureKVKey: []byte(`{"tenantId": "` + azurekv.Tenant + `", "clientId": "weir-app", "clientSecret": "` +
+			secret + `", "authorityHost": "` + fake.URL + `/"}`)}
+	}
+	via := Options{azureTransport: fake.Client}
+	author, err := New(conf("azure-secret-never-shown"), via)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := author.EncryptYAMLTo([]byte(secretManifest), []keys.MasterKey{azkv.NewMasterKey(fake.URL, "sops", "1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := New(conf("azure-secret-never-shown"), via)
+	if err := decryptDoc(t, d, doc); err != nil {
+		t.Fatal(err)
+	}
+	reqs := fake.Requests()
+	if last := reqs[len(reqs)-1]; last.Operation != "decrypt" || last.Key != "sops" || last.Client != "weir-app" || last.Status != 200 {
+		t.Errorf("Key Vault saw %+v", last)
+	}
+	wrong, _ := New(conf("wrong-azure-secret"), via)
+	err = decryptDoc(t, wrong, doc)
+	if err == nil || !strings.Contains(err.Error(), "azurekv key "+fake.URL+"/keys/sops") || !strings.Contains(err.Error(), "Azure Key Vault") {
+		t.Errorf("wrong secret: err = %v", err)
+	}
+	if err != nil && strings.Contains(err.Error(), "wrong-azure-secret") {
+		t.Errorf("the secret leaked: %q", err)
+	}
+}
