@@ -57,31 +57,17 @@ type seenObject struct {
 }
 
 // parkedWaits holds the parked waits by HelmRelease.
-type parkedWaits struct {
-	mu    sync.Mutex
-	waits map[types.NamespacedName]*parkedWait
-}
+type parkedWaits struct{ m sync.Map }
 
 func (p *parkedWaits) get(key types.NamespacedName) *parkedWait {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.waits[key]
+	w, _ := p.m.Load(key)
+	wait, _ := w.(*parkedWait)
+	return wait
 }
 
-func (p *parkedWaits) put(key types.NamespacedName, w *parkedWait) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.waits == nil {
-		p.waits = map[types.NamespacedName]*parkedWait{}
-	}
-	p.waits[key] = w
-}
+func (p *parkedWaits) put(key types.NamespacedName, w *parkedWait) { p.m.Store(key, w) }
 
-func (p *parkedWaits) drop(key types.NamespacedName) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.waits, key)
-}
+func (p *parkedWaits) drop(key types.NamespacedName) { p.m.Delete(key) }
 
 // parks reports whether the controller may park obj's waits: it follows
 // them through its own watches, so the release must be Helm's with the

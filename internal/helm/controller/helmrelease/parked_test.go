@@ -159,14 +159,15 @@ func TestParkedWaitResumesAfterRestart(t *testing.T) {
 		t.Fatal("the parked wait is still in memory")
 	}
 	deploy := &appsv1.Deployment{}
-	if err := f.env.Client.Get(context.Background(), client.ObjectKey{Namespace: f.ns, Name: "resumed"}, deploy); err != nil {
-		t.Fatal(err)
-	}
-	patch := client.MergeFrom(deploy.DeepCopy())
-	deploy.Spec.Template.Spec.NodeSelector = nil
-	if err := f.env.Client.Patch(context.Background(), deploy, patch); err != nil {
-		t.Fatal(err)
-	}
+	testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+		if err := f.env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "resumed"}, deploy); err != nil {
+			return false, err.Error()
+		}
+		patch := client.MergeFrom(deploy.DeepCopy())
+		deploy.Spec.Template.Spec.NodeSelector = nil
+		err := f.env.Client.Patch(ctx, deploy, patch)
+		return err == nil, fmt.Sprint(err)
+	})
 	// What a restarted controller does first: reconcile every HelmRelease.
 	f.env.RequestReconcile(t, hr)
 

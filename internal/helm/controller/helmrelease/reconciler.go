@@ -101,9 +101,6 @@ type record struct {
 	// refreshed is false when the fresh status could not be read: the run
 	// then writes no status, the stale one would undo the last run's.
 	refreshed bool
-	// handled is status.lastHandledReconcileAt before this run: a parked
-	// wait writes the request's token only when it ends.
-	handled string
 }
 
 // kind is the HelmRelease as the skeleton runs it.
@@ -121,7 +118,7 @@ func (r *Reconciler) kind() reconcile.Kind[*helmv2.HelmRelease, *record] {
 				if err := r.refresh(ctx, obj); err != nil {
 					return err
 				}
-				out.refreshed, out.handled = true, obj.Status.LastHandledReconcileAt
+				out.refreshed = true
 				if token, ok := meta.ReconcileAnnotationValue(obj.GetAnnotations()); ok {
 					obj.Status.LastHandledReconcileAt = token
 				}
@@ -130,9 +127,10 @@ func (r *Reconciler) kind() reconcile.Kind[*helmv2.HelmRelease, *record] {
 			func(ctx context.Context, obj *helmv2.HelmRelease, _ *record) error { return r.reconcile(ctx, obj) },
 		},
 		Status: func(obj *helmv2.HelmRelease, out *record, err error) {
-			if _, parked := errs.AsInProgress(err); parked && out.refreshed {
-				// A parked wait: the progress conditions stay.
-				obj.Status.LastHandledReconcileAt = out.handled
+			if _, parked := errs.AsInProgress(err); parked {
+				// A parked wait: the progress conditions stay. The
+				// request was handled (the action ran; the progress patch
+				// wrote its token), as before parking.
 				return
 			}
 			if out.refreshed {
