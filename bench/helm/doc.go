@@ -9,4 +9,14 @@
 //	go test ./bench/helm -run '^$' -bench . -benchtime 1x -timeout 60m
 //
 // A plain `go test ./...` starts nothing here.
+//
+// Parked Helm waits (docs/design/0030-helm-parked-waits.md), one run each
+// on a shared 2-core machine, BenchmarkHelmReleases, before (main
+// cb8c51a) → after:
+//
+//	100 releases: 27.2 → 25.5 s (floor 23.1 / 23.4 s), peak RSS 235 → 209 MiB, 8.0 → 6.1 CPU-s
+//	500 releases: 186.8 → 121.3 s (floor 119.9 / 119.6 s), peak RSS 428 → 242 MiB, 81.2 → 33.8 CPU-s
+//
+// Flux's helm-controller, 100 releases (issue 32): 31.5–33.7 s, 269–273
+// MiB, 13–16 CPU-s.
 package helm

@@ -53,6 +53,9 @@ func setupHelm(ctx context.Context, deps *Deps) error {
 			DisableChartDigestTracking: gates["DisableChartDigestTracking"],
 		},
 	}
+	if err := r.WatchHealth(mgr); err != nil {
+		return err
+	}
 	return r.SetupWithManager(ctx, mgr, reconcile.SetupOptions{
 		MaxConcurrentReconciles: concurrency,
 		MinRetryDelay:           opts.MinRetryDelay,

@@ -143,6 +143,10 @@ func (h *Health) Done() bool { return len(h.pending) == 0 }
 // Pending returns the objects not Current at their last check.
 func (h *Health) Pending() []ObjMetadata { return slices.Clone(h.pending) }
 
+// Last returns what the last check that read id said of it; nil when
+// none did.
+func (h *Health) Last(id ObjMetadata) *status.Result { return h.last[id] }
+
 // FailedEarly returns Flux's fail-fast error when the last check found
 // objects Failed, nil otherwise.
 func (h *Health) FailedEarly() error {

@@ -40,6 +40,10 @@ type Options struct {
 	// the cluster between the clients of one identity; nil builds it
 	// afresh for this client.
 	Factories *Factories
+	// ParkWaits runs installs and upgrades that can park their wait
+	// (Parks) without Helm's waiter: the caller judges the release's
+	// objects afterwards (parked.go).
+	ParkWaits bool
 }
 
 // Client runs Helm actions for one release. Every release it writes to

@@ -5,6 +5,7 @@ import (
 
 	"helm.sh/helm/v4/pkg/action"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/kube"
 	releasev1 "helm.sh/helm/v4/pkg/release/v1"
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
@@ -26,6 +27,9 @@ func (c *Client) Install(ctx context.Context, hr *helmv2.HelmRelease, chrt *char
 	install.Replace = spec.Replace || replace
 	// Helm creates the CRDs itself only for Create.
 	install.SkipCRDs = policy != helmv2.Create
+	if c.Parks(hr, chrt, ActionInstall) {
+		install.WaitStrategy, install.WaitForJobs = kube.HookOnlyStrategy, false
+	}
 	rls, err := install.RunWithContext(ctx, chrt, values)
 	rel, _ := toV1(rls)
 	return rel, err

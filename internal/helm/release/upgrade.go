@@ -5,6 +5,7 @@ import (
 
 	"helm.sh/helm/v4/pkg/action"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/kube"
 	releasev1 "helm.sh/helm/v4/pkg/release/v1"
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
@@ -19,6 +20,9 @@ func (c *Client) Upgrade(ctx context.Context, hr *helmv2.HelmRelease, chrt *char
 		return nil, err
 	}
 	upgrade := c.newUpgrade(hr, spec)
+	if c.Parks(hr, chrt, ActionUpgrade) {
+		upgrade.WaitStrategy, upgrade.WaitForJobs = kube.HookOnlyStrategy, false
+	}
 	rls, err := upgrade.RunWithContext(ctx, c.opts.Name, chrt, values)
 	rel, _ := toV1(rls)
 	return rel, err

@@ -27,7 +27,11 @@ func (x *run) install(ctx context.Context, latest *release.Info) error {
 	x.obj.Status.LastAttemptedReleaseAction = helmv2.ReleaseActionInstall
 	replace := latest != nil && latest.Status == rcommon.StatusUninstalled
 	started := time.Now()
+	parks := x.parksWait(release.ActionInstall)
 	rel, err := x.helm.Install(ctx, x.obj, x.chart.chart, x.values, replace)
+	if err == nil && parks {
+		return x.park(ctx, rel, release.ActionInstall, "")
+	}
 	if err == nil {
 		err = x.customHealth(ctx, rel, release.ActionInstall, started, x.obj.GetInstall().DisableWait)
 	}
@@ -37,11 +41,27 @@ func (x *run) install(ctx context.Context, latest *release.Info) error {
 func (x *run) upgrade(ctx context.Context) error {
 	x.obj.Status.LastAttemptedReleaseAction = helmv2.ReleaseActionUpgrade
 	started := time.Now()
+	parks := x.parksWait(release.ActionUpgrade)
+	previous := ""
+	if prev := x.obj.Status.History.Latest(); prev != nil {
+		previous = prev.Status
+	}
 	rel, err := x.helm.Upgrade(ctx, x.obj, x.chart.chart, x.values)
+	if err == nil && parks {
+		return x.park(ctx, rel, release.ActionUpgrade, previous)
+	}
 	if err == nil {
 		err = x.customHealth(ctx, rel, release.ActionUpgrade, started, x.obj.GetUpgrade().DisableWait)
 	}
 	return x.released(ctx, "upgrade", err, x.lastWritten("upgrade", rel))
+}
+
+// parksWait reports whether action a runs without Helm's waiter, its
+// wait parked (parked.go): not when its progress could not be written,
+// which is how a restarted controller would find the wait.
+func (x *run) parksWait(a release.Action) bool {
+	x.helm.SetParkWaits(x.shown && x.r.parks(x.obj))
+	return x.helm.Parks(x.obj, x.chart.chart, a)
 }
 
 // test runs the test hooks; a failure counts towards the active

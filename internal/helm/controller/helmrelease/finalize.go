@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
@@ -17,6 +18,7 @@ import (
 // gone, or one whose service account or kubeConfig Secret is gone (identityGone), is let go without
 // touching the cluster.
 func (r *Reconciler) finalize(ctx context.Context, obj *helmv2.HelmRelease) error {
+	r.unpark(client.ObjectKeyFromObject(obj))
 	if !obj.Spec.Suspend && !r.identityGone(ctx, obj) {
 		if err := r.uninstall(ctx, obj); err != nil {
 			r.Events.Warning(ctx, obj, helmv2.UninstallFailedReason, nil, "%s", err)

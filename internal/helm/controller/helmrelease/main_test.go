@@ -40,6 +40,10 @@ import (
 // controller lands.
 var storage *artifact.Storage
 
+// reconciler is the HelmRelease reconciler the tests run, for the test
+// that plays a restarted controller by dropping its parked waits.
+var reconciler *Reconciler
+
 // WEIR_HELM_DEBUG=1 prints the controllers' logs (each Helm decision at
 // debug level).
 func TestMain(m *testing.M) {
@@ -79,6 +83,10 @@ func startControllers(ctx context.Context, env *testenv.Env) error {
 				ConfigsSelector:   labels.SelectorFromSet(labels.Set{"reconcile.fluxcd.io/watch": "Enabled"}),
 			},
 		}
+		if err := r.WatchHealth(mgr); err != nil {
+			return err
+		}
+		reconciler = r
 		return r.SetupWithManager(ctx, mgr, testenv.FastQueue)
 	})
 }

@@ -12,6 +12,7 @@ import (
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
 	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/apply/healthwatch"
 	"github.com/weir-gitops/weir/internal/apply/restconfig"
 	"github.com/weir-gitops/weir/internal/helm/release"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
@@ -48,6 +49,13 @@ type Reconciler struct {
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 
+	// Health, when set, parks install and upgrade waits: the release's
+	// objects are judged through its watch cache and the worker is free
+	// meanwhile (parked.go, WatchHealth). Nil waits in Helm's waiter.
+	Health *healthwatch.Watcher
+
+	// waits are the parked waits.
+	waits parkedWaits
 	// factories shares what Helm learns about a cluster between the
 	// releases of one identity.
 	factories release.Factories
@@ -119,6 +127,12 @@ func (r *Reconciler) kind() reconcile.Kind[*helmv2.HelmRelease, *record] {
 			func(ctx context.Context, obj *helmv2.HelmRelease, _ *record) error { return r.reconcile(ctx, obj) },
 		},
 		Status: func(obj *helmv2.HelmRelease, out *record, err error) {
+			if _, parked := errs.AsInProgress(err); parked {
+				// A parked wait: the progress conditions stay. The
+				// request was handled (the action ran; the progress patch
+				// wrote its token), as before parking.
+				return
+			}
 			if out.refreshed {
 				finishStatus(obj, err)
 			}

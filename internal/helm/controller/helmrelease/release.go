@@ -29,6 +29,8 @@ type run struct {
 	chart   *loadedChart
 	values  map[string]any
 	desired release.Desired
+	// shown: the progress of the action under way is in the API server.
+	shown bool
 }
 
 // drive loops observe → decide → act until the release is in sync, stalls
@@ -40,12 +42,19 @@ func (x *run) drive(ctx context.Context) error {
 		if err != nil {
 			return &errs.Generic{Err: err, Reason: helmv2.GetLastReleaseFailedReason}
 		}
+		if w, err := x.resumable(latest); err != nil || w != nil {
+			if err == nil {
+				err = x.judge(ctx, w)
+			}
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		x.record(latest, "")
 		d := release.Decide(release.NewState(x.obj, latest, x.desired, release.Gates{DefaultToRetryOnFailure: x.r.Options.DefaultToRetryOnFailure}))
 		log.V(1).Info("next Helm action", "action", d.Action, "why", d.Message)
-		if d.Action.Acts() {
-			x.progress(ctx, d.Action)
-		}
+		x.shown = d.Action.Acts() && x.progress(ctx, d.Action)
 		var next error
 		switch d.Action {
 		case release.ActionNone:
@@ -78,11 +87,15 @@ func (x *run) drive(ctx context.Context) error {
 
 // progress shows the action about to run, as Flux words it, so that a
 // long install or upgrade does not keep showing the previous Ready state.
-// A failed status write is logged: the action runs anyway.
-func (x *run) progress(ctx context.Context, a release.Action) {
+// A failed status write is logged: the action runs anyway, but cannot
+// park its wait, which a restarted controller finds by this status
+// (release.Unverified).
+func (x *run) progress(ctx context.Context, a release.Action) bool {
 	if err := reconcile.ProgressUnknown(ctx, x.obj, "Running '%s' action with timeout of %s", a, release.ActionTimeout(x.obj, a)); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "showing progress")
+		return false
 	}
+	return true
 }
 
 // stallMessage is Flux's message, followed by what to do about it.

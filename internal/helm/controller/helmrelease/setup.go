@@ -52,6 +52,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		sources[sourcev1.ExternalArtifactKind] = &sourcev1.ExternalArtifact{}
 	}
 	watches := []reconcile.Watch{dependencies.Watch(r.Client)}
+	if r.Health != nil {
+		watches = append(watches, reconcile.Watch{Source: r.Health.Source()})
+	}
 	if r.Options.ConfigsSelector != nil {
 		watches = append(watches, r.configWatches()...)
 	}
