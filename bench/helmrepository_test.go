@@ -51,7 +51,7 @@ func benchmarkIndex(b *testing.B, versions int) {
 		b.Fatal(err)
 	}
 	obj := &sourcev1.HelmRepository{ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "big"}, Spec: sourcev1.HelmRepositorySpec{URL: srv.URL}}
-	c, err := helmrepo.NewClient(context.Background(), nil, obj, helmrepo.Limits{})
+	c, err := helmrepo.NewClient(context.Background(), nil, obj, helmrepo.Limits{}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
