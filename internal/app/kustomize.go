@@ -44,8 +44,8 @@ func setupKustomize(ctx context.Context, deps *Deps) error {
 		},
 		Events: events.NewRecorder(mgr.GetEventRecorderFor(kustomization.ControllerName), mgr.GetScheme(), //nolint:staticcheck // SA1019: events.Recorder wraps the core/v1 record.EventRecorder; GetEventRecorder's events.k8s.io API has another signature
 			kustomization.ControllerName, os.Getenv("POD_NAME"), opts.EventsAddr),
-		Metrics: deps.Metrics,
-		Fetcher: &artifact.Fetcher{Retries: opts.HTTPRetry},
+		Metrics:  deps.Metrics,
+		Fetcher:  &artifact.Fetcher{Retries: opts.HTTPRetry},
 		Identity: deps.authSettings(opts.FluxOnly.DefaultDecryptionSA),
 		Options: kustomization.Options{
 			RequeueDependency:          opts.RequeueDependency,

@@ -11,6 +11,7 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
@@ -80,6 +81,25 @@ func waitLeader(t *testing.T, env *testenv.Env, ns, previous string, want *contr
 	})
 }
 
+// deleteWhileRunning deletes ks when the test ends, before the replicas
+// are killed (cleanups run last registered first), and waits until a live
+// replica removed its finalizer: a Kustomization left with a finalizer
+// and no controller would be reconciled by the next test's controllers,
+// against a storage server that is gone.
+func deleteWhileRunning(t *testing.T, env *testenv.Env, ks *kustomizev1.Kustomization) {
+	t.Helper()
+	t.Cleanup(func() {
+		if err := env.Client.Delete(context.Background(), ks); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting %s: %v", ks.Name, err)
+			return
+		}
+		testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+			err := env.Client.Get(ctx, client.ObjectKeyFromObject(ks), &kustomizev1.Kustomization{})
+			return apierrors.IsNotFound(err), "Kustomization still there"
+		})
+	})
+}
+
 // workersStarted is the log line of a controller starting its workers,
 // which a replica does once it leads.
 const workersStarted = `"msg":"Starting workers"`
@@ -116,6 +136,7 @@ func TestLeaderKilledMidApplyStandbyFinishes(t *testing.T) {
 	holder := ptrString(first.Spec.HolderIdentity)
 
 	ks := configMapsKustomization(t, env, ns, count, 5*time.Minute)
+	deleteWhileRunning(t, env, ks)
 	key := client.ObjectKeyFromObject(ks)
 	testenv.Eventually(t, 3*testenv.DefaultTimeout, func(context.Context) (bool, string) {
 		return env.OwnedConfigMaps(t, ns, key) > 0, "no ConfigMap applied yet"
@@ -202,5 +223,6 @@ func TestLeaderStoppedReleasesTheLease(t *testing.T) {
 		t.Errorf("the standby took %s: the lease was not released at shutdown", tookOver)
 	}
 	ks := configMapsKustomization(t, env, ns, 3, time.Minute)
+	deleteWhileRunning(t, env, ks)
 	waitReconciled(t, env, ks, "")
 }

@@ -84,7 +84,20 @@ type Fetch func(mkdir func() (string, error)) (*artifact.Tree, error)
 
 // Acquire returns the artifact of digest, fetched by fetch unless another
 // build did, and the function to call once the build is done with it.
+// A build that joined another's fetch which failed fetches on its own:
+// the other may have read another URL (a source on a server now gone, of
+// the same content), and its error is not this build's.
 func (t *Trees) Acquire(ctx context.Context, digest string, fetch Fetch) (Source, func(), error) {
+	src, release, joined, err := t.acquire(ctx, digest, fetch)
+	if err != nil && joined && ctx.Err() == nil {
+		src, release, _, err = t.acquire(ctx, digest, fetch)
+	}
+	return src, release, err
+}
+
+// acquire is one attempt of Acquire; joined says the result was another
+// build's fetch.
+func (t *Trees) acquire(ctx context.Context, digest string, fetch Fetch) (_ Source, _ func(), joined bool, _ error) {
 	t.mu.Lock()
 	if t.trees == nil {
 		t.trees = map[string]*tree{}
@@ -98,13 +111,13 @@ func (t *Trees) Acquire(ctx context.Context, digest string, fetch Fetch) (Source
 		case <-tr.ready:
 		case <-ctx.Done():
 			release()
-			return Source{}, nil, ctx.Err()
+			return Source{}, nil, true, ctx.Err()
 		}
 		if tr.err != nil {
 			release()
-			return Source{}, nil, tr.err
+			return Source{}, nil, true, tr.err
 		}
-		return tr.src, release, nil
+		return tr.src, release, true, nil
 	}
 	tr = &tree{ready: make(chan struct{}), users: 1, kept: true}
 	t.trees[digest] = tr
@@ -130,9 +143,9 @@ func (t *Trees) Acquire(ctx context.Context, digest string, fetch Fetch) (Source
 	release := func() { t.release(tr) }
 	if tr.err != nil {
 		release()
-		return Source{}, nil, tr.err
+		return Source{}, nil, false, tr.err
 	}
-	return tr.src, release, nil
+	return tr.src, release, false, nil
 }
 
 // mkdir makes the directory tr is extracted to.

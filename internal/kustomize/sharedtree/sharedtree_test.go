@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/weir-gitops/weir/internal/source/artifact"
 )
@@ -160,5 +161,53 @@ func TestArtifactTreesInMemory(t *testing.T) {
 	release()
 	if src.Mem != nil || !dirExists(src.Dir) {
 		t.Errorf("acquired %+v, want a directory", src)
+	}
+}
+
+// TestArtifactTreesJoinerOfAFailedFetchFetchesItself: one build's fetch of
+// a digest fails (its URL is on a server that is gone) while another build
+// of the same digest waits for it; the waiter does not take that error but
+// fetches with its own fetch, which works.
+func TestArtifactTreesJoinerOfAFailedFetchFetchesItself(t *testing.T) {
+	var trees Trees
+	defer trees.Close()
+	started, fail := make(chan struct{}), make(chan struct{})
+	var gone Fetch = func(func() (string, error)) (*artifact.Tree, error) {
+		close(started)
+		<-fail
+		return nil, errors.New("dial tcp 127.0.0.1:1: connect: connection refused")
+	}
+	var own atomic.Int32
+	works := onDisk(func(dir string) error {
+		own.Add(1)
+		return os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte("resources: []\n"), 0o600)
+	})
+	firstErr := make(chan error, 1)
+	go func() {
+		_, _, err := trees.Acquire(context.Background(), "sha256:same", gone)
+		firstErr <- err
+	}()
+	<-started
+	joined := make(chan error, 1)
+	go func() {
+		src, release, err := trees.Acquire(context.Background(), "sha256:same", works)
+		if err == nil {
+			defer release()
+			if !dirExists(filepath.Join(src.Dir, "kustomization.yaml")) {
+				err = errors.New("the joiner's tree is empty")
+			}
+		}
+		joined <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // the joiner waits on the first fetch
+	close(fail)
+	if err := <-firstErr; err == nil {
+		t.Error("the failing fetch reported no error")
+	}
+	if err := <-joined; err != nil {
+		t.Errorf("the joiner got %v, want its own fetch to succeed", err)
+	}
+	if n := own.Load(); n != 1 {
+		t.Errorf("the joiner fetched %d times, want 1", n)
 	}
 }

@@ -30,6 +30,7 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
 	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/kmscipher"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/reqlog"
 )
 
 // Request is one call the fake answered or refused.
@@ -57,7 +58,7 @@ type Server struct {
 	ring     kmscipher.Ring
 	mu       sync.Mutex
 	secrets  map[string]string // access key id → secret access key
-	log      kmscipher.Log[Request]
+	log      reqlog.Log[Request]
 	sessions int
 }
 

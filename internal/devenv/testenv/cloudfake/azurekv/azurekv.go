@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/kmscipher"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/reqlog"
 )
 
 // Tenant is the directory the fake's challenge names.
@@ -43,7 +44,7 @@ type Server struct {
 	Client *http.Client
 
 	ring    kmscipher.Ring
-	log     kmscipher.Log[Request]
+	log     reqlog.Log[Request]
 	mu      sync.Mutex
 	secrets map[string]string // client id → secret
 	tokens  map[string]string // access token → client id

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/kmscipher"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/reqlog"
 )
 
 // Request is one KMS or token call the fake answered or refused.
@@ -56,7 +57,7 @@ type Server struct {
 	mu       sync.Mutex
 	accounts map[string]*rsa.PublicKey // client_email → key
 	tokens   map[string]string         // access token → client_email
-	log      kmscipher.Log[Request]
+	log      reqlog.Log[Request]
 }
 
 // New starts the fake for the test's lifetime.

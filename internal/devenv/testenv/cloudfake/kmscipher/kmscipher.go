@@ -89,23 +89,3 @@ func (r *Ring) Open(blob, aad []byte) (string, []byte, error) {
 	}
 	return name, plain, nil
 }
-
-// Log records what a fake was asked, safe for its concurrent handlers.
-type Log[T any] struct {
-	mu    sync.Mutex
-	items []T
-}
-
-// Add records one request.
-func (l *Log[T]) Add(v T) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.items = append(l.items, v)
-}
-
-// All returns the requests recorded so far, oldest first.
-func (l *Log[T]) All() []T {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]T(nil), l.items...)
-}

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/kmscipher"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/reqlog"
 )
 
 // Request is one call the fake answered or refused.
@@ -37,7 +38,7 @@ type Server struct {
 	ring   kmscipher.Ring
 	mu     sync.Mutex
 	tokens map[string]bool
-	log    kmscipher.Log[Request]
+	log    reqlog.Log[Request]
 }
 
 // New starts the fake for the test's lifetime; tokens are the valid
