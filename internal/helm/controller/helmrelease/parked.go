@@ -219,9 +219,11 @@ func (x *run) finishWait(ctx context.Context, rel *releasev1.Release, a release.
 	return x.released(ctx, verb, err, written)
 }
 
-// seeingReader reads from the API server and remembers what it read.
+// seeingReader reads from the API server and remembers what it read;
+// the health check reads several objects at once, hence the lock.
 type seeingReader struct {
 	client.Reader
+	mu   sync.Mutex
 	seen map[ssa.ObjMetadata]seenObject
 }
 
@@ -229,6 +231,8 @@ func (s *seeingReader) Get(ctx context.Context, key client.ObjectKey, obj client
 	if err := s.Reader.Get(ctx, key, obj, opts...); err != nil {
 		return err
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.seen[idOf(obj, key)] = seenObject{uid: obj.GetUID(), generation: obj.GetGeneration()}
 	return nil
 }
