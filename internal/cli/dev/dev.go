@@ -425,6 +425,17 @@ func startControllers(ctx context.Context, fail context.CancelCauseFunc, cp *con
 		}
 		done <- err
 	}()
+	// The ports were free when picked, not reserved: until the controllers
+	// listen on them, the servers started next (Git, charts, on port 0)
+	// could be given one of them.
+	var bound []string
+	if slices.Contains(selected, "source") || slices.Contains(selected, "source-watcher") {
+		bound = append(bound, addr)
+	}
+	if slices.Contains(selected, "notification") {
+		bound = append(bound, receiverAddr, eventsAddr)
+	}
+	waitListening(ctx, 30*time.Second, bound...)
 	if slices.Contains(selected, "notification") {
 		res.ReceiverAddr = receiverAddr
 		fmt.Fprintf(out, "✔ controllers running: %s (artifacts at http://%s, webhook receivers at http://%s, logs in %s)\n",
@@ -455,6 +466,23 @@ func describePIDs(pids map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%s (pid %d)", n, pids[n]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// waitListening waits until something accepts connections on each of
+// addrs, ctx ends or timeout passes (the controllers then report their own
+// failure).
+func waitListening(ctx context.Context, timeout time.Duration, addrs ...string) {
+	deadline := time.Now().Add(timeout)
+	for _, a := range addrs {
+		for time.Now().Before(deadline) && ctx.Err() == nil {
+			c, err := net.DialTimeout("tcp", a, time.Second)
+			if err == nil {
+				_ = c.Close()
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 }
 
 // freeLocalAddr returns a 127.0.0.1 address no one listens on now.

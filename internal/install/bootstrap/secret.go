@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"slices"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -75,6 +76,7 @@ func (r *runner) connect(ctx context.Context) error {
 			return err
 		}
 	}
+	r.knownHosts = keepPreviousHosts(r.knownHosts, r.secret.data[git.SecretKnownHosts])
 	switch {
 	case r.o.Clone != nil:
 		// The CLI goes through HTTPS; the SSH address is the cluster's.
@@ -98,6 +100,22 @@ func (r *runner) connect(ctx context.Context) error {
 		r.auth.HostKeyAlgorithms = r.o.SSHHostKeyAlgos
 	}
 	return err
+}
+
+// keepPreviousHosts appends the source Secret's known_hosts lines to the
+// new ones when the cluster moves to another address (--ssh-hostname, a
+// new URL): the Secret is applied before the sync manifests that move the
+// GitRepository, and until the cluster has applied them (its Kustomization
+// puts the old URL back from the last revision it applied) it fetches from
+// the old address, which must still be trusted, or it never fetches the
+// commit that moves it.
+func keepPreviousHosts(hosts, previous []byte) []byte {
+	previous = bytes.TrimSpace(previous)
+	if len(previous) == 0 || bytes.Contains(hosts, previous) {
+		return hosts
+	}
+	out := append(bytes.TrimRight(slices.Clone(hosts), "\n"), '\n')
+	return append(append(out, previous...), '\n')
 }
 
 // hostKeys returns the known_hosts lines for the server of repoURL: the
