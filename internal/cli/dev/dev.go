@@ -366,40 +366,54 @@ func (fw *follower) tick(ctx context.Context) error {
 	return nil
 }
 
-// startControllers runs weir's controllers in this process against the
-// local control plane, logging to <dir>/weir-controller.log, with the
-// artifact server on a free 127.0.0.1 port. The returned func stops them.
-func startControllers(ctx context.Context, fail context.CancelCauseFunc, cp *controlplane.ControlPlane, opts Options, res *Result, out io.Writer) (func(), error) {
-	addr, err := freeLocalAddr()
-	if err != nil {
-		return nil, fmt.Errorf("finding a port for the artifact server: %w", err)
+// devPorts are the 127.0.0.1 addresses weir dev gives the controllers'
+// servers.
+type devPorts struct{ artifacts, receiver, events string }
+
+// pickPorts finds a free port for each of the controllers' servers.
+func pickPorts() (devPorts, error) {
+	var p devPorts
+	for _, port := range []struct {
+		into *string
+		what string
+	}{{&p.artifacts, "the artifact server"}, {&p.receiver, "the webhook receiver"}, {&p.events, "the events server"}} {
+		addr, err := freeLocalAddr()
+		if err != nil {
+			return p, fmt.Errorf("finding a port for %s: %w", port.what, err)
+		}
+		*port.into = addr
 	}
-	receiverAddr, err := freeLocalAddr()
-	if err != nil {
-		return nil, fmt.Errorf("finding a port for the webhook receiver: %w", err)
+	return p, nil
+}
+
+// bound are the ports the selected controllers listen on.
+func (p devPorts) bound(selected []string) []string {
+	var out []string
+	if slices.Contains(selected, "source") || slices.Contains(selected, "source-watcher") {
+		out = append(out, p.artifacts)
 	}
-	eventsAddr, err := freeLocalAddr()
-	if err != nil {
-		return nil, fmt.Errorf("finding a port for the events server: %w", err)
+	if slices.Contains(selected, "notification") {
+		out = append(out, p.receiver, p.events)
 	}
-	logFile, err := os.Create(filepath.Join(opts.Dir, "weir-controller.log"))
-	if err != nil {
-		return nil, fmt.Errorf("creating controller log: %w", err)
-	}
+	return out
+}
+
+// controllerOptions is weir-controller's configuration for weir dev, and
+// the controllers it selects.
+func controllerOptions(opts Options, ports devPorts, logFile io.Writer) (app.Options, []string, error) {
 	appOpts := app.DefaultOptions()
 	appOpts.Controllers = opts.Controllers
 	appOpts.MetricsAddr, appOpts.HealthAddr = "0", "0"
 	appOpts.StoragePath = filepath.Join(opts.Dir, "storage")
-	appOpts.StorageAddr, appOpts.StorageAdvAddr = addr, addr
-	appOpts.ReceiverAddr = receiverAddr // 127.0.0.1 only
-	appOpts.EventsListenAddr = eventsAddr
+	appOpts.StorageAddr, appOpts.StorageAdvAddr = ports.artifacts, ports.artifacts
+	appOpts.ReceiverAddr = ports.receiver // 127.0.0.1 only
+	appOpts.EventsListenAddr = ports.events
 	appOpts.LogOutput = logFile
 	// Run may be called again in the same process (weir dev's tests do).
 	appOpts.SkipNameValidation = true
 	selected, err := appOpts.Selected()
 	if err != nil {
-		logFile.Close()
-		return nil, err
+		return appOpts, nil, err
 	}
 	if slices.Contains(selected, "kustomize") || slices.Contains(selected, "helm") {
 		// The example's infrastructure layer builds from an
@@ -413,7 +427,27 @@ func startControllers(ctx context.Context, fail context.CancelCauseFunc, cp *con
 	}
 	if slices.Contains(selected, "notification") {
 		// Events reach Alerts as in a cluster, through the events server.
-		appOpts.EventsAddr = "http://" + eventsAddr + "/"
+		appOpts.EventsAddr = "http://" + ports.events + "/"
+	}
+	return appOpts, selected, nil
+}
+
+// startControllers runs weir's controllers in this process against the
+// local control plane, logging to <dir>/weir-controller.log, with the
+// artifact server on a free 127.0.0.1 port. The returned func stops them.
+func startControllers(ctx context.Context, fail context.CancelCauseFunc, cp *controlplane.ControlPlane, opts Options, res *Result, out io.Writer) (func(), error) {
+	ports, err := pickPorts()
+	if err != nil {
+		return nil, err
+	}
+	logFile, err := os.Create(filepath.Join(opts.Dir, "weir-controller.log"))
+	if err != nil {
+		return nil, fmt.Errorf("creating controller log: %w", err)
+	}
+	appOpts, selected, err := controllerOptions(opts, ports, logFile)
+	if err != nil {
+		logFile.Close()
+		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
@@ -428,21 +462,14 @@ func startControllers(ctx context.Context, fail context.CancelCauseFunc, cp *con
 	// The ports were free when picked, not reserved: until the controllers
 	// listen on them, the servers started next (Git, charts, on port 0)
 	// could be given one of them.
-	var bound []string
-	if slices.Contains(selected, "source") || slices.Contains(selected, "source-watcher") {
-		bound = append(bound, addr)
-	}
+	waitListening(ctx, 30*time.Second, ports.bound(selected)...)
 	if slices.Contains(selected, "notification") {
-		bound = append(bound, receiverAddr, eventsAddr)
-	}
-	waitListening(ctx, 30*time.Second, bound...)
-	if slices.Contains(selected, "notification") {
-		res.ReceiverAddr = receiverAddr
+		res.ReceiverAddr = ports.receiver
 		fmt.Fprintf(out, "✔ controllers running: %s (artifacts at http://%s, webhook receivers at http://%s, logs in %s)\n",
-			strings.Join(selected, ", "), addr, receiverAddr, logFile.Name())
+			strings.Join(selected, ", "), ports.artifacts, ports.receiver, logFile.Name())
 	} else {
 		fmt.Fprintf(out, "✔ controllers running: %s (artifacts at http://%s, logs in %s)\n",
-			strings.Join(selected, ", "), addr, logFile.Name())
+			strings.Join(selected, ", "), ports.artifacts, logFile.Name())
 	}
 	return func() {
 		cancel()

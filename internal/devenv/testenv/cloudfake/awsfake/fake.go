@@ -205,11 +205,12 @@ func (f *Fake) sts(w http.ResponseWriter, req Request, i int) {
 	}
 	f.mu.Lock()
 	f.n++
-	key, session := fmt.Sprintf("ASIAFAKE%08d", f.n), fmt.Sprintf("session-%d", f.n)
+	n := f.n
+	key, session := fmt.Sprintf("ASIAFAKE%08d", n), fmt.Sprintf("session-%d", n)
 	f.issued[key] = session
 	f.mu.Unlock()
 	var resp assumeRoleResponse
-	resp.Xmlns, resp.RequestID = stsNS, fmt.Sprintf("req-%d", f.n)
+	resp.Xmlns, resp.RequestID = stsNS, fmt.Sprintf("req-%d", n)
 	resp.Result.Credentials = stsCredentials{
 		AccessKeyID: key, SecretAccessKey: "secret-" + key, SessionToken: session,
 		Expiration: time.Now().Add(f.lifetime()).UTC().Format(time.RFC3339),
