@@ -35,7 +35,7 @@ func (x *run) install(ctx context.Context, latest *release.Info) error {
 	if err == nil {
 		err = x.customHealth(ctx, rel, release.ActionInstall, started, x.obj.GetInstall().DisableWait)
 	}
-	return x.released(ctx, "install", err, x.lastWritten("install", rel))
+	return x.released(ctx, "install", err, x.lastWritten("install", rel), started)
 }
 
 func (x *run) upgrade(ctx context.Context) error {
@@ -53,7 +53,7 @@ func (x *run) upgrade(ctx context.Context) error {
 	if err == nil {
 		err = x.customHealth(ctx, rel, release.ActionUpgrade, started, x.obj.GetUpgrade().DisableWait)
 	}
-	return x.released(ctx, "upgrade", err, x.lastWritten("upgrade", rel))
+	return x.released(ctx, "upgrade", err, x.lastWritten("upgrade", rel), started)
 }
 
 // parksWait reports whether action a runs without Helm's waiter, its

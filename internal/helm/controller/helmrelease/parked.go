@@ -216,7 +216,13 @@ func (x *run) finishWait(ctx context.Context, rel *releasev1.Release, a release.
 		written = release.InfoOf(rel)
 		x.record(written, verb)
 	}
-	return x.released(ctx, verb, err, written)
+	// The action began when Helm deployed the revision; the wait is part
+	// of it, as it is of an action that waits with Helm's waiter.
+	started := x.now()
+	if rel.Info != nil && !rel.Info.LastDeployed.IsZero() {
+		started = rel.Info.LastDeployed
+	}
+	return x.released(ctx, verb, err, written, started)
 }
 
 // seeingReader reads from the API server and remembers what it read;

@@ -135,6 +135,11 @@ func TestParkedWaitTimesOut(t *testing.T) {
 	if h := hr.Status.History.Latest(); h == nil || h.Version != 1 || h.Status != "failed" || h.Action != "install" {
 		t.Errorf("history = %v", historyOf(hr))
 	}
+	// The parked wait is part of the action: its duration covers the
+	// 3 s timeout, not only Helm's call.
+	if d := hr.Status.LastAttemptedReleaseActionDuration; d == nil || d.Duration < 3*time.Second {
+		t.Errorf("lastAttemptedReleaseActionDuration = %v, want at least the 3s install timeout", d)
+	}
 }
 
 // TestParkedWaitResumesAfterRestart plays a controller restarted while

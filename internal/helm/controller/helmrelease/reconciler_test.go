@@ -61,6 +61,9 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 		st.LastAttemptedConfigDigest != st.History[0].ConfigDigest || st.LastAttemptedValuesChecksum == "" || st.StorageNamespace != f.ns {
 		t.Errorf("status after install = %+v, history %+v", st, st.History.Latest())
 	}
+	if d := st.LastAttemptedReleaseActionDuration; d == nil || d.Duration <= 0 {
+		t.Errorf("lastAttemptedReleaseActionDuration = %v, want the install's duration", d)
+	}
 	if got := f.configMap("app-app").Data["greeting"]; got != "hi" {
 		t.Errorf("greeting = %q", got)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	releasev1 "helm.sh/helm/v4/pkg/release/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	helmv2 "github.com/weir-gitops/weir/api/helm/v2"
@@ -172,8 +173,10 @@ func (x *run) succeeded(ctx context.Context, t, reason string, info *release.Inf
 
 // released handles the end of an install or upgrade: a release that
 // failed and was written counts towards the active remediation; one that
-// wrote nothing is retried with backoff as it changed nothing.
-func (x *run) released(ctx context.Context, verb string, err error, written *release.Info) error {
+// wrote nothing is retried with backoff as it changed nothing. The
+// action's duration, from started, is recorded either way.
+func (x *run) released(ctx context.Context, verb string, err error, written *release.Info, started time.Time) error {
+	x.obj.Status.LastAttemptedReleaseActionDuration = &metav1.Duration{Duration: x.now().Sub(started).Round(time.Millisecond)}
 	ok, ko := helmv2.InstallSucceededReason, helmv2.InstallFailedReason
 	if verb == "upgrade" {
 		ok, ko = helmv2.UpgradeSucceededReason, helmv2.UpgradeFailedReason
