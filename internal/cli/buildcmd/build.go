@@ -7,8 +7,8 @@
 package buildcmd
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	sourceextensionsv1beta1 "github.com/weir-gitops/weir/api/sourceextensions/v1beta1"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
 	"github.com/weir-gitops/weir/internal/kustomize"
 	"github.com/weir-gitops/weir/internal/kustomize/render"
@@ -119,35 +120,59 @@ from --kustomization-file; with --dry-run nothing is read from the cluster
 }
 
 // Render loads the Kustomization (from the cluster or the file) and renders
-// opts.Path with it. It returns the objects and the Kustomization.
+// opts.Path with it, or, without opts.Path, the tree of the ExternalArtifact
+// its source is, built from the ArtifactGenerator of the local repository
+// that generates it. It returns the objects and the Kustomization.
 func Render(ctx context.Context, deps *clideps.Deps, name string, opts Options) ([]*unstructured.Unstructured, *kustomizev1.Kustomization, error) {
-	if opts.Path == "" {
-		return nil, nil, errors.New("--path is required")
-	}
-	if opts.DryRun && opts.KustomizationFile == "" {
-		return nil, nil, errors.New("--dry-run needs --kustomization-file: the Kustomization cannot be read from the cluster")
-	}
-	var reader client.Reader
-	if !opts.DryRun {
-		c, err := deps.Client()
-		if err != nil {
-			return nil, nil, err
-		}
-		reader = c
-	}
-	obj, err := load(ctx, reader, deps.Namespace(), name, opts.KustomizationFile)
+	opts.Recursive = false
+	built, err := RenderTree(ctx, deps, name, opts)
 	if err != nil {
 		return nil, nil, err
+	}
+	return built[0].Objects, built[0].Kustomization, nil
+}
+
+// renderRoot is Render with the resolver of generated artifacts; it returns
+// the directory standing for the source's root too.
+func renderRoot(ctx context.Context, reader client.Reader, namespace, name string, opts Options,
+	gen *generated) ([]*unstructured.Unstructured, *kustomizev1.Kustomization, string, error) {
+	obj, err := load(ctx, reader, namespace, name, opts.KustomizationFile)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	ref := obj.Spec.SourceRef
+	if opts.Path == "" && ref.Kind != sourceextensionsv1beta1.ExternalArtifactKind {
+		return nil, nil, "", fmt.Errorf("--path is required: Kustomization %s/%s builds from %s %s, and only an ExternalArtifact generated in the local repository builds without it",
+			obj.Namespace, obj.Name, ref.Kind, ref.Name)
+	}
+	if opts.Path == "" {
+		ns := cmp.Or(ref.Namespace, obj.Namespace)
+		root, err := gen.tree(ctx, ns, ref.Name)
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("building Kustomization %s/%s: %w", obj.Namespace, obj.Name, err)
+		}
+		objects, err := renderAt(ctx, reader, obj, root, cleanPath(obj.Spec.Path), opts)
+		if err != nil {
+			label := sourceextensionsv1beta1.ExternalArtifactKind + "/" + ns + "/" + ref.Name
+			return nil, nil, "", fmt.Errorf("building Kustomization %s/%s from %s: %s", obj.Namespace, obj.Name, label,
+				strings.ReplaceAll(err.Error(), root, label))
+		}
+		return objects, obj, root, nil
 	}
 	root, rel, err := sourceRoot(opts.Path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	objects, err := renderAt(ctx, reader, obj, root, rel, opts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("building Kustomization %s/%s from %s: %w", obj.Namespace, obj.Name, opts.Path, err)
+		return nil, nil, "", fmt.Errorf("building Kustomization %s/%s from %s: %w", obj.Namespace, obj.Name, opts.Path, err)
 	}
-	return objects, obj, nil
+	return objects, obj, root, nil
+}
+
+// cleanPath is spec.path relative to the source's root, slash-separated.
+func cleanPath(p string) string {
+	return filepath.ToSlash(filepath.Clean(strings.TrimPrefix(p, "./")))
 }
 
 // renderAt renders obj's spec with spec.path rel below root.
