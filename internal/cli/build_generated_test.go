@@ -67,7 +67,7 @@ func writeMultiSource(t *testing.T, ns string) (root, shared, ksFile string) {
 	t.Helper()
 	root, shared = t.TempDir(), t.TempDir()
 	writeFiles(t, root, map[string]string{
-		".git/HEAD":             "ref: refs/heads/main\n",
+		".git/HEAD":              "ref: refs/heads/main\n",
 		"app/kustomization.yaml": "resources:\n- config.yaml\n- common\n",
 		"app/config.yaml":        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  from: repo\n",
 		"clusters/dev/artifacts.yaml": `apiVersion: source.extensions.fluxcd.io/v1beta1

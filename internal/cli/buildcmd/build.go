@@ -1,7 +1,9 @@
 // Package buildcmd implements `weir build kustomization NAME --path DIR`:
 // the objects the controller would apply for that Kustomization if the
 // source held the local directory, rendered by the controller's own code
-// (internal/kustomize/render.Kustomization), with Secret values masked;
+// (internal/kustomize/render.Kustomization), with Secret values masked
+// (without --path, the source is an ExternalArtifact whose tree the local
+// repository's ArtifactGenerator builds: generated.go);
 // and `weir build helmrelease NAME`: the objects the helm controller would
 // install or upgrade, rendered by internal/helm/release.Render.
 package buildcmd
@@ -58,13 +60,15 @@ type Options struct {
 	// the one being built for that same source, LocalSources for others.
 	Recursive bool
 	// LocalSources map "Kind/namespace/name" of a source to the local
-	// directory standing for its artifact's root, for Recursive.
+	// directory standing for its artifact's root, for Recursive and for
+	// the sources of an ArtifactGenerator that are not this repository.
 	LocalSources map[string]string
 }
 
 // AddFlags registers the options on cmd.
 func (o *Options) AddFlags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&o.Path, "path", "", "path to a local directory that matches the Kustomization's spec.path")
+	cmd.Flags().StringVar(&o.Path, "path", "",
+		"path to a local directory that matches the Kustomization's spec.path (optional for an ExternalArtifact an ArtifactGenerator of the repository generates)")
 	cmd.Flags().StringVar(&o.KustomizationFile, "kustomization-file", "", "path to a local file holding the Kustomization, instead of the cluster's")
 	cmd.Flags().BoolVar(&o.StrictSubstitute, "strict-substitute", false,
 		"When enabled, the post build substitutions will fail if a var without a default value is declared in files but is missing from the input vars.")
@@ -73,7 +77,7 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 		"Use in-memory filesystem during build (weir always builds without writing a temporary copy; accepted for flux compatibility)")
 	cmd.Flags().BoolVarP(&o.Recursive, "recursive", "r", false, "Recursively build Kustomizations")
 	cmd.Flags().StringToStringVar(&o.LocalSources, "local-sources", nil,
-		"Comma-separated list of repositories in format: Kind/namespace/name=path")
+		"Comma-separated list of repositories in format: Kind/namespace/name=path (for --recursive and an ArtifactGenerator's sources)")
 }
 
 // NewCommand returns `weir build`.
@@ -84,20 +88,32 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 	}
 	opts := Options{}
 	ks := &cobra.Command{
-		Use:     "kustomization NAME --path DIR",
+		Use:     "kustomization NAME [--path DIR]",
 		Aliases: []string{"ks"},
-		Short:   "Render what a Kustomization would apply from a local directory",
+		Short:   "Render what a Kustomization would apply from a local directory or generated artifact",
 		Long: `build renders the local directory given by --path with the Kustomization's
 spec (patches, images, namePrefix, postBuild substitution, SOPS decryption...)
 using the code the controller runs, and prints the objects as multi-document
 YAML. Secret values are masked. The Kustomization is read from the cluster, or
 from --kustomization-file; with --dry-run nothing is read from the cluster
-(substituteFrom is skipped).`,
+(substituteFrom is skipped).
+
+Without --path, a Kustomization whose sourceRef is an ExternalArtifact is
+built from that artifact's content: the ArtifactGenerator of the local fleet
+repository (the Git work tree holding --kustomization-file, else the current
+directory) that generates it is run on the local files with the controller's
+copy rules, in a temporary directory, and spec.path is built inside it. A
+source of the generator stands for this repository when it is the cluster's
+root GitRepository or one whose URL is a remote of it; any other needs
+--local-sources Kind/namespace/name=DIR.`,
 		Example: `  # Render the local overlay as the cluster would get it
   weir build kustomization apps --path ./apps/dev
 
   # Offline, from a Kustomization file
-  weir build kustomization apps --path ./apps/dev --kustomization-file ./clusters/dev/apps.yaml --dry-run`,
+  weir build kustomization apps --path ./apps/dev --kustomization-file ./clusters/dev/apps.yaml --dry-run
+
+  # A Kustomization of an ExternalArtifact that an ArtifactGenerator of the repository writes
+  weir build kustomization apps --kustomization-file ./clusters/staging/apps.yaml --dry-run`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx, cancel := context.WithTimeout(c.Context(), deps.Timeout)

@@ -63,7 +63,7 @@ func (r *Reconciler) kind(ctx context.Context) reconcile.Kind[*sourceextensionsv
 		Suspended: func(obj *sourceextensionsv1beta1.ArtifactGenerator) bool {
 			return r.disabled(ctx, obj)
 		},
-		Finalize:   r.finalize,
+		Finalize: r.finalize,
 		Begin: func(context.Context, *sourceextensionsv1beta1.ArtifactGenerator) *outcome {
 			return &outcome{}
 		},
