@@ -133,6 +133,17 @@ func TestBuildKustomizationMultiSourceArtifact(t *testing.T) {
 		t.Errorf("diff: exit %d, want 1 and both ConfigMaps created\n%s", r.Code, r.Output())
 	}
 
+	// --recursive from the cluster's root reaches app through its
+	// generated ExternalArtifact.
+	writeFiles(t, root, map[string]string{"root.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n" +
+		"metadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  interval: 10m\n  path: ./clusters/dev\n  prune: true\n" +
+		"  sourceRef:\n    kind: GitRepository\n    name: flux-system\n"})
+	r = weir(t, "build", "ks", "flux-system", "--path", filepath.Join(root, "clusters/dev"), "--kustomization-file", filepath.Join(root, "root.yaml"),
+		"--dry-run", "-r", "--local-sources", local)
+	if r.Code != 0 || !strings.Contains(r.Stdout, "from: shared") || !strings.Contains(r.Stdout, "kind: ArtifactGenerator") {
+		t.Errorf("--recursive: exit %d, want the generator and app's objects\n%s", r.Code, r.Output())
+	}
+
 	r = weir(t, "build", "ks", "app", "--kustomization-file", ksFile, "--dry-run")
 	want := "source @shared (GitRepository/flux-system/shared) is not this repository: give its local directory with --local-sources GitRepository/flux-system/shared=PATH"
 	if r.Code == 0 || !strings.Contains(r.Stderr, want) || !strings.Contains(r.Stderr, "clusters/dev/artifacts.yaml") {
