@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,6 +50,18 @@ func TestBuildKustomizationGeneratedArtifact(t *testing.T) {
 	r = build("production", "apps")
 	if r.Code != 0 || !strings.Contains(r.Stdout, "podinfo.production.example.com") || strings.Contains(r.Stdout, "staging") {
 		t.Errorf("production's apps are not built from apps/production: exit %d\n%s", r.Code, r.Output())
+	}
+
+	// A Kustomization file of neither cluster: the two generators of apps
+	// differ, and nothing says which one applies.
+	data, err := os.ReadFile(filepath.Join(root, "clusters", "staging", "apps.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, root, map[string]string{"apps.yaml": string(data)})
+	r = weir(t, "build", "ks", "apps", "--kustomization-file", filepath.Join(root, "apps.yaml"), "--dry-run")
+	if want := "ExternalArtifact flux-system/apps is generated differently in clusters/production, clusters/staging"; r.Code == 0 || !strings.Contains(r.Stderr, want) {
+		t.Errorf("two clusters: exit %d, want an error containing %q\n%s", r.Code, want, r.Output())
 	}
 
 	// --path is the local directory, as in flux: here the generated
@@ -151,6 +164,14 @@ func TestBuildKustomizationMultiSourceArtifact(t *testing.T) {
 	}
 	if strings.Contains(r.Stderr, root) {
 		t.Errorf("the error names the absolute repository path:\n%s", r.Stderr)
+	}
+
+	// An ExternalArtifact no generator of the repository writes.
+	writeFiles(t, root, map[string]string{"clusters/dev/nope.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n" +
+		"metadata:\n  name: nope\n  namespace: flux-system\nspec:\n  interval: 10m\n  path: ./\n  prune: true\n  sourceRef:\n    kind: ExternalArtifact\n    name: nope\n"})
+	r = weir(t, "build", "ks", "nope", "--kustomization-file", filepath.Join(root, "clusters/dev/nope.yaml"), "--dry-run", "--local-sources", local)
+	if want := "generates ExternalArtifact flux-system/nope; give the artifact's content with --path"; r.Code == 0 || !strings.Contains(r.Stderr, want) {
+		t.Errorf("no generator: exit %d, want an error containing %q\n%s", r.Code, want, r.Output())
 	}
 
 	// A Kustomization of a GitRepository still needs --path.
