@@ -1,14 +1,16 @@
 // Package buildcmd implements `weir build kustomization NAME --path DIR`:
 // the objects the controller would apply for that Kustomization if the
 // source held the local directory, rendered by the controller's own code
-// (internal/kustomize/render.Kustomization), with Secret values masked;
+// (internal/kustomize/render.Kustomization), with Secret values masked
+// (without --path, the source is an ExternalArtifact whose tree the local
+// repository's ArtifactGenerator builds: generated.go);
 // and `weir build helmrelease NAME`: the objects the helm controller would
 // install or upgrade, rendered by internal/helm/release.Render.
 package buildcmd
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -24,6 +26,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	sourceextensionsv1beta1 "github.com/weir-gitops/weir/api/sourceextensions/v1beta1"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
 	"github.com/weir-gitops/weir/internal/kustomize"
 	"github.com/weir-gitops/weir/internal/kustomize/render"
@@ -57,13 +60,15 @@ type Options struct {
 	// the one being built for that same source, LocalSources for others.
 	Recursive bool
 	// LocalSources map "Kind/namespace/name" of a source to the local
-	// directory standing for its artifact's root, for Recursive.
+	// directory standing for its artifact's root, for Recursive and for
+	// the sources of an ArtifactGenerator that are not this repository.
 	LocalSources map[string]string
 }
 
 // AddFlags registers the options on cmd.
 func (o *Options) AddFlags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&o.Path, "path", "", "path to a local directory that matches the Kustomization's spec.path")
+	cmd.Flags().StringVar(&o.Path, "path", "",
+		"path to a local directory that matches the Kustomization's spec.path (optional for an ExternalArtifact an ArtifactGenerator of the repository generates)")
 	cmd.Flags().StringVar(&o.KustomizationFile, "kustomization-file", "", "path to a local file holding the Kustomization, instead of the cluster's")
 	cmd.Flags().BoolVar(&o.StrictSubstitute, "strict-substitute", false,
 		"When enabled, the post build substitutions will fail if a var without a default value is declared in files but is missing from the input vars.")
@@ -72,7 +77,7 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 		"Use in-memory filesystem during build (weir always builds without writing a temporary copy; accepted for flux compatibility)")
 	cmd.Flags().BoolVarP(&o.Recursive, "recursive", "r", false, "Recursively build Kustomizations")
 	cmd.Flags().StringToStringVar(&o.LocalSources, "local-sources", nil,
-		"Comma-separated list of repositories in format: Kind/namespace/name=path")
+		"Comma-separated list of repositories in format: Kind/namespace/name=path (for --recursive and an ArtifactGenerator's sources)")
 }
 
 // NewCommand returns `weir build`.
@@ -83,20 +88,32 @@ func NewCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.C
 	}
 	opts := Options{}
 	ks := &cobra.Command{
-		Use:     "kustomization NAME --path DIR",
+		Use:     "kustomization NAME [--path DIR]",
 		Aliases: []string{"ks"},
-		Short:   "Render what a Kustomization would apply from a local directory",
+		Short:   "Render what a Kustomization would apply from a local directory or generated artifact",
 		Long: `build renders the local directory given by --path with the Kustomization's
 spec (patches, images, namePrefix, postBuild substitution, SOPS decryption...)
 using the code the controller runs, and prints the objects as multi-document
 YAML. Secret values are masked. The Kustomization is read from the cluster, or
 from --kustomization-file; with --dry-run nothing is read from the cluster
-(substituteFrom is skipped).`,
+(substituteFrom is skipped).
+
+Without --path, a Kustomization whose sourceRef is an ExternalArtifact is
+built from that artifact's content: the ArtifactGenerator of the local fleet
+repository (the Git work tree holding --kustomization-file, else the current
+directory) that generates it is run on the local files with the controller's
+copy rules, in a temporary directory, and spec.path is built inside it. A
+source of the generator stands for this repository when it is the cluster's
+root GitRepository or one whose URL is a remote of it; any other needs
+--local-sources Kind/namespace/name=DIR.`,
 		Example: `  # Render the local overlay as the cluster would get it
   weir build kustomization apps --path ./apps/dev
 
   # Offline, from a Kustomization file
-  weir build kustomization apps --path ./apps/dev --kustomization-file ./clusters/dev/apps.yaml --dry-run`,
+  weir build kustomization apps --path ./apps/dev --kustomization-file ./clusters/dev/apps.yaml --dry-run
+
+  # A Kustomization of an ExternalArtifact that an ArtifactGenerator of the repository writes
+  weir build kustomization apps --kustomization-file ./clusters/staging/apps.yaml --dry-run`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx, cancel := context.WithTimeout(c.Context(), deps.Timeout)
@@ -119,35 +136,59 @@ from --kustomization-file; with --dry-run nothing is read from the cluster
 }
 
 // Render loads the Kustomization (from the cluster or the file) and renders
-// opts.Path with it. It returns the objects and the Kustomization.
+// opts.Path with it, or, without opts.Path, the tree of the ExternalArtifact
+// its source is, built from the ArtifactGenerator of the local repository
+// that generates it. It returns the objects and the Kustomization.
 func Render(ctx context.Context, deps *clideps.Deps, name string, opts Options) ([]*unstructured.Unstructured, *kustomizev1.Kustomization, error) {
-	if opts.Path == "" {
-		return nil, nil, errors.New("--path is required")
-	}
-	if opts.DryRun && opts.KustomizationFile == "" {
-		return nil, nil, errors.New("--dry-run needs --kustomization-file: the Kustomization cannot be read from the cluster")
-	}
-	var reader client.Reader
-	if !opts.DryRun {
-		c, err := deps.Client()
-		if err != nil {
-			return nil, nil, err
-		}
-		reader = c
-	}
-	obj, err := load(ctx, reader, deps.Namespace(), name, opts.KustomizationFile)
+	opts.Recursive = false
+	built, err := RenderTree(ctx, deps, name, opts)
 	if err != nil {
 		return nil, nil, err
+	}
+	return built[0].Objects, built[0].Kustomization, nil
+}
+
+// renderRoot is Render with the resolver of generated artifacts; it returns
+// the directory standing for the source's root too.
+func renderRoot(ctx context.Context, reader client.Reader, namespace, name string, opts Options,
+	gen *generated) ([]*unstructured.Unstructured, *kustomizev1.Kustomization, string, error) {
+	obj, err := load(ctx, reader, namespace, name, opts.KustomizationFile)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	ref := obj.Spec.SourceRef
+	if opts.Path == "" && ref.Kind != sourceextensionsv1beta1.ExternalArtifactKind {
+		return nil, nil, "", fmt.Errorf("--path is required: Kustomization %s/%s builds from %s %s, and only an ExternalArtifact generated in the local repository builds without it",
+			obj.Namespace, obj.Name, ref.Kind, ref.Name)
+	}
+	if opts.Path == "" {
+		ns := cmp.Or(ref.Namespace, obj.Namespace)
+		root, err := gen.tree(ctx, ns, ref.Name)
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("building Kustomization %s/%s: %w", obj.Namespace, obj.Name, err)
+		}
+		objects, err := renderAt(ctx, reader, obj, root, cleanPath(obj.Spec.Path), opts)
+		if err != nil {
+			label := sourceextensionsv1beta1.ExternalArtifactKind + "/" + ns + "/" + ref.Name
+			return nil, nil, "", fmt.Errorf("building Kustomization %s/%s from %s: %s", obj.Namespace, obj.Name, label,
+				strings.ReplaceAll(err.Error(), root, label))
+		}
+		return objects, obj, root, nil
 	}
 	root, rel, err := sourceRoot(opts.Path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	objects, err := renderAt(ctx, reader, obj, root, rel, opts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("building Kustomization %s/%s from %s: %w", obj.Namespace, obj.Name, opts.Path, err)
+		return nil, nil, "", fmt.Errorf("building Kustomization %s/%s from %s: %w", obj.Namespace, obj.Name, opts.Path, err)
 	}
-	return objects, obj, nil
+	return objects, obj, root, nil
+}
+
+// cleanPath is spec.path relative to the source's root, slash-separated.
+func cleanPath(p string) string {
+	return filepath.ToSlash(filepath.Clean(strings.TrimPrefix(p, "./")))
 }
 
 // renderAt renders obj's spec with spec.path rel below root.

@@ -1,7 +1,9 @@
 package buildcmd
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	sourceextensionsv1beta1 "github.com/weir-gitops/weir/api/sourceextensions/v1beta1"
 	"github.com/weir-gitops/weir/internal/cli/clideps"
 )
 
@@ -30,7 +33,22 @@ const maxDepth = 32
 // opts.LocalSources for another (flux's --local-sources), which a
 // Kustomization of a source it does not name fails the build for.
 func RenderTree(ctx context.Context, deps *clideps.Deps, name string, opts Options) ([]Built, error) {
-	objects, obj, err := Render(ctx, deps, name, opts)
+	if opts.DryRun && opts.KustomizationFile == "" {
+		return nil, errors.New("--dry-run needs --kustomization-file: the Kustomization cannot be read from the cluster")
+	}
+	local, err := localSources(opts.LocalSources)
+	if err != nil {
+		return nil, err
+	}
+	var reader client.Reader
+	if !opts.DryRun {
+		if reader, err = deps.Client(); err != nil {
+			return nil, err
+		}
+	}
+	gen := newGenerated(opts.KustomizationFile, local)
+	defer gen.close()
+	objects, obj, root, err := renderRoot(ctx, reader, deps.Namespace(), name, opts, gen)
 	if err != nil {
 		return nil, err
 	}
@@ -38,12 +56,18 @@ func RenderTree(ctx context.Context, deps *clideps.Deps, name string, opts Optio
 	if !opts.Recursive {
 		return out, nil
 	}
-	root, _, err := sourceRoot(opts.Path)
-	if err != nil {
-		return nil, err
+	t := &tree{opts: opts, reader: reader, gen: gen, roots: map[string]string{sourceKey(obj): root}}
+	for k, v := range local {
+		t.roots[k] = v
 	}
-	t := &tree{opts: opts, roots: map[string]string{sourceKey(obj): root}}
-	for k, v := range opts.LocalSources {
+	seen := map[string]bool{obj.Namespace + "/" + obj.Name: true}
+	return t.children(ctx, out, objects, obj.Namespace, seen, 1)
+}
+
+// localSources checks --local-sources and makes its paths absolute.
+func localSources(in map[string]string) (map[string]string, error) {
+	out := map[string]string{}
+	for k, v := range in {
 		if strings.Count(k, "/") != 2 {
 			return nil, fmt.Errorf("--local-sources %s: want Kind/namespace/name=path", k)
 		}
@@ -51,15 +75,9 @@ func RenderTree(ctx context.Context, deps *clideps.Deps, name string, opts Optio
 		if err != nil {
 			return nil, err
 		}
-		t.roots[k] = abs
+		out[k] = abs
 	}
-	if !opts.DryRun {
-		if t.reader, err = deps.Client(); err != nil {
-			return nil, err
-		}
-	}
-	seen := map[string]bool{obj.Namespace + "/" + obj.Name: true}
-	return t.children(ctx, out, objects, obj.Namespace, seen, 1)
+	return out, nil
 }
 
 type tree struct {
@@ -67,6 +85,9 @@ type tree struct {
 	reader client.Reader
 	// roots map Kind/namespace/name of a source to its local root.
 	roots map[string]string
+	// gen builds the ExternalArtifacts of the local repository's
+	// ArtifactGenerators that roots has no directory for.
+	gen *generated
 }
 
 // children appends to out the Kustomizations among objects and what they
@@ -93,11 +114,18 @@ func (t *tree) children(ctx context.Context, out []Built, objects []*unstructure
 		seen[id] = true
 		key := sourceKey(child)
 		root, ok := t.roots[key]
+		if !ok && child.Spec.SourceRef.Kind == sourceextensionsv1beta1.ExternalArtifactKind {
+			var err error
+			if root, err = t.gen.tree(ctx, cmp.Or(child.Spec.SourceRef.Namespace, child.Namespace), child.Spec.SourceRef.Name); err != nil {
+				return nil, fmt.Errorf("Kustomization %s: %w", id, err) //nolint:staticcheck // the kind leads
+			}
+			t.roots[key], ok = root, true
+		}
 		if !ok {
 			return nil, fmt.Errorf("Kustomization %s builds from %s: give its local directory with --local-sources %s=PATH", //nolint:staticcheck // the kind leads
 				id, key, key)
 		}
-		rel := filepath.ToSlash(filepath.Clean(strings.TrimPrefix(child.Spec.Path, "./")))
+		rel := cleanPath(child.Spec.Path)
 		objs, err := renderAt(ctx, t.reader, child, root, rel, t.opts)
 		if err != nil {
 			return nil, fmt.Errorf("building Kustomization %s from %s: %w", id, filepath.Join(root, rel), err)

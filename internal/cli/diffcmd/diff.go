@@ -67,9 +67,9 @@ Exit status: 0 no differences, 1 differences found, 2 or more an error
 	base.addFlags(cmd)
 	opts := ksOptions{}
 	ks := &cobra.Command{
-		Use:     "kustomization NAME --path DIR",
+		Use:     "kustomization NAME [--path DIR]",
 		Aliases: []string{"ks"},
-		Short:   "Diff a Kustomization built from a local directory against the cluster",
+		Short:   "Diff a Kustomization built from a local directory or generated artifact against the cluster",
 		Long: `diff builds the local directory given by --path as the controller would, runs
 a server-side dry-run of every object against the cluster, and prints the
 objects that would be created, changed (with a diff) or deleted by pruning.
@@ -77,6 +77,9 @@ The Kustomization need not exist yet (use --kustomization-file); with
 --ignore-not-found a Kustomization missing from the cluster is no error.
 --progress-bar (default true) prints what is being done on stderr while it
 runs, when stderr is a terminal; --progress-bar=false never does.
+Without --path, a Kustomization of an ExternalArtifact is built from the
+tree the local repository's ArtifactGenerator writes, as build does (see
+weir build kustomization --help).
 
 Exit status: 0 no differences, 1 differences found, 2 or more an error.`,
 		Example: `  # Preview a change before pushing it
@@ -121,7 +124,11 @@ func run(ctx context.Context, streams genericiooptions.IOStreams, deps *clideps.
 		}
 	}
 	progress := progressOn(streams.ErrOut, opts.progressBar)
-	progress.Waitingf("building Kustomization %s/%s from %s", deps.Namespace(), name, opts.Path)
+	from := opts.Path
+	if from == "" {
+		from = "its generated ExternalArtifact"
+	}
+	progress.Waitingf("building Kustomization %s/%s from %s", deps.Namespace(), name, from)
 	built, err := buildcmd.RenderTree(ctx, deps, name, opts.Options)
 	if err != nil {
 		return false, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -40,22 +41,29 @@ type Reconciler struct {
 	RequeueDependency time.Duration
 	// TempDir holds each run's scratch directory; os.TempDir when empty.
 	TempDir string
+
+	// paused remembers, by namespace/name, the resourceVersion of each
+	// disabled generator whose ReconciliationDisabled event is recorded,
+	// so that a source's new artifact waking it up records no second one.
+	paused sync.Map
 }
 
 // Reconcile runs the shared skeleton (internal/runtime/reconcile) with this
 // kind's phases.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	return reconcile.Run(ctx, r.Driver(), req, &sourceextensionsv1beta1.ArtifactGenerator{}, r.kind())
+	return reconcile.Run(ctx, r.Driver(), req, &sourceextensionsv1beta1.ArtifactGenerator{}, r.kind(ctx))
 }
 
-// kind is the ArtifactGenerator as the skeleton runs it.
-func (r *Reconciler) kind() reconcile.Kind[*sourceextensionsv1beta1.ArtifactGenerator, *outcome] {
+// kind is the ArtifactGenerator as the skeleton runs it for one request.
+func (r *Reconciler) kind(ctx context.Context) reconcile.Kind[*sourceextensionsv1beta1.ArtifactGenerator, *outcome] {
 	return reconcile.Kind[*sourceextensionsv1beta1.ArtifactGenerator, *outcome]{
 		Name:       sourceextensionsv1beta1.ArtifactGeneratorKind,
 		Conditions: conditionTypes,
 		Finalizer:  sourceextensionsv1beta1.Finalizer,
-		Suspended:  r.disabled,
-		Finalize:   r.finalize,
+		Suspended: func(obj *sourceextensionsv1beta1.ArtifactGenerator) bool {
+			return r.disabled(ctx, obj)
+		},
+		Finalize: r.finalize,
 		Begin: func(context.Context, *sourceextensionsv1beta1.ArtifactGenerator) *outcome {
 			return &outcome{}
 		},
@@ -96,13 +104,22 @@ type changedArtifact struct {
 }
 
 // disabled reports the source.extensions.fluxcd.io/reconcile: disabled
-// annotation, source-watcher's suspend.
-func (r *Reconciler) disabled(obj *sourceextensionsv1beta1.ArtifactGenerator) bool {
-	if obj.IsDisabled() {
-		ctrl.Log.WithName("artifactgenerator").Info(msgDisabled, "namespace", obj.Namespace, "name", obj.Name)
-		return true
+// annotation, source-watcher's suspend, and records source-watcher's
+// Warning event (ReconciliationDisabled, "Reconciliation is disabled")
+// once per version of the object: source-watcher records it on every
+// reconcile, which a paused generator gets for each new artifact of its
+// sources too.
+func (r *Reconciler) disabled(ctx context.Context, obj *sourceextensionsv1beta1.ArtifactGenerator) bool {
+	key := obj.Namespace + "/" + obj.Name
+	if !obj.IsDisabled() {
+		r.paused.Delete(key)
+		return false
 	}
-	return false
+	ctrl.LoggerFrom(ctx).Info(msgDisabled)
+	if prev, seen := r.paused.Swap(key, obj.ResourceVersion); (!seen || prev != obj.ResourceVersion) && r.Events != nil {
+		r.Events.Warning(ctx, obj, sourceextensionsv1beta1.ReconciliationDisabledReason, nil, "%s", msgDisabled)
+	}
+	return true
 }
 
 // validate checks what the schema cannot; a spec that cannot work stalls.

@@ -1,6 +1,7 @@
 package artifactgenerator
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -61,7 +62,7 @@ func TestApplyStatus(t *testing.T) {
 			}
 			conditions.MarkReady(obj, meta.SucceededReason, "%s", succeeded(2))
 			r := &Reconciler{}
-			r.kind().WriteStatus(obj, tt.out, tt.err)
+			r.kind(context.Background()).WriteStatus(obj, tt.out, tt.err)
 			ready := conditions.Get(obj, meta.ReadyCondition)
 			if ready.Status != tt.wantReady || ready.Reason != tt.wantReason || ready.Message != tt.wantMessage {
 				t.Errorf("Ready = %s %s %q", ready.Status, ready.Reason, ready.Message)
