@@ -42,7 +42,9 @@ type Options struct {
 	// reason, message, metadata) is held back after being forwarded
 	// (--rate-limit-interval). Zero forwards every event.
 	RateLimitInterval time.Duration
-	// SecretReader reads Provider Secrets, uncached; the client when nil.
+	// SecretReader reads Provider Secrets (the app gives a
+	// secretcache.Cache: one API read per Secret version); the client
+	// when nil.
 	SecretReader client.Reader
 	// HTTPClient, when set, delivers every event instead of a client
 	// built from the Provider's timeout, CA and proxy. For tests.
