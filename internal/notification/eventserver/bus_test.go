@@ -1,7 +1,6 @@
 package eventserver
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -239,10 +238,8 @@ func startSecretCache(t *testing.T) *secretcache.Cache {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = c.Start(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	// The watch stops with the test's context.
+	go func() { _ = c.Start(t.Context()) }()
 	if !c.WaitForSync(t.Context()) {
 		t.Fatal("the Secret watch did not sync")
 	}
