@@ -91,7 +91,7 @@ func (p *eventHubPublisher) Post(ctx context.Context, e events.Event) error {
 	return notifier.Scrub(p.post(ctx, e), s)
 }
 
-func (p *eventHubPublisher) post(ctx context.Context, e events.Event) (err error) {
+func (p *eventHubPublisher) post(ctx context.Context, e events.Event) error {
 	body, err := payload(e)
 	if err != nil {
 		return err

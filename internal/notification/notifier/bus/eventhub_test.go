@@ -26,8 +26,8 @@ func startEventHub(t *testing.T) *eventhubfake.Server {
 	return eventhubfake.Start(t, eventhubfake.Credentials{KeyName: sasKeyName, Key: sasKey, JWT: hubJWT})
 }
 
-func connectionString(addr, keyName, key, hub string) string {
-	return "Endpoint=sb://" + addr + "/;SharedAccessKeyName=" + keyName + ";SharedAccessKey=" + key + ";EntityPath=" + hub
+func connectionString(addr, keyName, key string) string {
+	return "Endpoint=sb://" + addr + "/;SharedAccessKeyName=" + keyName + ";SharedAccessKey=" + key + ";EntityPath=flux-events"
 }
 
 // trusting is the client the event server builds for a Provider whose
@@ -56,7 +56,7 @@ func TestEventHubSendsTheEvent(t *testing.T) {
 		token eventhubfake.PutToken
 	}{
 		{name: "SAS connection string",
-			opts: notifier.Options{Address: connectionString(s.Addr, sasKeyName, sasKey, "flux-events")},
+			opts: notifier.Options{Address: connectionString(s.Addr, sasKeyName, sasKey)},
 			token: eventhubfake.PutToken{Type: eventhubfake.TokenTypeSAS, Audience: "amqps://" + s.Addr + "/flux-events",
 				KeyName: sasKeyName, Status: 202}},
 		{name: "JWT with namespace and hub",
@@ -97,12 +97,12 @@ func TestEventHubReportsRefusals(t *testing.T) {
 		want string
 	}{
 		{name: "wrong key", want: "401",
-			opts: notifier.Options{Address: connectionString(s.Addr, sasKeyName, password, "flux-events")}},
+			opts: notifier.Options{Address: connectionString(s.Addr, sasKeyName, password)}},
 		{name: "unknown policy", want: "401",
-			opts: notifier.Options{Address: connectionString(s.Addr, "reader", sasKey, "flux-events")}},
+			opts: notifier.Options{Address: connectionString(s.Addr, "reader", sasKey)}},
 		{name: "wrong JWT", want: "401", opts: notifier.Options{Address: "flux-events", Channel: s.Addr, Token: password}},
 		{name: "unreachable", want: "flux-events",
-			opts: notifier.Options{Address: connectionString(closed, sasKeyName, password, "flux-events")}},
+			opts: notifier.Options{Address: connectionString(closed, sasKeyName, password)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -144,57 +144,42 @@ func (d *decoder) fixed(code byte) (v any, ok bool, err error) {
 	return fixedValue(code, p), true, nil
 }
 
-// fixedValue converts the payload p of a fixed-width type.
-func fixedValue(code byte, p []byte) any {
-	switch code {
-	case 0x40:
-		return nil
-	case 0x41:
-		return true
-	case 0x42:
-		return false
-	case 0x56:
-		return p[0] != 0
-	case 0x43:
-		return uint32(0)
-	case 0x44:
-		return uint64(0)
-	case 0x50:
-		return p[0]
-	case 0x51:
-		return int8(p[0])
-	case 0x52:
-		return uint32(p[0])
-	case 0x53:
-		return uint64(p[0])
-	case 0x54:
-		return int32(int8(p[0]))
-	case 0x55:
-		return int64(int8(p[0]))
-	case 0x60:
-		return binary.BigEndian.Uint16(p)
-	case 0x61:
-		return int16(binary.BigEndian.Uint16(p))
-	case 0x70:
-		return binary.BigEndian.Uint32(p)
-	case 0x71:
-		return int32(binary.BigEndian.Uint32(p))
-	case 0x72:
-		return math.Float32frombits(binary.BigEndian.Uint32(p))
-	case 0x80:
-		return binary.BigEndian.Uint64(p)
-	case 0x81:
-		return int64(binary.BigEndian.Uint64(p))
-	case 0x82:
-		return math.Float64frombits(binary.BigEndian.Uint64(p))
-	case 0x83:
-		return time.UnixMilli(int64(binary.BigEndian.Uint64(p))).UTC()
-	case 0x98:
+// fixedValues convert the payload of each fixed-width type; char and the
+// decimals are kept as their bytes.
+var fixedValues = map[byte]func(p []byte) any{
+	0x40: func([]byte) any { return nil },
+	0x41: func([]byte) any { return true },
+	0x42: func([]byte) any { return false },
+	0x56: func(p []byte) any { return p[0] != 0 },
+	0x43: func([]byte) any { return uint32(0) },
+	0x44: func([]byte) any { return uint64(0) },
+	0x50: func(p []byte) any { return p[0] },
+	0x51: func(p []byte) any { return int8(p[0]) },
+	0x52: func(p []byte) any { return uint32(p[0]) },
+	0x53: func(p []byte) any { return uint64(p[0]) },
+	0x54: func(p []byte) any { return int32(int8(p[0])) },
+	0x55: func(p []byte) any { return int64(int8(p[0])) },
+	0x60: func(p []byte) any { return binary.BigEndian.Uint16(p) },
+	0x61: func(p []byte) any { return int16(binary.BigEndian.Uint16(p)) },
+	0x70: func(p []byte) any { return binary.BigEndian.Uint32(p) },
+	0x71: func(p []byte) any { return int32(binary.BigEndian.Uint32(p)) },
+	0x72: func(p []byte) any { return math.Float32frombits(binary.BigEndian.Uint32(p)) },
+	0x80: func(p []byte) any { return binary.BigEndian.Uint64(p) },
+	0x81: func(p []byte) any { return int64(binary.BigEndian.Uint64(p)) },
+	0x82: func(p []byte) any { return math.Float64frombits(binary.BigEndian.Uint64(p)) },
+	0x83: func(p []byte) any { return time.UnixMilli(int64(binary.BigEndian.Uint64(p))).UTC() },
+	0x98: func(p []byte) any {
 		var u UUID
 		copy(u[:], p)
 		return u
+	},
+}
+
+// fixedValue converts the payload p of a fixed-width type.
+func fixedValue(code byte, p []byte) any {
+	if f, ok := fixedValues[code]; ok {
+		return f(p)
 	}
-	// char, decimal32/64/128: kept as their bytes.
 	return append([]byte(nil), p...)
 }
 

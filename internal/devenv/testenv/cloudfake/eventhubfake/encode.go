@@ -12,6 +12,24 @@ import (
 // Described; uint32 and uint64 use their short forms where they fit.
 func Encode(b []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
+	case Described:
+		return encodeDescribed(b, x)
+	case []any:
+		return encodeList(b, x)
+	case Map:
+		items := make([]any, 0, 2*len(x))
+		for _, kv := range x {
+			items = append(items, kv.Key, kv.Value)
+		}
+		return encodeCompound(b, 0xc1, items)
+	case Array:
+		return encodeArray(b, x)
+	}
+	return encodeScalar(b, v)
+}
+
+func encodeScalar(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
 	case nil:
 		return append(b, 0x40), nil
 	case bool:
@@ -41,18 +59,6 @@ func Encode(b []byte, v any) ([]byte, error) {
 		return encodeVariable(b, 0xa1, []byte(x)), nil
 	case Symbol:
 		return encodeVariable(b, 0xa3, []byte(x)), nil
-	case Described:
-		return encodeDescribed(b, x)
-	case []any:
-		return encodeList(b, x)
-	case Map:
-		items := make([]any, 0, 2*len(x))
-		for _, kv := range x {
-			items = append(items, kv.Key, kv.Value)
-		}
-		return encodeCompound(b, 0xc1, items)
-	case Array:
-		return encodeArray(b, x)
 	}
 	return nil, fmt.Errorf("amqp: cannot encode %T", v)
 }

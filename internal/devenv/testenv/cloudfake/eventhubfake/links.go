@@ -98,7 +98,7 @@ func (c *conn) transfer(f frame) error {
 	case cbsNode:
 		err = c.putToken(f.channel, s, d.payload)
 	case managementNode:
-		err = c.reply(f.channel, s, managementNode, d.payload, 404, "management operations are not served")
+		err = c.refuseManagement(f.channel, s, d.payload)
 	default:
 		err = c.receive(l.target, d)
 	}
@@ -213,13 +213,14 @@ func verifySAS(token, audience string, creds Credentials) (string, error) {
 	return raw["skn"], nil
 }
 
-// reply decodes a request to node and answers it with status.
-func (c *conn) reply(channel uint16, s *session, node string, payload []byte, status int32, desc string) error {
+// refuseManagement answers a $management request with 404: the producer
+// sends without asking for the hub's properties.
+func (c *conn) refuseManagement(channel uint16, s *session, payload []byte) error {
 	m, err := decodeMessage(payload)
 	if err != nil {
-		return fmt.Errorf("decoding a request to %s: %w", node, err)
+		return fmt.Errorf("decoding a request to %s: %w", managementNode, err)
 	}
-	return c.replyTo(channel, s, m, status, desc)
+	return c.replyTo(channel, s, m, 404, "management operations are not served")
 }
 
 // replyTo sends the answer to request m on the link whose target is its
