@@ -41,7 +41,7 @@ func FuzzDecode(f *testing.F) {
 // connection delivers.
 func FuzzReadFrame(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 12, 2, 0, 0, 0, 0x00, 0x53, 0x18, 0x45})
-	f.Fuzz(func(t *testing.T, b []byte) {
+	f.Fuzz(func(_ *testing.T, b []byte) {
 		fr, err := readFrame(bytes.NewReader(b))
 		if err != nil {
 			return
