@@ -10,6 +10,7 @@ import (
 
 	"github.com/weir-gitops/weir/internal/notification/controller/receiver"
 	"github.com/weir-gitops/weir/internal/notification/eventserver"
+	"github.com/weir-gitops/weir/internal/notification/secretcache"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
@@ -72,12 +73,32 @@ func addEventsServer(deps *Deps) error {
 	// Events only: forwarding them to this very server would be a loop.
 	recorder := events.NewRecorder(mgr.GetEventRecorderFor(receiver.ControllerName), mgr.GetScheme(), //nolint:staticcheck // SA1019: as for the Receiver reconciler's recorder
 		receiver.ControllerName, os.Getenv("POD_NAME"), "")
+	secrets, err := providerSecrets(deps)
+	if err != nil {
+		return err
+	}
 	return mgr.Add(eventserver.NewServer(addr, mgr.GetClient(), ctrl.Log.WithName("events"), eventserver.Options{
 		NoCrossNamespaceRefs: opts.NoCrossNamespaceRefs,
 		RateLimitInterval:    opts.RateLimitInterval,
-		SecretReader:         mgr.GetAPIReader(),
+		SecretReader:         secrets,
 		Events:               recorder,
 	}))
+}
+
+// providerSecrets is the event server's Secret reader: the API reader
+// behind a cache kept current by a metadata-only watch of the Secrets the
+// manager may see (docs/design/0033).
+func providerSecrets(deps *Deps) (*secretcache.Cache, error) {
+	mgr := deps.Manager
+	ns := ""
+	if !deps.Options.WatchAllNamespaces {
+		ns = os.Getenv("RUNTIME_NAMESPACE")
+	}
+	c, err := secretcache.New(mgr.GetConfig(), mgr.GetAPIReader(), ns)
+	if err != nil {
+		return nil, fmt.Errorf("creating the event server's Secret cache: %w", err)
+	}
+	return c, mgr.Add(c)
 }
 
 // notificationAlone reports whether this process runs the notification

@@ -36,6 +36,7 @@ var floors = []floor{
 		`internal/kustomize(/(render|decrypt|sopsformat|buildcache|sharedtree|applymemo))?`,
 		`internal/helm/release`,
 		`internal/notification/notifier(/(commitstatus|chat|incident|bus|notifiertest|githost|gitcomment))?`,
+		`internal/notification/secretcache`,
 		`internal/apply/(ssa|inventory|health|healthwatch|parked|dependency|restconfig)`,
 		`internal/image/(scan|tagpolicy|setters)`,
 		`internal/view/(kinds|objectstate|inventorytree|livediff)`,

@@ -14,10 +14,16 @@ import (
 	"github.com/nats-io/nats.go"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
+	notificationv1 "github.com/weir-gitops/weir/api/notification/v1"
 	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/eventhubfake"
+	"github.com/weir-gitops/weir/internal/notification/secretcache"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 )
 
@@ -136,5 +142,123 @@ func TestOTelThroughAlert(t *testing.T) {
 	}
 	if name := got[0].ResourceSpans[0].ScopeSpans[0].Spans[0].Name; name != "GitRepository: "+f.ns+"/podinfo" {
 		t.Errorf("span name = %q", name)
+	}
+}
+
+const (
+	hubKeyName = "flux-sender"
+	hubKey     = "ZXZlbnQtc2VydmVyLWh1Yi1rZXktb25l"
+	hubKeyNext = "ZXZlbnQtc2VydmVyLWh1Yi1rZXktdHdv"
+)
+
+func hubConnection(addr, key string) string {
+	return "Endpoint=sb://" + addr + "/;SharedAccessKeyName=" + hubKeyName + ";SharedAccessKey=" + key + ";EntityPath=flux"
+}
+
+// TestAzureEventHubThroughAlert sends a Kustomization's event through an
+// Alert to an azureeventhub Provider whose Secret holds a SAS connection
+// string and whose certSecretRef trusts the fake's certificate; then the
+// key is rotated, in the Secret and on the hub, and the next event is
+// sent with the new one.
+func TestAzureEventHubThroughAlert(t *testing.T) {
+	f := newFixture(t)
+	hub := eventhubfake.Start(t, eventhubfake.Credentials{KeyName: hubKeyName, Key: hubKey})
+	f.secret(t, "hub-auth", map[string]string{"address": hubConnection(hub.Addr, hubKey)})
+	f.secret(t, "hub-ca", map[string]string{"ca.crt": string(hub.CAPEM())})
+	f.provider(t, "p", notificationv1beta3.ProviderSpec{Type: notificationv1beta3.AzureEventHubProvider,
+		SecretRef: &meta.LocalObjectReference{Name: "hub-auth"}, CertSecretRef: &meta.LocalObjectReference{Name: "hub-ca"}})
+	f.alert(t, "a", func(s *notificationv1beta3.AlertSpec) {
+		s.EventSources = []notificationv1.CrossNamespaceObjectReference{{Kind: kustomizev1.KustomizationKind, Name: "apps"}}
+	})
+	secrets := startSecretCache(t)
+	logs := &logBuffer{}
+	s := newLoggingServerWith(t, logs, Options{SecretReader: secrets})
+
+	sent := kustomizationEvent(f.ns, "info", "ReconciliationSucceeded", commitA, nil)
+	if code := sendEvent(t, s, sent); code != http.StatusAccepted {
+		t.Fatalf("code = %d", code)
+	}
+	msgs := hub.Messages()
+	if len(msgs) != 1 {
+		t.Fatalf("hub got %d messages, want 1; logs:\n%s", len(msgs), logs.String())
+	}
+	var got events.Event
+	if err := json.Unmarshal(msgs[0].Data, &got); err != nil {
+		t.Fatalf("message is not an event: %s", msgs[0].Data)
+	}
+	if msgs[0].Hub != "flux" || got.InvolvedObject != sent.InvolvedObject || got.Reason != sent.Reason ||
+		got.Message != sent.Message || got.Severity != sent.Severity || got.ReportingController != sent.ReportingController ||
+		got.Metadata["revision"] != "main@sha1:"+commitA {
+		t.Errorf("hub %q got %+v, sent %+v", msgs[0].Hub, got, sent)
+	}
+	want := eventhubfake.PutToken{Type: eventhubfake.TokenTypeSAS, Audience: "amqps://" + hub.Addr + "/flux",
+		KeyName: hubKeyName, Status: 202}
+	if tokens := hub.Tokens(); len(tokens) != 1 || tokens[0] != want {
+		t.Errorf("put-token = %+v, want [%+v]", tokens, want)
+	}
+
+	// The key is rotated: the hub takes the new one only.
+	hub.SetCredentials(eventhubfake.Credentials{KeyName: hubKeyName, Key: hubKeyNext})
+	var sec corev1.Secret
+	if err := f.env.Client.Get(t.Context(), client.ObjectKey{Namespace: f.ns, Name: "hub-auth"}, &sec); err != nil {
+		t.Fatal(err)
+	}
+	sec.Data["address"] = []byte(hubConnection(hub.Addr, hubKeyNext))
+	if err := f.env.Client.Update(t.Context(), &sec); err != nil {
+		t.Fatal(err)
+	}
+	readsBefore := secrets.APIReads()
+	waitSecretSeen(t, secrets, &sec)
+	if code := sendEvent(t, s, kustomizationEvent(f.ns, "error", "HealthCheckFailed", commitB, nil)); code != http.StatusAccepted {
+		t.Fatalf("code = %d", code)
+	}
+	tokens := hub.Tokens()
+	if len(tokens) != 2 || tokens[1].Status != 202 || len(hub.Messages()) != 2 {
+		t.Fatalf("after the rotation: put-token %+v, %d messages; want the new key accepted; logs:\n%s",
+			tokens, len(hub.Messages()), logs.String())
+	}
+	// Two Secrets per event (secretRef, certSecretRef): the first event
+	// read both, the one after the rotation only the changed one.
+	if got := secrets.APIReads() - readsBefore; got != 1 {
+		t.Errorf("the event after the rotation read %d Secrets from the API server, want 1 (the changed one)", got)
+	}
+	for _, k := range []string{hubKey, hubKeyNext} {
+		if strings.Contains(logs.String(), k) {
+			t.Errorf("a key is in the logs:\n%s", logs.String())
+		}
+	}
+}
+
+// startSecretCache runs the event server's Secret cache against the test
+// API server until the test ends.
+func startSecretCache(t *testing.T) *secretcache.Cache {
+	t.Helper()
+	env := testenv.Get(t)
+	c, err := secretcache.New(env.Config, env.Client, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The watch stops with the test's context.
+	go func() { _ = c.Start(t.Context()) }()
+	if !c.WaitForSync(t.Context()) {
+		t.Fatal("the Secret watch did not sync")
+	}
+	return c
+}
+
+// waitSecretSeen waits until the cache's watch holds sec's version: from
+// then on, the next event must use it.
+func waitSecretSeen(t *testing.T, c *secretcache.Cache, sec *corev1.Secret) {
+	t.Helper()
+	key := client.ObjectKeyFromObject(sec)
+	for {
+		if v, ok := c.Version(key); ok && v == sec.ResourceVersion {
+			return
+		}
+		select {
+		case <-t.Context().Done():
+			t.Fatal("the watch never saw the Secret's update")
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 }

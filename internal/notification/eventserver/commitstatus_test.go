@@ -137,13 +137,18 @@ func (l *logBuffer) String() string {
 
 func newLoggingServer(t *testing.T, logs *logBuffer) *Server {
 	t.Helper()
+	return newLoggingServerWith(t, logs, Options{})
+}
+
+func newLoggingServerWith(t *testing.T, logs *logBuffer, opts Options) *Server {
+	t.Helper()
 	log := funcr.New(func(prefix, args string) {
 		l := logs
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		l.buf.WriteString(prefix + " " + args + "\n")
 	}, funcr.Options{Verbosity: 1})
-	return NewServer("127.0.0.1:0", testenv.Get(t).Client, log, Options{})
+	return NewServer("127.0.0.1:0", testenv.Get(t).Client, log, opts)
 }
 
 func TestGitHubCommitStatusThroughAlert(t *testing.T) {

@@ -43,11 +43,11 @@
 // (msteams, googlechat, webex, telegram, matrix, lark, zulip, zoom), the
 // incident tools of notifier/incident (pagerduty, opsgenie, datadog,
 // grafana, incident.io, sentry) and the event buses of notifier/bus (nats,
-// googlepubsub, otel, which also gets the Alert). A type weir does not
-// deliver to yet (githubdispatch, the pull-request comment types,
-// azureeventhub) is
-// logged as an error for each event its Alerts send, never dropped
-// silently; credentials are masked in every error.
+// googlepubsub, azureeventhub, otel, which also gets the Alert). A Provider
+// its type cannot be built from (azureeventhub without a connection string
+// or token, asking for workload identity) is logged as an error for each
+// event its Alerts send, never dropped silently; credentials are masked in
+// every error.
 //
 // Deliveries are retried as Flux's are (notifier.Retrying, Flux's
 // go-retryablehttp numbers: four retries 2s to 30s apart, on connection

@@ -3,7 +3,6 @@ package eventserver
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -165,35 +164,51 @@ func (md eventMetadata) commitStatusUpdate() bool {
 	return md.controller[commitStatusMetaKey] == commitStatusUpdate
 }
 
-// merged is the metadata one Alert forwards, and the keys whose value an
-// earlier source set and a later one replaced. From lowest to highest
-// precedence, as Flux's RFC-0008 orders them: the object's annotations,
-// the Alert's eventMetadata, its summary, the controller's keys. An Alert
-// adds context; it never rewrites what the controller reported.
-func (md eventMetadata) merged(summary string, extra map[string]string) (map[string]string, []string) {
+// Metadata sources, named as Flux names them in its MetadataAppendFailed
+// Event.
+const (
+	sourceAnnotations   = "involved object annotations"
+	sourceEventMetadata = "Alert object .spec.eventMetadata"
+	sourceSummary       = "Alert object .spec.summary"
+	sourceController    = "involved object controller metadata"
+)
+
+// merged is the metadata one Alert forwards, and, for each key whose value
+// an earlier source set and a later one replaced, the sources that set it
+// (lowest first, comma-separated). From lowest to highest precedence, as
+// Flux's RFC-0008 orders them: the object's annotations, the Alert's
+// eventMetadata, its summary, the controller's keys. An Alert adds
+// context; it never rewrites what the controller reported.
+func (md eventMetadata) merged(summary string, extra map[string]string) (map[string]string, map[string]string) {
 	out := map[string]string{}
-	var conflicts []string
-	set := func(k, v string) {
-		if _, ok := out[k]; ok {
-			conflicts = append(conflicts, k)
-		}
+	from := map[string][]string{}
+	set := func(source, k, v string) {
 		out[k] = v
+		from[k] = append(from[k], source)
 	}
 	for k, v := range md.annotations {
-		set(k, v)
+		set(sourceAnnotations, k, v)
 	}
 	for k, v := range extra {
-		set(k, v)
+		set(sourceEventMetadata, k, v)
 	}
 	if summary != "" {
-		set("summary", summary)
+		set(sourceSummary, "summary", summary)
 	}
 	for k, v := range md.controller {
-		set(k, v)
+		set(sourceController, k, v)
 	}
 	if len(out) == 0 {
 		return nil, nil
 	}
-	sort.Strings(conflicts)
+	var conflicts map[string]string
+	for k, sources := range from {
+		if len(sources) > 1 {
+			if conflicts == nil {
+				conflicts = map[string]string{}
+			}
+			conflicts[k] = strings.Join(sources, ", ")
+		}
+	}
 	return out, conflicts
 }

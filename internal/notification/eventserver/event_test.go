@@ -54,7 +54,7 @@ func TestMergedMetadata(t *testing.T) {
 		summary   string
 		extra     map[string]string
 		want      map[string]string
-		conflicts []string
+		conflicts map[string]string
 	}{
 		{name: "nothing", want: nil},
 		{name: "controller only", md: eventMetadata{controller: map[string]string{"revision": "r1"}},
@@ -62,13 +62,20 @@ func TestMergedMetadata(t *testing.T) {
 		{name: "added", md: eventMetadata{controller: map[string]string{"revision": "r1"}}, extra: map[string]string{"env": "prod"},
 			want: map[string]string{"revision": "r1", "env": "prod"}},
 		{name: "controller wins over eventMetadata", md: eventMetadata{controller: map[string]string{"revision": "r1"}},
-			extra: map[string]string{"revision": "r2"}, want: map[string]string{"revision": "r1"}, conflicts: []string{"revision"}},
+			extra: map[string]string{"revision": "r2"}, want: map[string]string{"revision": "r1"},
+			conflicts: map[string]string{"revision": "Alert object .spec.eventMetadata, involved object controller metadata"}},
 		{name: "eventMetadata wins over annotations", md: eventMetadata{annotations: map[string]string{"env": "dev", "team": "a"}},
-			extra: map[string]string{"env": "prod"}, want: map[string]string{"env": "prod", "team": "a"}, conflicts: []string{"env"}},
+			extra: map[string]string{"env": "prod"}, want: map[string]string{"env": "prod", "team": "a"},
+			conflicts: map[string]string{"env": "involved object annotations, Alert object .spec.eventMetadata"}},
 		{name: "spec.summary wins over eventMetadata summary", summary: "old", extra: map[string]string{"summary": "new"},
-			want: map[string]string{"summary": "old"}, conflicts: []string{"summary"}},
+			want:      map[string]string{"summary": "old"},
+			conflicts: map[string]string{"summary": "Alert object .spec.eventMetadata, Alert object .spec.summary"}},
 		{name: "controller wins over summary", summary: "s", md: eventMetadata{controller: map[string]string{"summary": "c"}},
-			want: map[string]string{"summary": "c"}, conflicts: []string{"summary"}},
+			want:      map[string]string{"summary": "c"},
+			conflicts: map[string]string{"summary": "Alert object .spec.summary, involved object controller metadata"}},
+		{name: "three sources", md: eventMetadata{annotations: map[string]string{"env": "a"}, controller: map[string]string{"env": "c"}},
+			extra: map[string]string{"env": "b"}, want: map[string]string{"env": "c"},
+			conflicts: map[string]string{"env": "involved object annotations, Alert object .spec.eventMetadata, involved object controller metadata"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -227,12 +227,7 @@ func TestDeliveryFailureAsKubernetesEvent(t *testing.T) {
 	f.provider(t, "p", notificationv1beta3.ProviderSpec{Type: notificationv1beta3.IncidentIOProvider,
 		Address: svc.Server.URL + "/v2/alert_events/http/01HZX", SecretRef: &meta.LocalObjectReference{Name: "incident-io"}})
 	f.alert(t, "a", nil)
-	broadcaster := record.NewBroadcaster()
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{
-		Interface: kubernetes.NewForConfigOrDie(f.env.Config).CoreV1().Events("")})
-	t.Cleanup(broadcaster.Shutdown)
-	kube := broadcaster.NewRecorder(f.env.Scheme, corev1.EventSource{Component: "notification-controller"})
-	s := newServer(t, Options{Events: events.NewRecorder(kube, f.env.Scheme, "notification-controller", "test", "")})
+	s := newServer(t, Options{Events: clusterRecorder(t, f)})
 
 	e := event(f.ns, "podinfo", "stored artifact")
 	e.Severity = events.SeverityError
@@ -249,4 +244,41 @@ func TestDeliveryFailureAsKubernetesEvent(t *testing.T) {
 			t.Errorf("event %s %q: want a Warning without the token", ev.Type, ev.Message)
 		}
 	}
+}
+
+// clusterRecorder records Events in the test API server, as the app's
+// recorder does.
+func clusterRecorder(t *testing.T, f *fixture) *events.Recorder {
+	t.Helper()
+	broadcaster := record.NewBroadcaster()
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{
+		Interface: kubernetes.NewForConfigOrDie(f.env.Config).CoreV1().Events("")})
+	t.Cleanup(broadcaster.Shutdown)
+	kube := broadcaster.NewRecorder(f.env.Scheme, corev1.EventSource{Component: "notification-controller"})
+	return events.NewRecorder(kube, f.env.Scheme, "notification-controller", "test", "")
+}
+
+// TestMetadataConflictAsKubernetesEvent: an Alert's eventMetadata and
+// summary both setting summary, and the controller's revision beside the
+// Alert's, are a MetadataAppendFailed Warning Event on the Alert in
+// Flux's words; the event is still delivered.
+func TestMetadataConflictAsKubernetesEvent(t *testing.T) {
+	f := newFixture(t)
+	sk := newSink(t, false)
+	f.provider(t, "p", notificationv1beta3.ProviderSpec{Type: notificationv1beta3.GenericProvider, Address: sk.srv.URL})
+	f.alert(t, "a", func(s *notificationv1beta3.AlertSpec) {
+		s.Summary = "prod"
+		s.EventMetadata = map[string]string{"summary": "dev", "revision": "mine"}
+	})
+	s := newServer(t, Options{Events: clusterRecorder(t, f)})
+	sendEvent(t, s, event(f.ns, "podinfo", "stored artifact"))
+	got := decodeEvent(t, sk.expect(t, 1)[0].body)
+	if got.Metadata["summary"] != "prod" || got.Metadata["revision"] != "main@sha1:abc" {
+		t.Errorf("metadata = %v, want the spec's summary and the controller's revision", got.Metadata)
+	}
+	alert := &notificationv1beta3.Alert{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "a"}}
+	f.env.AssertEvent(t, alert, notificationv1.MetadataAppendFailedReason, "metadata key conflicts detected "+
+		"(please refer to the Alert API docs and Flux RFC 0008 for more information) map[revision:Alert object "+
+		".spec.eventMetadata, involved object controller metadata summary:Alert object .spec.eventMetadata, "+
+		"Alert object .spec.summary]")
 }

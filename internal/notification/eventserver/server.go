@@ -42,7 +42,9 @@ type Options struct {
 	// reason, message, metadata) is held back after being forwarded
 	// (--rate-limit-interval). Zero forwards every event.
 	RateLimitInterval time.Duration
-	// SecretReader reads Provider Secrets, uncached; the client when nil.
+	// SecretReader reads Provider Secrets (the app gives a
+	// secretcache.Cache: one API read per Secret version); the client
+	// when nil.
 	SecretReader client.Reader
 	// HTTPClient, when set, delivers every event instead of a client
 	// built from the Provider's timeout, CA and proxy. For tests.
@@ -218,10 +220,10 @@ func (s *Server) plan(ctx context.Context, log logr.Logger, e events.Event, md e
 		}
 		kind := p.Spec.Type
 		forwarded := e
-		var conflicts []string
+		var conflicts map[string]string
 		forwarded.Metadata, conflicts = md.merged(a.Spec.Summary, a.Spec.EventMetadata)
 		if len(conflicts) > 0 {
-			alog.Info("metadata key conflicts: annotations < eventMetadata < summary < the controller's keys", "keys", conflicts)
+			s.recordConflicts(alog, a, conflicts)
 		}
 		var statusKey string
 		if notificationv1beta3.IsCommitStatusProvider(kind) {
@@ -382,6 +384,19 @@ func (s *Server) recordFailure(a *notificationv1beta3.Alert, verb string, e even
 	o := e.InvolvedObject
 	s.opts.Events.Warning(s.baseCtx, a, notificationv1.NotificationDispatchFailedReason, nil,
 		"failed to %s notification for %s/%s/%s: %s", verb, o.Kind, o.Namespace, o.Name, err)
+}
+
+// recordConflicts logs the metadata keys several sources set and, as
+// Flux does, puts a MetadataAppendFailed Warning Event on the Alert, in
+// Flux's words: the keys with the sources that set them, lowest first.
+func (s *Server) recordConflicts(log logr.Logger, a *notificationv1beta3.Alert, conflicts map[string]string) {
+	log.Info("metadata key conflicts: annotations < eventMetadata < summary < the controller's keys", "keys", conflicts)
+	if s.opts.Events == nil {
+		return
+	}
+	s.opts.Events.Warning(s.baseCtx, a, notificationv1.MetadataAppendFailedReason, nil,
+		"metadata key conflicts detected (please refer to the Alert API docs and Flux RFC 0008 for more "+
+			"information) %v", conflicts)
 }
 
 func (s *Server) secretReader() client.Reader {

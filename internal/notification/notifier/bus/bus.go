@@ -13,6 +13,7 @@ import (
 // Types are the Provider types this package delivers to.
 var Types = []string{
 	notificationv1beta3.NATSProvider, notificationv1beta3.GooglePubSubProvider, notificationv1beta3.OTELProvider,
+	notificationv1beta3.AzureEventHubProvider,
 }
 
 // New returns the Notifier of a bus type, after checking the Provider
@@ -25,6 +26,8 @@ func New(o notifier.Options) (notifier.Notifier, error) {
 		return newPubSub(o)
 	case notificationv1beta3.OTELProvider:
 		return newOTel(o)
+	case notificationv1beta3.AzureEventHubProvider:
+		return newEventHub(o)
 	default:
 		return nil, fmt.Errorf("%w: %q is not an event-bus type", notifier.ErrInvalidConfig, o.Type)
 	}
@@ -38,7 +41,7 @@ func need(o notifier.Options, field, value string) error {
 	return nil
 }
 
-// payload is what nats and googlepubsub publish: the event as the event
+// payload is what nats, googlepubsub and azureeventhub publish: the event as the event
 // server received it, in JSON, as Flux sends it.
 func payload(e events.Event) ([]byte, error) {
 	b, err := json.Marshal(e)

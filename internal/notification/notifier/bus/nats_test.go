@@ -2,7 +2,6 @@ package bus
 
 import (
 	"context"
-	"encoding/json"
 	"net"
 	"path/filepath"
 	"testing"
@@ -80,23 +79,7 @@ func TestNATSPublishesTheEvent(t *testing.T) {
 	if len(msg.Header) != 0 {
 		t.Errorf("message headers = %v, want none", msg.Header)
 	}
-	var got events.Event
-	if err := json.Unmarshal(msg.Data, &got); err != nil {
-		t.Fatalf("message is not an event: %s", msg.Data)
-	}
-	if got.InvolvedObject.Kind != "Kustomization" || got.InvolvedObject.Name != "apps" ||
-		got.InvolvedObject.Namespace != "flux-system" || got.InvolvedObject.UID != e.InvolvedObject.UID {
-		t.Errorf("involvedObject = %+v", got.InvolvedObject)
-	}
-	if got.Severity != "info" || got.Reason != e.Reason || got.Message != e.Message || !got.Timestamp.Equal(e.Timestamp) {
-		t.Errorf("event = %+v", got)
-	}
-	if got.Metadata["revision"] != e.Metadata["revision"] || got.Metadata["env"] != "prod" {
-		t.Errorf("metadata = %v", got.Metadata)
-	}
-	if got.ReportingController != "kustomize-controller" || got.ReportingInstance != e.ReportingInstance {
-		t.Errorf("reporting = %q, %q", got.ReportingController, got.ReportingInstance)
-	}
+	assertEventJSON(t, msg.Data, e)
 	notifiertest.Golden(t, filepath.Join("testdata", "nats.json"), msg.Data, "http://fake", *update)
 }
 
