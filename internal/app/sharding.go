@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/util/uuid"
@@ -46,6 +47,10 @@ func joinShards(cfg *rest.Config, opts *Options, log logr.Logger) (*shard.Member
 	})
 	if err != nil {
 		return nil, err
+	}
+	if strings.Contains(opts.StorageAdvAddr, ".svc") {
+		log.Info("--shard-mode=auto: --storage-adv-addr names a Service; each replica serves only its own artifacts, "+
+			"so it should advertise its own address (--storage-adv-addr=$(POD_IP):9090)", "storageAdvAddr", opts.StorageAdvAddr)
 	}
 	cfg.Wrap(m.Fence)
 	return m, nil
