@@ -122,6 +122,7 @@ func (m *Member) Start(ctx context.Context) error {
 	tick := time.NewTicker(m.tick())
 	defer tick.Stop()
 	bg := context.WithoutCancel(ctx)
+	m.step(bg)
 	for {
 		select {
 		case <-ctx.Done():
@@ -176,7 +177,8 @@ func (m *Member) step(ctx context.Context) {
 }
 
 // leave ends membership: nothing more is admitted; once nothing is in
-// flight the Lease is deleted.
+// flight the Lease is deleted. Meanwhile the member stays in the view and
+// keeps draining to it, so the others go on with their own share.
 func (m *Member) leave(ctx context.Context, tick *time.Ticker) error {
 	m.mu.Lock()
 	m.stopping, m.ready = true, false

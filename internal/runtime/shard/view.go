@@ -14,7 +14,7 @@ func (m *Member) evaluate() {
 	now := m.cfg.Now()
 	m.mu.Lock()
 	live, stale := m.livePeers(now)
-	held := now.Before(m.heldUntil) && !m.stopping
+	held := now.Before(m.heldUntil)
 	members := make([]string, 0, len(live)+1)
 	if held {
 		members = append(members, m.cfg.Identity)
