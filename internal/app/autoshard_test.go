@@ -40,7 +40,7 @@ func autoReplica(t *testing.T, env *testenv.Env, bin, ns string) *controllerProc
 // when it started and finished (finished is zero while it runs, or when
 // the replica was killed during it).
 type shardRun struct {
-	object, member     string
+	object, member    string
 	started, finished time.Time
 }
 
