@@ -108,7 +108,7 @@ func waitView(t *testing.T, ps []*controllerProcess) []string {
 			members = last
 		}
 		slices.Sort(views)
-		return slices.Compact(views)[0] == views[len(views)-1], fmt.Sprintf("views differ: %v", views)
+		return len(slices.Compact(views)) == 1, fmt.Sprintf("views differ: %v", views)
 	})
 	return members
 }
