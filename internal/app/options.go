@@ -160,6 +160,7 @@ func DefaultOptions() Options {
 		ImageReflector:            defaultImageReflectorOptions(),
 
 		LeaderElectionReleaseOnCancel: true,
+		ShardMode:                     "off",
 	}
 }
 
@@ -224,7 +225,7 @@ func (o *Options) addReplicaFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.RenewDeadline, "leader-election-renew-deadline", o.RenewDeadline, "leader election renew deadline")
 	fs.DurationVar(&o.RetryPeriod, "leader-election-retry-period", o.RetryPeriod, "leader election retry period")
 	fs.BoolVar(&o.LeaderElectionReleaseOnCancel, "leader-election-release-on-cancel", o.LeaderElectionReleaseOnCancel, "give the leader lease up when the manager stops")
-	fs.StringVar(&o.ShardMode, "shard-mode", "off", "off, or auto: every replica is active and reconciles the objects "+
+	fs.StringVar(&o.ShardMode, "shard-mode", o.ShardMode, "off, or auto: every replica is active and reconciles the objects "+
 		"consistent hashing gives it among the live replicas (takes precedence over --enable-leader-election)")
 	fs.StringVar(&o.ShardGroup, "shard-group", o.ShardGroup, "name of the replicas sharing the objects with --shard-mode=auto "+
 		"(default: one group per --controllers and --watch-label-selector)")
