@@ -31,6 +31,8 @@ import (
 	"github.com/weir-gitops/weir/internal/runtime/intern"
 	"github.com/weir-gitops/weir/internal/runtime/lazylog"
 	"github.com/weir-gitops/weir/internal/runtime/metrics"
+	"github.com/weir-gitops/weir/internal/runtime/reconcile"
+	"github.com/weir-gitops/weir/internal/runtime/shard"
 	"github.com/weir-gitops/weir/internal/scheme"
 	"github.com/weir-gitops/weir/internal/source/artifact"
 )
@@ -52,6 +54,18 @@ type Deps struct {
 	// name the cloud and the identity, so sharing loses nothing.
 	tokens     *auth.Cache
 	tokensOnce sync.Once
+
+	// shard is this replica's membership with --shard-mode=auto.
+	shard *shard.Member
+}
+
+// sharder is what each controller's queue gates its reconciles with: nil
+// unless --shard-mode=auto.
+func (d *Deps) sharder() reconcile.Sharder {
+	if d.shard == nil {
+		return nil
+	}
+	return d.shard
 }
 
 // authSettings is the identity settings of a controller whose lockdown
@@ -88,11 +102,21 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 	cfg.QPS, cfg.Burst = opts.KubeAPIQPS, opts.KubeAPIBurst
 	cfg.UserAgent = "weir-controller"
 
+	member, err := joinShards(cfg, &opts, log)
+	if err != nil {
+		return err
+	}
 	mgr, err := newManager(cfg, opts, selected)
 	if err != nil {
 		return err
 	}
 	deps := &Deps{Manager: mgr, Options: &opts, Metrics: metrics.NewRecorder(nil), Selected: selected}
+	if member != nil {
+		if err := mgr.Add(member); err != nil {
+			return fmt.Errorf("adding the sharding membership: %w", err)
+		}
+		deps.shard = member
+	}
 	for _, c := range registry {
 		if !contains(selected, c.name) {
 			continue

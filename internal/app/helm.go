@@ -57,6 +57,7 @@ func setupHelm(ctx context.Context, deps *Deps) error {
 		return err
 	}
 	return r.SetupWithManager(ctx, mgr, reconcile.SetupOptions{
+		Shard:                   deps.sharder(),
 		MaxConcurrentReconciles: concurrency,
 		MinRetryDelay:           opts.MinRetryDelay,
 		MaxRetryDelay:           opts.MaxRetryDelay,

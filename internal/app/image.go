@@ -60,6 +60,7 @@ func setupImageReflector(ctx context.Context, deps *Deps) error {
 		concurrency = imageReflectorConcurrency
 	}
 	setup := reconcile.SetupOptions{
+		Shard:                   deps.sharder(),
 		MaxConcurrentReconciles: concurrency,
 		MinRetryDelay:           opts.MinRetryDelay,
 		MaxRetryDelay:           opts.MaxRetryDelay,

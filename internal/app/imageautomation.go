@@ -53,6 +53,7 @@ func setupImageAutomation(ctx context.Context, deps *Deps) error {
 		Jitter:               opts.IntervalJitter,
 	}
 	return r.SetupWithManager(ctx, mgr, reconcile.SetupOptions{
+		Shard:                   deps.sharder(),
 		MaxConcurrentReconciles: concurrency,
 		MinRetryDelay:           opts.MinRetryDelay,
 		MaxRetryDelay:           opts.MaxRetryDelay,

@@ -63,7 +63,7 @@ func setupKustomize(ctx context.Context, deps *Deps) error {
 			FollowProducedConfigs:      followConfigs(gates),
 			WatchNamespace:             watchNamespace(opts),
 			MemoNamespace:              os.Getenv("RUNTIME_NAMESPACE"),
-			MemoName:                   leaderElectionID(*opts) + "-apply-memo",
+			MemoName:                   memoName(opts),
 			SOPSAgeSecret:              sopsAgeSecret(opts.FluxOnly.SOPSAgeSecret),
 		},
 	}
@@ -71,6 +71,7 @@ func setupKustomize(ctx context.Context, deps *Deps) error {
 		return err
 	}
 	return r.SetupWithManager(ctx, mgr, reconcile.SetupOptions{
+		Shard:                   deps.sharder(),
 		MaxConcurrentReconciles: concurrency,
 		MinRetryDelay:           opts.MinRetryDelay,
 		MaxRetryDelay:           opts.MaxRetryDelay,
@@ -127,4 +128,16 @@ func followConfigs(gates map[string]bool) bool { return !gates["DisableConfigWat
 func gateOff(gates map[string]bool, name string) bool {
 	on, set := gates[name]
 	return set && !on
+}
+
+// memoName names the Secrets that keep the apply memo across restarts,
+// one set per controller set and shard. With --shard-mode=auto every
+// replica is active, and one set written by all would lose each other's
+// memos: the memo is then kept in memory only (a restarted replica applies
+// its share once in full).
+func memoName(opts *Options) string {
+	if opts.autoSharding() {
+		return ""
+	}
+	return leaderElectionID(*opts) + "-apply-memo"
 }

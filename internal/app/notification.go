@@ -39,6 +39,7 @@ func setupNotification(ctx context.Context, deps *Deps) error {
 		Jitter:               opts.IntervalJitter,
 	}
 	err := r.SetupWithManager(ctx, mgr, reconcile.SetupOptions{
+		Shard:                   deps.sharder(),
 		MaxConcurrentReconciles: concurrency,
 		MinRetryDelay:           opts.MinRetryDelay,
 		MaxRetryDelay:           opts.MaxRetryDelay,

@@ -94,6 +94,15 @@ type Options struct {
 	// LeaderElectionReleaseOnCancel gives the lease up at shutdown, so the
 	// next replica takes over at once.
 	LeaderElectionReleaseOnCancel bool
+	// ShardMode is "off" (Flux's layout: one active replica, or label
+	// shards) or "auto": every replica is active and reconciles its share
+	// (internal/runtime/shard). Auto takes precedence over
+	// --enable-leader-election.
+	ShardMode string
+	// ShardGroup names the replicas that share the fleet in auto mode;
+	// empty is the leader election ID (one group per controller set and
+	// label shard).
+	ShardGroup string
 
 	// LogOutput receives the logs instead of stderr (weir dev writes them to
 	// a file); not a flag.
@@ -151,6 +160,7 @@ func DefaultOptions() Options {
 		ImageReflector:            defaultImageReflectorOptions(),
 
 		LeaderElectionReleaseOnCancel: true,
+		ShardMode:                     "off",
 	}
 }
 
@@ -172,11 +182,6 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.IntervalJitter, "interval-jitter-percentage", o.IntervalJitter, "percentage of jitter added to spec.interval")
 	fs.StringVar(&o.LogLevel, "log-level", o.LogLevel, "log verbosity: debug, info, error")
 	fs.StringVar(&o.LogEncoding, "log-encoding", o.LogEncoding, "log encoding: json or console")
-	fs.BoolVar(&o.EnableLeaderElection, "enable-leader-election", o.EnableLeaderElection, "elect a leader so only one replica reconciles")
-	fs.DurationVar(&o.LeaseDuration, "leader-election-lease-duration", o.LeaseDuration, "leader election lease duration")
-	fs.DurationVar(&o.RenewDeadline, "leader-election-renew-deadline", o.RenewDeadline, "leader election renew deadline")
-	fs.DurationVar(&o.RetryPeriod, "leader-election-retry-period", o.RetryPeriod, "leader election retry period")
-	fs.BoolVar(&o.LeaderElectionReleaseOnCancel, "leader-election-release-on-cancel", o.LeaderElectionReleaseOnCancel, "give the leader lease up when the manager stops")
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "queries per second to the Kubernetes API")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "burst of queries to the Kubernetes API")
 	fs.BoolVar(&o.WatchAllNamespaces, "watch-all-namespaces", o.WatchAllNamespaces, "watch every namespace; false watches only the runtime namespace")
@@ -206,10 +211,30 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.HelmCacheMaxSize, "helm-cache-max-size", o.HelmCacheMaxSize, "the maximum size of the cache in number of indexes; 0 disables it")
 	fs.DurationVar(&o.HelmCacheTTL, "helm-cache-ttl", o.HelmCacheTTL, "the TTL of an index in the cache")
 	fs.DurationVar(&o.HelmCachePurgeInterval, "helm-cache-purge-interval", o.HelmCachePurgeInterval, "the interval at which the cache is purged")
+	o.addReplicaFlags(fs)
 	o.ImageReflector.addFlags(fs)
 	o.FluxOnly.addFlags(fs)
 	o.addUIFlags(fs)
 }
+
+// addReplicaFlags registers the flags of several replicas: leader
+// election, and automatic sharding.
+func (o *Options) addReplicaFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&o.EnableLeaderElection, "enable-leader-election", o.EnableLeaderElection, "elect a leader so only one replica reconciles")
+	fs.DurationVar(&o.LeaseDuration, "leader-election-lease-duration", o.LeaseDuration, "leader election lease duration")
+	fs.DurationVar(&o.RenewDeadline, "leader-election-renew-deadline", o.RenewDeadline, "leader election renew deadline")
+	fs.DurationVar(&o.RetryPeriod, "leader-election-retry-period", o.RetryPeriod, "leader election retry period")
+	fs.BoolVar(&o.LeaderElectionReleaseOnCancel, "leader-election-release-on-cancel", o.LeaderElectionReleaseOnCancel, "give the leader lease up when the manager stops")
+	fs.StringVar(&o.ShardMode, "shard-mode", o.ShardMode, "off, or auto: every replica is active and reconciles the objects "+
+		"consistent hashing gives it among the live replicas (takes precedence over --enable-leader-election)")
+	fs.StringVar(&o.ShardGroup, "shard-group", o.ShardGroup, "name of the replicas sharing the objects with --shard-mode=auto "+
+		"(default: one group per --controllers and --watch-label-selector)")
+}
+
+// autoSharding reports whether --shard-mode=auto is given.
+func (o *Options) autoSharding() bool { return o.ShardMode == shardModeAuto }
+
+const shardModeAuto = "auto"
 
 // addUIFlags registers the flags of --controllers=ui.
 func (o *Options) addUIFlags(fs *pflag.FlagSet) {
@@ -230,6 +255,9 @@ func (o *Options) Selected() ([]string, error) {
 	}
 	if _, err := parseGroupKinds(o.CustomApplyStageKinds); err != nil {
 		return nil, err
+	}
+	if m := o.ShardMode; m != "" && m != "off" && m != shardModeAuto {
+		return nil, fmt.Errorf("--shard-mode=%s: want off or auto", m)
 	}
 	if contains(selected, "notification") {
 		if _, err := eventsListenAddr(o, selected); err != nil {

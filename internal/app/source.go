@@ -73,6 +73,7 @@ func setupSource(_ context.Context, deps *Deps) error {
 		}
 	}
 	queue := reconcile.SetupOptions{
+		Shard:                   deps.sharder(),
 		MaxConcurrentReconciles: concurrency,
 		MinRetryDelay:           opts.MinRetryDelay,
 		MaxRetryDelay:           opts.MaxRetryDelay,

@@ -31,6 +31,7 @@ func setupSourceWatcher(_ context.Context, deps *Deps) error {
 		RequeueDependency:    opts.RequeueDependency,
 	}
 	if err := r.SetupWithManager(mgr, reconcile.SetupOptions{
+		Shard:                   deps.sharder(),
 		MaxConcurrentReconciles: concurrency,
 		MinRetryDelay:           opts.MinRetryDelay,
 		MaxRetryDelay:           opts.MaxRetryDelay,

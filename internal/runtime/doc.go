@@ -7,5 +7,7 @@
 //     what changed (metadata and status separately) at the end;
 //   - errs: typed errors that say how to react (retry, wait, stall);
 //   - events: Kubernetes Events plus Flux's HTTP event forwarding;
-//   - metrics: gotk_reconcile_duration_seconds and friends.
+//   - metrics: gotk_reconcile_duration_seconds and friends;
+//   - shard: automatic sharding (--shard-mode=auto): membership Leases,
+//     the assignment of objects to replicas, hand-over and the write fence.
 package runtime

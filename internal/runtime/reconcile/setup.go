@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"fmt"
 	"time"
 
 	"k8s.io/client-go/util/workqueue"
@@ -20,6 +21,16 @@ type SetupOptions struct {
 	MaxConcurrentReconciles int
 	MinRetryDelay           time.Duration
 	MaxRetryDelay           time.Duration
+	// Shard, when set (--shard-mode=auto), stands at the head of the
+	// reconciler and adds the requeues of the objects a hand-over brings.
+	Shard Sharder
+}
+
+// Sharder wraps a controller's reconciler of kind (obj an empty object of
+// it) so it reconciles only the objects this replica owns
+// (internal/runtime/shard.Member).
+type Sharder interface {
+	Gate(kind string, obj client.Object, r crreconcile.Reconciler) (crreconcile.Reconciler, source.Source)
 }
 
 // Watch is a further source of reconcile requests: changes to objects of
@@ -48,6 +59,11 @@ func Setup(mgr ctrl.Manager, obj client.Object, r crreconcile.Reconciler, opts S
 		For(obj, builder.WithPredicates(
 			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}),
 		))
+	if opts.Shard != nil {
+		var handOvers source.Source
+		r, handOvers = opts.Shard.Gate(fmt.Sprintf("%T", obj), obj, r)
+		b = b.WatchesRawSource(handOvers)
+	}
 	for _, w := range watches {
 		if w.Source != nil {
 			b = b.WatchesRawSource(w.Source)
