@@ -26,7 +26,7 @@ func (s *Server) bitbucket(w http.ResponseWriter, r *http.Request, p []string, b
 	owner, ok := s.bitbucketOwner(p)
 	switch {
 	case !ok:
-		bitbucketErr(w, http.StatusNotFound, "Project "+strings.Join(p[:min(2, len(p))], " ")+" does not exist.", "project.NoSuchProjectException")
+		bitbucketErr(w, http.StatusNotFound, "Project "+strings.Join(p[1:min(2, len(p))], "")+" does not exist.", "project.NoSuchProjectException")
 	case api == "api" && method == http.MethodPost && len(p) == 3:
 		if s.repos[owner+"/"+str(body, "name")] != nil {
 			bitbucketErr(w, http.StatusConflict, "This repository URL is already taken.", "repository.DuplicateRepositoryNameException")
