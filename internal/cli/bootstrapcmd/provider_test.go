@@ -235,6 +235,10 @@ func assertRequests(t *testing.T, api *githostserver.Server, path string) {
 		if k, ok := reqs[i].Body["key"].(string); ok && k != "" {
 			reqs[i].Body["key"] = "<generated public key>"
 		}
+		// Bitbucket Server's access key: {"key": {"text": …, "label": …}}.
+		if k, ok := reqs[i].Body["key"].(map[string]any); ok && k["text"] != nil {
+			k["text"] = "<generated public key>"
+		}
 	}
 	if err := enc.Encode(reqs); err != nil {
 		t.Fatal(err)
