@@ -28,7 +28,7 @@ weir on the cluster, configured to manage itself from that repository.
 Running bootstrap again is safe: it changes nothing when nothing changed.`,
 	}
 	cmd.AddCommand(newGitCommand(streams, deps), newGitHubCommand(streams, deps), newGiteaCommand(streams, deps),
-		newGitLabCommand(streams, deps))
+		newGitLabCommand(streams, deps), newBitbucketServerCommand(streams, deps))
 	return cmd
 }
 

@@ -66,3 +66,25 @@ func newGitLabCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *c
 func longFor(name, title, env string) string {
 	return fmt.Sprintf(providerLong, name, title, env)
 }
+
+func newBitbucketServerCommand(streams genericiooptions.IOStreams, deps *clideps.Deps) *cobra.Command {
+	return newProviderCommand(streams, deps, provider{
+		name: "bitbucket-server", title: "Bitbucket Server", tokenEnv: "BITBUCKET_TOKEN",
+		groups: true, groupPermission: "push",
+		newHost: func(_ context.Context, a gitprovider.Address, token string) (gitprovider.Host, error) {
+			return gitprovider.NewBitbucketServer(a, token)
+		},
+	}, longFor("bitbucket-server", "Bitbucket Server", "BITBUCKET_TOKEN")+`
+
+Bitbucket Server and Data Center speak the same REST API 1.0.
+--owner is the project's key, or with --personal the user. The API is sent the
+token as a bearer token; Git over HTTPS gets --username (the owner with
+--personal) and the token. --hostname is required.`, `  export BITBUCKET_TOKEN=<HTTP access token>
+  # A private repository of a project, groups given write access, the cluster fetching over SSH
+  weir bootstrap bitbucket-server --owner=PRJ --username=me --repository=fleet \
+    --hostname=bitbucket.example.com --group=platform --path=clusters/my-cluster
+
+  # A public repository of your own, the cluster fetching with the token
+  weir bootstrap bitbucket-server --owner=me --personal --private=false --repository=fleet \
+    --hostname=bitbucket.example.com --token-auth`)
+}

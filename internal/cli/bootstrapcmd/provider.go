@@ -31,7 +31,12 @@ type provider struct {
 	// visibilityFlag says the host takes --visibility (GitLab) rather
 	// than --private.
 	visibilityFlag bool
-	newHost        func(ctx context.Context, a gitprovider.Address, token string) (gitprovider.Host, error)
+	// groups says the host gives groups access (--group, Bitbucket
+	// Server) rather than teams (--team), with groupPermission, and that
+	// --username names the Git user over HTTPS.
+	groups          bool
+	groupPermission string
+	newHost         func(ctx context.Context, a gitprovider.Address, token string) (gitprovider.Host, error)
 }
 
 // providerFlags are the flags of a provider bootstrap beyond the common ones.
@@ -43,6 +48,8 @@ type providerFlags struct {
 	readWriteKey      bool
 	reconcile         bool
 	hostname          string
+	// username is the Git user over HTTPS (--username, Bitbucket Server).
+	username string
 }
 
 func newProviderCommand(streams genericiooptions.IOStreams, deps *clideps.Deps, p provider, long, example string) *cobra.Command {
@@ -66,10 +73,20 @@ func newProviderCommand(streams genericiooptions.IOStreams, deps *clideps.Deps, 
 }
 
 func bindProviderFlags(f *pflag.FlagSet, p provider, pf *providerFlags) {
-	f.StringVar(&pf.owner, "owner", "", p.title+" user or organization name")
+	owner := " user or organization name"
+	if p.groups {
+		owner = " user or project name"
+	}
+	f.StringVar(&pf.owner, "owner", "", p.title+owner)
 	f.StringVar(&pf.repository, "repository", "", p.title+" repository name")
-	f.StringSliceVar(&pf.teams, "team", nil, p.title+" team and the access to be given to it (team:maintain); maintainer access when no access level is given (also accepts comma-separated values)")
-	f.BoolVar(&pf.personal, "personal", false, "if true, the owner is assumed to be a "+p.title+" user; otherwise an org")
+	if p.groups {
+		f.StringSliceVar(&pf.teams, "group", nil, p.title+" groups given write access to the repository (also accepts comma-separated values)")
+		f.StringVarP(&pf.username, "username", "u", "git", "authentication username")
+		f.BoolVar(&pf.personal, "personal", false, "if true, the owner is assumed to be a "+p.title+" user; otherwise a project")
+	} else {
+		f.StringSliceVar(&pf.teams, "team", nil, p.title+" team and the access to be given to it (team:maintain); maintainer access when no access level is given (also accepts comma-separated values)")
+		f.BoolVar(&pf.personal, "personal", false, "if true, the owner is assumed to be a "+p.title+" user; otherwise an org")
+	}
 	if p.visibilityFlag {
 		f.StringVar(&pf.visibility, "visibility", "private", "visibility of a repository bootstrap creates: public, private or internal")
 	} else {
@@ -89,9 +106,17 @@ func runProvider(ctx context.Context, streams genericiooptions.IOStreams, deps *
 	if pf.owner == "" || pf.repository == "" {
 		return errors.New("--owner and --repository are required")
 	}
+	if pf.hostname == "" {
+		return fmt.Errorf("invalid hostname %q", pf.hostname)
+	}
 	teams, err := gitprovider.ParseTeams(pf.teams)
 	if err != nil {
 		return err
+	}
+	for team, perm := range teams {
+		if perm == "" && p.groupPermission != "" {
+			teams[team] = p.groupPermission
+		}
 	}
 	visibility := pf.visibility
 	if !p.visibilityFlag {
@@ -134,13 +159,14 @@ func bootstrapProvider(ctx context.Context, deps *clideps.Deps, p provider, prog
 	if repo == nil {
 		return teamsErr
 	}
+	user := gitUser(p, pf)
 	if o.TokenAuth {
-		o.URL, o.Username, o.Password = repo.HTTPURL, "git", token
+		o.URL, o.Username, o.Password = repo.HTTPURL, user, token
 	} else {
 		if o.URL, err = gitprovider.SSHURL(repo.SSHURL, o.SSHHostname); err != nil {
 			return err
 		}
-		o.Clone = &bootstrap.Remote{URL: repo.HTTPURL, Username: "git", Password: token}
+		o.Clone = &bootstrap.Remote{URL: repo.HTTPURL, Username: user, Password: token}
 		o.AuthorizeDeployKey = func(ctx context.Context, key string) error {
 			title := gitprovider.DeployKeyName(o.Components.Namespace, o.Branch, o.SecretName, syncPath(o.Path))
 			changed, err := gitprovider.EnsureDeployKey(ctx, host, repo, gitprovider.DeployKey{Title: title, Key: key, ReadOnly: !pf.readWriteKey})
@@ -161,6 +187,21 @@ func bootstrapProvider(ctx context.Context, deps *clideps.Deps, p provider, prog
 		return fmt.Errorf("bootstrap completed with errors: %w", teamsErr)
 	}
 	return nil
+}
+
+// gitUser is the user the CLI and (--token-auth) the cluster give Git
+// over HTTPS with the token: "git", which the API hosts ignore, or for
+// Bitbucket Server, which checks it, --username, or the owner of a
+// personal repository, as flux does.
+func gitUser(p provider, pf *providerFlags) string {
+	switch {
+	case !p.groups:
+		return "git"
+	case pf.personal:
+		return pf.owner
+	default:
+		return pf.username
+	}
 }
 
 // repoRef is the repository the flags name; a --repository with slashes

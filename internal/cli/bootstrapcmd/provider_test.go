@@ -40,14 +40,26 @@ func TestBootstrapProviders(t *testing.T) {
 		kind githostserver.Kind
 		env  string
 		ns   string
+		// team is the flag giving access, perm what a name alone gets.
+		team, perm string
+		// page is the repository's page on the host, below its address.
+		page string
+		// user is the Git user over HTTPS, which only Bitbucket Server
+		// checks (--username).
+		user string
 	}{
-		{githostserver.GitHub, "GITHUB_TOKEN", "gh-system"},
-		{githostserver.Gitea, "GITEA_TOKEN", "gitea-system"},
-		{githostserver.GitLab, "GITLAB_TOKEN", "gl-system"},
+		{githostserver.GitHub, "GITHUB_TOKEN", "gh-system", "team", "maintain", "/org/fleet", ""},
+		{githostserver.Gitea, "GITEA_TOKEN", "gitea-system", "team", "maintain", "/org/fleet", ""},
+		{githostserver.GitLab, "GITLAB_TOKEN", "gl-system", "team", "maintain", "/org/fleet", ""},
+		{githostserver.BitbucketServer, "BITBUCKET_TOKEN", "bbs-system", "group", "push", "/projects/org/repos/fleet/browse", "flux-bot"},
 	}
 	for _, h := range hosts {
 		t.Run(string(h.kind), func(t *testing.T) {
-			git := gitserver.New(t, gitserver.Options{Username: "git", Password: apiToken, TLS: true})
+			user := "git"
+			if h.user != "" {
+				user = h.user
+			}
+			git := gitserver.New(t, gitserver.Options{Username: user, Password: apiToken, TLS: true})
 			api := githostserver.New(t, githostserver.Options{
 				Kind: h.kind, Token: apiToken, Groups: []string{"org"}, Teams: []string{"devs"},
 				Git:      func(path string) (string, string) { return git.HTTPURL(path + ".git"), git.SSHURL(path + ".git") },
@@ -68,8 +80,11 @@ func TestBootstrapProviders(t *testing.T) {
 				Deployment:  client.ObjectKey{Namespace: h.ns, Name: "source-controller"},
 			})
 			args := []string{"bootstrap", string(h.kind), "-n", h.ns, "--owner=org", "--repository=fleet",
-				"--hostname=" + api.Hostname, "--ca-file=" + caFile, "--path=clusters/dev", "--team=devs",
+				"--hostname=" + api.Hostname, "--ca-file=" + caFile, "--path=clusters/dev", "--" + h.team + "=devs",
 				"--interval=1s", "--author-email=flux@example.com", "--silent"}
+			if h.user != "" {
+				args = append(args, "--username="+h.user)
+			}
 
 			// 1. --token-auth: the repository is created, the cluster
 			// fetches over HTTPS with the token.
@@ -80,8 +95,8 @@ func TestBootstrapProviders(t *testing.T) {
 				t.Fatalf("bootstrap --token-auth: exit %d\n%s", res.Code, res.Output())
 			}
 			assertNoToken(t, res)
-			for _, want := range []string{`repository "https://` + api.Hostname + `/org/fleet" created`,
-				`granted "maintain" permissions to "devs"`, "installing components", "bootstrap finished"} {
+			for _, want := range []string{`repository "https://` + api.Hostname + h.page + `" created`,
+				`granted "` + h.perm + `" permissions to "devs"`, "installing components", "bootstrap finished"} {
 				if !strings.Contains(res.Stderr, want) {
 					t.Errorf("bootstrap --token-auth did not print %q:\n%s", want, res.Stderr)
 				}
@@ -96,7 +111,7 @@ func TestBootstrapProviders(t *testing.T) {
 			assertSyncedIn(t, h.ns, "main@sha1:"+head, git.HTTPURL("org/fleet.git"))
 			var secret corev1.Secret
 			getIn(t, h.ns, &secret)
-			if string(secret.Data["username"]) != "git" || string(secret.Data["password"]) != apiToken {
+			if string(secret.Data["username"]) != user || string(secret.Data["password"]) != apiToken {
 				t.Errorf("source secret holds username %q and not the token", secret.Data["username"])
 			}
 			if stored := api.Repo("org/fleet"); stored == nil || stored.Visibility != "private" || len(stored.Keys) != 0 {
@@ -138,11 +153,63 @@ func TestBootstrapProviders(t *testing.T) {
 
 			// 4. A team the host does not know: reported, the bootstrap
 			// still done, and the command fails at the end, as flux's.
-			res = clitest.Run(t, append(args, "--team=ghosts")...)
-			if res.Code != 1 || !strings.Contains(res.Stderr, `failed to grant "maintain" permissions to "ghosts"`) ||
+			res = clitest.Run(t, append(args, "--"+h.team+"=ghosts")...)
+			if res.Code != 1 || !strings.Contains(res.Stderr, `failed to grant "`+h.perm+`" permissions to "ghosts"`) ||
 				!strings.Contains(res.Stderr, "all components are healthy") ||
 				!strings.Contains(res.Stderr, "bootstrap completed with errors: failed to grant permissions to team") {
 				t.Errorf("bootstrap with an unknown team: exit %d\n%s", res.Code, res.Stderr)
+			}
+		})
+	}
+}
+
+// TestBitbucketServerErrors covers what Bitbucket Server's command
+// refuses before Git: no --hostname (it has no default), a token the
+// server refuses (its own message, never the token), a project that does
+// not exist.
+func TestBitbucketServerErrors(t *testing.T) {
+	api := githostserver.New(t, githostserver.Options{Kind: githostserver.BitbucketServer, Token: apiToken, Groups: []string{"PRJ"}})
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(caFile, api.CAPEM(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"bootstrap", "bitbucket-server", "--ca-file=" + caFile, "--repository=fleet", "--silent"}
+	tests := []struct {
+		name  string
+		token string
+		args  []string
+		want  []string
+	}{{
+		name:  "no hostname",
+		token: apiToken,
+		args:  []string{"--owner=PRJ"},
+		want:  []string{`invalid hostname ""`},
+	}, {
+		name:  "token refused",
+		token: "wrong-" + apiToken,
+		args:  []string{"--owner=PRJ", "--hostname=" + api.Hostname},
+		want: []string{`failed to get Git repository "PRJ/fleet"`, "GET /rest/api/1.0/projects/PRJ/repos/fleet: 401 Unauthorized",
+			"Authentication failed. Please check your credentials and try again."},
+	}, {
+		name:  "no such project",
+		token: apiToken,
+		args:  []string{"--owner=NOPE", "--hostname=" + api.Hostname},
+		want:  []string{`failed to create new Git repository "NOPE/fleet"`, "404 Not Found: Project NOPE does not exist."},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("BITBUCKET_TOKEN", tt.token)
+			res := clitest.Run(t, append(append([]string(nil), base...), tt.args...)...)
+			if res.Code != 1 {
+				t.Errorf("exit %d, want 1\n%s", res.Code, res.Output())
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(res.Stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, res.Stderr)
+				}
+			}
+			if strings.Contains(res.Output(), tt.token) {
+				t.Errorf("the token was printed:\n%s", res.Output())
 			}
 		})
 	}
@@ -167,6 +234,10 @@ func assertRequests(t *testing.T, api *githostserver.Server, path string) {
 	for i := range reqs {
 		if k, ok := reqs[i].Body["key"].(string); ok && k != "" {
 			reqs[i].Body["key"] = "<generated public key>"
+		}
+		// Bitbucket Server's access key: {"key": {"text": …, "label": …}}.
+		if k, ok := reqs[i].Body["key"].(map[string]any); ok && k["text"] != nil {
+			k["text"] = "<generated public key>"
 		}
 	}
 	if err := enc.Encode(reqs); err != nil {

@@ -22,6 +22,9 @@ const (
 	title = "flux-system-main-flux-system-./clusters/dev"
 )
 
+// hostKinds are the hosts whose fakes the tests run against.
+var hostKinds = []githostserver.Kind{githostserver.GitHub, githostserver.Gitea, githostserver.GitLab, githostserver.BitbucketServer}
+
 type logger struct{ lines []string }
 
 func (l *logger) Actionf(f string, a ...any)  { l.lines = append(l.lines, "► "+fmt.Sprintf(f, a...)) }
@@ -40,6 +43,8 @@ func newHost(t *testing.T, srv *githostserver.Server, kind githostserver.Kind, t
 		h, err = gitprovider.NewGitea(context.Background(), a, tok)
 	case githostserver.GitLab:
 		h, err = gitprovider.NewGitLab(a, tok)
+	case githostserver.BitbucketServer:
+		h, err = gitprovider.NewBitbucketServer(a, tok)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +81,9 @@ func TestProviders(t *testing.T) {
 			githostserver.GitHub: {"devs": "maintain", "ops": "admin"},
 			githostserver.Gitea:  {"devs": "write", "ops": "write"},
 			githostserver.GitLab: {"devs": "maintainer", "ops": "owner"},
+			// flux's "maintain" is write access, the most a Bitbucket
+			// permission gives short of admin.
+			githostserver.BitbucketServer: {"devs": "REPO_WRITE", "ops": "REPO_ADMIN"},
 		},
 	}, {
 		name:        "create-personal-public",
@@ -111,7 +119,7 @@ func TestProviders(t *testing.T) {
 		wantTeamsErr: true,
 		wantVis:      "private",
 	}}
-	for _, kind := range []githostserver.Kind{githostserver.GitHub, githostserver.Gitea, githostserver.GitLab} {
+	for _, kind := range hostKinds {
 		for _, sc := range scenarios {
 			t.Run(string(kind)+"/"+sc.name, func(t *testing.T) {
 				ctx := context.Background()
@@ -181,7 +189,7 @@ func assertKeys(t *testing.T, got, want []githostserver.Key) {
 // TestErrors checks a refused token and a failing host: the error names
 // what failed, never the token.
 func TestErrors(t *testing.T) {
-	for _, kind := range []githostserver.Kind{githostserver.GitHub, githostserver.Gitea, githostserver.GitLab} {
+	for _, kind := range hostKinds {
 		t.Run(string(kind), func(t *testing.T) {
 			srv := githostserver.New(t, githostserver.Options{Kind: kind, Token: token, Groups: []string{"org"}})
 			h := newHost(t, srv, kind, "wrong-"+token)

@@ -1,7 +1,9 @@
 // Package githostserver owns the fakes of the Git hosts' REST APIs that
-// the provider bootstraps (weir bootstrap github|gitea|gitlab) talk to in
-// tests: GitHub's (/api/v3, as GitHub Enterprise Server serves it),
-// Gitea's (/api/v1) and GitLab's (/api/v4), each on 127.0.0.1 over TLS.
+// the provider bootstraps (weir bootstrap github|gitea|gitlab|
+// bitbucket-server) talk to in tests: GitHub's (/api/v3, as GitHub Enterprise Server serves it),
+// Gitea's (/api/v1), GitLab's (/api/v4) and Bitbucket Server's
+// (/rest/api/1.0 and /rest/keys/1.0, errors as {"errors":[{"message"}]}),
+// each on 127.0.0.1 over TLS.
 //
 // A Server keeps repositories, their deploy keys and team access in
 // memory, answers the endpoints bootstrap calls with the fields the real

@@ -22,6 +22,8 @@ const (
 	GitHub Kind = "github"
 	Gitea  Kind = "gitea"
 	GitLab Kind = "gitlab"
+	// BitbucketServer is Bitbucket Server (Data Center)'s REST API 1.0.
+	BitbucketServer Kind = "bitbucket-server"
 )
 
 // Options shape a Server.
@@ -52,9 +54,13 @@ type Options struct {
 
 // Request is one request as the server received it.
 type Request struct {
-	Method string         `json:"method"`
-	Path   string         `json:"path"`
-	Body   map[string]any `json:"body,omitempty"`
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	// Auth is how the request authenticated, the credential left out
+	// ("Bearer", "Basic <user>"); recorded for Bitbucket Server, whose
+	// API takes either.
+	Auth string         `json:"auth,omitempty"`
+	Body map[string]any `json:"body,omitempty"`
 }
 
 // Repo is a repository as the server stores it.
@@ -174,6 +180,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if len(body) > 0 {
 		_ = json.Unmarshal(body, &req.Body)
 	}
+	if s.opts.Kind == BitbucketServer {
+		req.Auth = authScheme(r)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests = append(s.requests, req)
@@ -183,12 +192,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !s.authorized(r) {
-		writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "Bad credentials"})
+		s.fail(w, http.StatusUnauthorized, "Bad credentials")
 		return
 	}
 	if code, ok := s.failures[r.Method+" "+r.URL.EscapedPath()]; ok {
 		delete(s.failures, r.Method+" "+r.URL.EscapedPath())
-		writeJSON(w, code, map[string]any{"message": http.StatusText(code)})
+		s.fail(w, code, http.StatusText(code))
 		return
 	}
 	switch s.opts.Kind {
@@ -198,7 +207,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.gitea(w, r.Method, segs, req.Body)
 	case GitLab:
 		s.gitlab(w, r.Method, segs, req.Body)
+	case BitbucketServer:
+		s.bitbucket(w, r, segs, req.Body)
 	}
+}
+
+// fail answers an error in the host's shape.
+func (s *Server) fail(w http.ResponseWriter, code int, msg string) {
+	if s.opts.Kind != BitbucketServer {
+		writeJSON(w, code, map[string]any{"message": msg})
+		return
+	}
+	if code == http.StatusUnauthorized {
+		msg = "Authentication failed. Please check your credentials and try again."
+	}
+	bitbucketErr(w, code, msg, "rest.ServiceException")
 }
 
 func (s *Server) authorized(r *http.Request) bool {
@@ -208,9 +231,25 @@ func (s *Server) authorized(r *http.Request) bool {
 		return tok == s.opts.Token || s.mintedLive(tok)
 	case Gitea:
 		return r.Header.Get("Authorization") == "token "+s.opts.Token
+	case BitbucketServer:
+		// An HTTP access token as a bearer token, or as the password of
+		// basic authentication.
+		if _, pass, ok := r.BasicAuth(); ok {
+			return pass == s.opts.Token
+		}
+		return r.Header.Get("Authorization") == "Bearer "+s.opts.Token
 	default:
 		return r.Header.Get("PRIVATE-TOKEN") == s.opts.Token
 	}
+}
+
+// authScheme is r's authentication without its secret.
+func authScheme(r *http.Request) string {
+	if user, _, ok := r.BasicAuth(); ok {
+		return "Basic " + user
+	}
+	scheme, _, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	return scheme
 }
 
 // mintedLive reports whether tok is an unexpired installation token; the
