@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/auth"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/devenv/testenv"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/s3server"
@@ -50,6 +51,7 @@ func startController(ctx context.Context, env *testenv.Env) (err error) {
 	}
 	return testenv.StartManager(ctx, env, func(mgr ctrl.Manager) error {
 		r := &Reconciler{Deps: testenv.SourceDeps(mgr, storage), TempDir: scratch}
+		r.Auth = &auth.Settings{ObjectLevel: true, Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Cache: auth.NewCache(100, time.Hour)}
 		return r.SetupWithManager(mgr, testenv.FastQueue)
 	})
 }
@@ -406,15 +408,10 @@ func TestUnsupportedProvidersStall(t *testing.T) {
 		sts                      *sourcev1.BucketSTSSpec
 		reason, message          string
 	}{
-		{name: "aws", provider: "aws", endpoint: "s3.amazonaws.com",
-			reason: sourcev1.InvalidProviderConfigurationReason, message: "provider 'aws' is not supported by weir yet"},
 		{name: "gcp", provider: "gcp", endpoint: "storage.googleapis.com",
 			reason: sourcev1.InvalidProviderConfigurationReason, message: "provider 'gcp' is not supported by weir yet"},
 		{name: "azure", provider: "azure", endpoint: "https://acct.blob.core.windows.net",
 			reason: sourcev1.InvalidProviderConfigurationReason, message: "provider 'azure' is not supported by weir yet"},
-		{name: "sts", provider: "generic", endpoint: "minio.example.com",
-			sts:    &sourcev1.BucketSTSSpec{Provider: "ldap", Endpoint: "https://ldap.example.com"},
-			reason: sourcev1.InvalidSTSConfigurationReason, message: "STS provider 'ldap' is not supported by weir yet"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
