@@ -112,7 +112,7 @@ func (r *Reconciler) download(ctx context.Context, obj *sourcev1.Bucket, out *ou
 // supported stalls the providers weir does not implement yet.
 func supported(obj *sourcev1.Bucket) error {
 	switch p := obj.Spec.Provider; p {
-	case "", sourcev1.BucketProviderGeneric, sourcev1.BucketProviderAmazon:
+	case "", sourcev1.BucketProviderGeneric, sourcev1.BucketProviderAmazon, sourcev1.BucketProviderGoogle:
 		return nil
 	default:
 		return &errs.Stalling{
@@ -133,6 +133,16 @@ func (r *Reconciler) upToDate(obj *sourcev1.Bucket, revision string) bool {
 // client builds the provider's client from the spec and the Secrets it
 // refers to.
 func (r *Reconciler) client(ctx context.Context, obj *sourcev1.Bucket) (*bucket.Client, error) {
+	switch obj.Spec.Provider {
+	case sourcev1.BucketProviderGoogle:
+		return r.gcsClient(ctx, obj)
+	default:
+		return r.s3Client(ctx, obj)
+	}
+}
+
+// s3Client builds the generic and aws providers' minio-go client.
+func (r *Reconciler) s3Client(ctx context.Context, obj *sourcev1.Bucket) (*bucket.Client, error) {
 	cfg := bucket.Config{Endpoint: obj.Spec.Endpoint, Insecure: obj.Spec.Insecure, Region: obj.Spec.Region}
 	if ref := obj.Spec.SecretRef; ref != nil {
 		s, err := r.secret(ctx, obj.Namespace, ref.Name)

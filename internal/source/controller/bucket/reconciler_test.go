@@ -408,8 +408,6 @@ func TestUnsupportedProvidersStall(t *testing.T) {
 		sts                      *sourcev1.BucketSTSSpec
 		reason, message          string
 	}{
-		{name: "gcp", provider: "gcp", endpoint: "storage.googleapis.com",
-			reason: sourcev1.InvalidProviderConfigurationReason, message: "provider 'gcp' is not supported by weir yet"},
 		{name: "azure", provider: "azure", endpoint: "https://acct.blob.core.windows.net",
 			reason: sourcev1.InvalidProviderConfigurationReason, message: "provider 'azure' is not supported by weir yet"},
 	}

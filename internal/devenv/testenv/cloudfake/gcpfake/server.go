@@ -1,6 +1,7 @@
 package gcpfake
 
 import (
+	"crypto/rsa"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -51,6 +52,7 @@ type Server struct {
 	mu   sync.Mutex
 	log  reqlog.Log[Request]
 	deny map[string]bool
+	keys map[string]*rsa.PublicKey // JSON keys, by email
 }
 
 // TokenLifetime is the lifetime of every access token the fake issues.
@@ -75,6 +77,7 @@ func Start(t testing.TB, opts Options) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/computeMetadata/v1/", s.metadata)
 	mux.HandleFunc("POST /v1/token", s.sts)
+	mux.HandleFunc("POST /token", s.token)
 	mux.HandleFunc("POST /v1/projects/-/serviceAccounts/{action}", s.generateAccessToken)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)

@@ -1,0 +1,62 @@
+package bucket
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/weir-gitops/weir/api/meta"
+	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/gcpfake"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/gcsserver"
+)
+
+// TestProviderGCP reads a GCS bucket with the controller's identity (the
+// GKE metadata server's token) and with a Secret's service account JSON
+// key; the server saw exactly those two bearer tokens. A Secret without
+// the key is Flux's AuthenticationFailed.
+func TestProviderGCP(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	fake := gcpfake.Start(t, gcpfake.Options{})
+	fake.Setenv(t)
+	const email = "reader@weir-project.iam.gserviceaccount.com"
+	srv := gcsserver.New(t, gcpfake.ControllerToken(), gcpfake.KeyToken(email))
+	srv.CreateBucket("manifests")
+	revision := revisionOf(map[string]string{"app/a.yaml": srv.PutObject(t, "manifests", "app/a.yaml", "a: 1\n")})
+	srv.PutObject(t, "manifests", "other/b.yaml", "b: 1\n")
+	f := &fixture{env: env, ns: ns}
+	f.createSecret(t, "gcp-key", map[string][]byte{"serviceaccount": fake.ServiceAccountKey(t, email)})
+	f.createSecret(t, "gcp-empty", map[string][]byte{"json": []byte("{}")})
+	bucket := func(name, secret string) *sourcev1.Bucket {
+		obj := &sourcev1.Bucket{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			Spec: sourcev1.BucketSpec{Provider: sourcev1.BucketProviderGoogle, BucketName: "manifests",
+				Endpoint: srv.Endpoint(), Insecure: true, Prefix: "app/", Interval: metav1.Duration{Duration: time.Hour}},
+		}
+		if secret != "" {
+			obj.Spec.SecretRef = &meta.LocalObjectReference{Name: secret}
+		}
+		return obj
+	}
+	controller, key := bucket("controller", ""), bucket("key", "gcp-key")
+	f.create(t, controller)
+	f.create(t, key)
+	waitReady(t, env, controller, revision)
+	waitReady(t, env, key, revision)
+	tokens := srv.Tokens()
+	slices.Sort(tokens)
+	if want := []string{gcpfake.KeyToken(email), gcpfake.ControllerToken()}; !slices.Equal(tokens, want) {
+		t.Errorf("bearer tokens %q, want %q", tokens, want)
+	}
+
+	empty := bucket("empty", "gcp-empty")
+	f.create(t, empty)
+	ready := env.WaitForFailure(t, empty, sourcev1.AuthenticationFailedReason)
+	if want := "invalid 'gcp-empty' secret data: required fields 'serviceaccount'"; ready.Message != want {
+		t.Errorf("message %q, want %q", ready.Message, want)
+	}
+}
