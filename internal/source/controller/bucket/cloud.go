@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"golang.org/x/oauth2"
 
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/auth"
+	azureauth "github.com/weir-gitops/weir/internal/auth/azure"
 	gcpauth "github.com/weir-gitops/weir/internal/auth/gcp"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 	"github.com/weir-gitops/weir/internal/source/bucket"
@@ -54,4 +58,59 @@ func clientErr(err error) error {
 		return r
 	}
 	return authErr(err)
+}
+
+// azureClient builds the azure provider's client: the Secret's forms
+// (Flux's order), else the cloud identity's Entra token for Blob Storage
+// (internal/auth/azure, cached).
+func (r *Reconciler) azureClient(ctx context.Context, obj *sourcev1.Bucket) (*bucket.Client, error) {
+	cfg := bucket.AzureConfig{Endpoint: obj.Spec.Endpoint, Insecure: obj.Spec.Insecure, IdentityClient: azureauth.Default.HTTPClient}
+	var err error
+	if cfg.Proxy, err = r.proxy(ctx, obj); err != nil {
+		return nil, err
+	}
+	if ref := obj.Spec.SecretRef; ref != nil {
+		s, err := r.secret(ctx, obj.Namespace, ref.Name)
+		if err != nil {
+			return nil, authErr(err)
+		}
+		if err := bucket.AzureValidateSecret(s.Name, s.Data); err != nil {
+			return nil, authErr(err)
+		}
+		cfg.SecretName, cfg.Secret = s.Name, s.Data
+	}
+	if !azureSecretCredential(cfg.Secret) {
+		id, err := r.identity(obj)
+		if err != nil {
+			return nil, err
+		}
+		t, err := azureauth.Default.AccessToken(ctx, id, r.Auth, bucket.AzureScope)
+		if err != nil {
+			return nil, authErr(fmt.Errorf("failed to get credentials from 'azure': %w", err))
+		}
+		cfg.Identity = staticCredential(t)
+	}
+	c, err := bucket.NewAzure(cfg)
+	if err != nil {
+		return nil, clientErr(err)
+	}
+	return c, nil
+}
+
+// azureSecretCredential reports whether the Secret names a credential of
+// its own (anything but authorityHost alone).
+func azureSecretCredential(data map[string][]byte) bool {
+	for _, k := range []string{bucket.AzureClientID, bucket.AzureAccountKey, bucket.AzureSASKey} {
+		if len(data[k]) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// staticCredential hands an access token already obtained to azblob.
+type staticCredential auth.Token
+
+func (t staticCredential) GetToken(context.Context, policy.TokenRequestOptions) (azcore.AccessToken, error) {
+	return azcore.AccessToken{Token: t.Value, ExpiresOn: t.ExpiresAt}, nil
 }

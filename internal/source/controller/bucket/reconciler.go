@@ -109,17 +109,23 @@ func (r *Reconciler) download(ctx context.Context, obj *sourcev1.Bucket, out *ou
 	return r.fetchAndStore(ctx, obj, out.client, out.index, out.ignore, out)
 }
 
-// supported stalls the providers weir does not implement yet.
+// supported stalls a provider the API does not know and a spec.sts its
+// provider does not take, with Flux's messages.
 func supported(obj *sourcev1.Bucket) error {
-	switch p := obj.Spec.Provider; p {
-	case "", sourcev1.BucketProviderGeneric, sourcev1.BucketProviderAmazon, sourcev1.BucketProviderGoogle:
-		return nil
+	p := obj.Spec.Provider
+	switch p {
+	case "":
+		p = sourcev1.BucketProviderGeneric
+	case sourcev1.BucketProviderGeneric, sourcev1.BucketProviderAmazon, sourcev1.BucketProviderGoogle, sourcev1.BucketProviderAzure:
 	default:
-		return &errs.Stalling{
-			Err:    fmt.Errorf("provider '%s' is not supported by weir yet", p),
-			Reason: sourcev1.InvalidProviderConfigurationReason,
+		return &errs.Stalling{Err: fmt.Errorf("unsupported Bucket provider '%s'", p), Reason: sourcev1.InvalidProviderConfigurationReason}
+	}
+	if sts := obj.Spec.STS; sts != nil {
+		if err := validateSTS(p, sts); err != nil {
+			return &errs.Stalling{Err: err, Reason: sourcev1.InvalidSTSConfigurationReason}
 		}
 	}
+	return nil
 }
 
 // upToDate reports whether the stored artifact holds the listed index, so
@@ -136,6 +142,8 @@ func (r *Reconciler) client(ctx context.Context, obj *sourcev1.Bucket) (*bucket.
 	switch obj.Spec.Provider {
 	case sourcev1.BucketProviderGoogle:
 		return r.gcsClient(ctx, obj)
+	case sourcev1.BucketProviderAzure:
+		return r.azureClient(ctx, obj)
 	default:
 		return r.s3Client(ctx, obj)
 	}
@@ -193,7 +201,9 @@ func (r *Reconciler) proxy(ctx context.Context, obj *sourcev1.Bucket) (*url.URL,
 	return u, nil
 }
 
-func authErr(err error) error { return &errs.Generic{Err: err, Reason: sourcev1.AuthenticationFailedReason} }
+func authErr(err error) error {
+	return &errs.Generic{Err: err, Reason: sourcev1.AuthenticationFailedReason}
+}
 
 func (r *Reconciler) secret(ctx context.Context, namespace, name string) (*corev1.Secret, error) {
 	var s corev1.Secret

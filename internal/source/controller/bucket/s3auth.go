@@ -27,12 +27,7 @@ func (r *Reconciler) s3Auth(ctx context.Context, obj *sourcev1.Bucket, cfg *buck
 	if provider == "" {
 		provider = sourcev1.BucketProviderGeneric
 	}
-	sts := obj.Spec.STS
-	if sts != nil {
-		if err := validateSTS(provider, sts); err != nil {
-			return &errs.Stalling{Err: err, Reason: sourcev1.InvalidSTSConfigurationReason}
-		}
-	}
+	sts := obj.Spec.STS // checked by supported
 	switch {
 	case provider == sourcev1.BucketProviderAmazon:
 		if cfg.Endpoint == "" {
