@@ -48,12 +48,8 @@ func newS3Store(cfg Config) (*s3Store, error) {
 	if cfg.Proxy != nil {
 		transport.Proxy = http.ProxyURL(cfg.Proxy)
 	}
-	creds, err := s3Credentials(cfg)
-	if err != nil {
-		return nil, err
-	}
 	mc, err := minio.New(host, &minio.Options{
-		Creds: creds, Secure: secure, Region: cfg.Region, Transport: transport, MaxRetries: maxRetries,
+		Creds: s3Credentials(cfg), Secure: secure, Region: cfg.Region, Transport: transport, MaxRetries: maxRetries,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: endpoint '%s': %w", ErrInvalidConfig, cfg.Endpoint, err)
@@ -63,11 +59,11 @@ func newS3Store(cfg Config) (*s3Store, error) {
 
 // s3Credentials picks what signs the requests: the static (or STS-issued)
 // keys, else MinIO's LDAP STS, else nothing.
-func s3Credentials(cfg Config) (*credentials.Credentials, error) {
+func s3Credentials(cfg Config) *credentials.Credentials {
 	switch {
 	case cfg.Credentials != nil:
 		c := cfg.Credentials
-		return credentials.NewStaticV4(c.AccessKey, c.SecretKey, c.SessionToken), nil
+		return credentials.NewStaticV4(c.AccessKey, c.SecretKey, c.SessionToken)
 	case cfg.LDAP != nil:
 		l := cfg.LDAP
 		transport := http.DefaultTransport.(*http.Transport).Clone()
@@ -80,9 +76,9 @@ func s3Credentials(cfg Config) (*credentials.Credentials, error) {
 		return credentials.New(&credentials.LDAPIdentity{
 			Client: &http.Client{Transport: transport}, STSEndpoint: l.Endpoint,
 			LDAPUsername: l.Username, LDAPPassword: l.Password,
-		}), nil
+		})
 	default:
-		return credentials.NewStaticV4("", "", ""), nil
+		return credentials.NewStaticV4("", "", "")
 	}
 }
 

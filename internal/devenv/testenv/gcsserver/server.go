@@ -61,7 +61,9 @@ func (s *Server) Tokens() []string {
 }
 
 // CreateBucket makes an empty bucket.
-func (s *Server) CreateBucket(name string) { s.gcs.CreateBucket(name) }
+func (s *Server) CreateBucket(name string) {
+	s.gcs.CreateBucketWithOpts(fakestorage.CreateBucketOpts{Name: name})
+}
 
 // PutObject stores content at key and returns the ETag listings report.
 func (s *Server) PutObject(t testing.TB, bucket, key, content string) string {
