@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/oauth2"
 
-	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/gcpfake"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/gcpkms"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/gcsserver"
 	"github.com/weir-gitops/weir/internal/source/artifact"
 )
@@ -18,9 +18,12 @@ import (
 // (the cloud identity); another token is refused.
 func TestGCS(t *testing.T) {
 	ctx := context.Background()
-	fake := gcpfake.Start(t, gcpfake.Options{})
+	keys := gcpkms.New(t) // its token endpoint exchanges the JSON keys it makes
 	const email = "reader@weir-project.iam.gserviceaccount.com"
-	srv := gcsserver.New(t, gcpfake.KeyToken(email), "ya29.identity")
+	srv := gcsserver.New(t, func(token string) bool {
+		who, ok := keys.Principal(token)
+		return ok && who == email || token == "ya29.identity"
+	})
 	srv.CreateBucket("manifests")
 	etags := map[string]string{
 		"apps/a.yaml": srv.PutObject(t, "manifests", "apps/a.yaml", "a: 1\n"),
@@ -30,7 +33,7 @@ func TestGCS(t *testing.T) {
 	srv.PutObject(t, "manifests", "other/c.yaml", "c: 1\n")
 
 	for name, cfg := range map[string]GCSConfig{
-		"json key": {ServiceAccountKey: fake.ServiceAccountKey(t, email)},
+		"json key": {ServiceAccountKey: keys.AddServiceAccount(t, email)},
 		"identity": {Token: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "ya29.identity"})},
 	} {
 		t.Run(name, func(t *testing.T) {

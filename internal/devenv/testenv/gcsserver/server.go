@@ -24,20 +24,26 @@ type Server struct {
 	gcs  *fakestorage.Server
 	addr string
 
-	mu      sync.Mutex
-	allowed []string
-	seen    []string
+	accept func(token string) bool
+
+	mu   sync.Mutex
+	seen []string
 }
 
-// New starts a Server that accepts the given bearer tokens, and stops it
-// when the test ends.
-func New(t testing.TB, tokens ...string) *Server {
+// Accept accepts exactly the given tokens.
+func Accept(tokens ...string) func(string) bool {
+	return func(token string) bool { return slices.Contains(tokens, token) }
+}
+
+// New starts a Server that accepts the bearer tokens accept says yes to,
+// and stops it when the test ends.
+func New(t testing.TB, accept func(token string) bool) *Server {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{addr: l.Addr().String(), allowed: tokens}
+	s := &Server{addr: l.Addr().String(), accept: accept}
 	// PublicHost makes fake-gcs-server answer the XML reads
 	// (/<bucket>/<object>) on this address.
 	s.gcs, err = fakestorage.NewServerWithOptions(fakestorage.Options{NoListener: true, PublicHost: s.addr, Scheme: "http"})
@@ -87,8 +93,8 @@ func (s *Server) check(next http.Handler) http.Handler {
 		if token != "" && !slices.Contains(s.seen, token) {
 			s.seen = append(s.seen, token)
 		}
-		ok := slices.Contains(s.allowed, token)
 		s.mu.Unlock()
+		ok := token != "" && s.accept(token)
 		if !ok {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusUnauthorized)

@@ -1,7 +1,6 @@
 package gcpfake
 
 import (
-	"crypto/rsa"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -52,7 +51,6 @@ type Server struct {
 	mu   sync.Mutex
 	log  reqlog.Log[Request]
 	deny map[string]bool
-	keys map[string]*rsa.PublicKey // JSON keys, by email
 }
 
 // TokenLifetime is the lifetime of every access token the fake issues.
@@ -77,7 +75,6 @@ func Start(t testing.TB, opts Options) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/computeMetadata/v1/", s.metadata)
 	mux.HandleFunc("POST /v1/token", s.sts)
-	mux.HandleFunc("POST /token", s.token)
 	mux.HandleFunc("POST /v1/projects/-/serviceAccounts/{action}", s.generateAccessToken)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
