@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/weir-gitops/weir/api/meta"
@@ -75,5 +76,40 @@ func TestProviderAzure(t *testing.T) {
 	want := "invalid 'az-none' secret data: requires a 'clientId' or 'accountKey' field, a combination of 'tenantId', 'clientId' and 'clientSecret', or 'tenantId', 'clientId' and 'clientCertificate'"
 	if ready.Message != want {
 		t.Errorf("message %q, want %q", ready.Message, want)
+	}
+}
+
+// TestProviderAzureWorkloadIdentity reads the container as a
+// ServiceAccount mapped to an Entra application: its TokenRequest token
+// is the client assertion, and the Blob service sees that application's
+// token for Blob Storage.
+func TestProviderAzureWorkloadIdentity(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	entra := azurefake.Start(t)
+	entra.SetenvAuthority(t)
+	saved := azure.Default.HTTPClient
+	azure.Default.HTTPClient = entra.Client()
+	t.Cleanup(func() { azure.Default.HTTPClient = saved })
+	const client = "11111111-2222-3333-4444-555555555555"
+	token := azurefake.AccessToken(client, bucket.AzureScope)
+	srv := azureblob.New(t, azureblob.Options{Tokens: []string{token}})
+	srv.CreateContainer("manifests")
+	e := srv.PutBlob("manifests", "a.yaml", "a: 1\n")
+	revision := revisionOf(map[string]string{"a.yaml": bucket.AzureETag(&e)})
+	f := &fixture{env: env, ns: ns}
+	f.create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "team-a", Namespace: ns,
+		Annotations: map[string]string{azure.TenantIDAnnotation: "weir-tenant", azure.ClientIDAnnotation: client}}})
+	obj := &sourcev1.Bucket{
+		ObjectMeta: metav1.ObjectMeta{Name: "team-a", Namespace: ns},
+		Spec: sourcev1.BucketSpec{Provider: sourcev1.BucketProviderAzure, BucketName: "manifests", Endpoint: srv.Endpoint(),
+			Insecure: true, ServiceAccountName: "team-a", Interval: metav1.Duration{Duration: time.Hour}},
+	}
+	f.create(t, obj)
+	waitReady(t, env, obj, revision)
+	for _, a := range srv.Auths() {
+		if a != "bearer "+token {
+			t.Errorf("a request authorized as %q, want the application's token", a)
+		}
 	}
 }

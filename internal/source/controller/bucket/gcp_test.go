@@ -5,10 +5,12 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/auth/gcp"
 	"github.com/weir-gitops/weir/internal/devenv/testenv"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/gcpfake"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/gcpkms"
@@ -60,5 +62,45 @@ func TestProviderGCP(t *testing.T) {
 	ready := env.WaitForFailure(t, empty, sourcev1.AuthenticationFailedReason)
 	if want := "invalid 'gcp-empty' secret data: required fields 'serviceaccount'"; ready.Message != want {
 		t.Errorf("message %q, want %q", ready.Message, want)
+	}
+}
+
+// TestProviderGCPObjectLevel reads the bucket as a ServiceAccount that
+// impersonates a Google service account: Google STS exchanges its
+// TokenRequest token, IAM Credentials impersonates, and GCS sees the
+// impersonated token; a second reconcile exchanges nothing.
+func TestProviderGCPObjectLevel(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	fake := gcpfake.Start(t, gcpfake.Options{})
+	fake.Setenv(t)
+	sts, iam := gcp.Default.STSURL, gcp.Default.IAMCredentialsURL
+	gcp.Default.STSURL, gcp.Default.IAMCredentialsURL = fake.URL+"/v1/token", fake.URL
+	t.Cleanup(func() { gcp.Default.STSURL, gcp.Default.IAMCredentialsURL = sts, iam })
+	const email = "tenant-a@weir-project.iam.gserviceaccount.com"
+	srv := gcsserver.New(t, gcsserver.Accept(gcpfake.ImpersonatedToken(email)))
+	srv.CreateBucket("manifests")
+	revision := revisionOf(map[string]string{"a.yaml": srv.PutObject(t, "manifests", "a.yaml", "a: 1\n")})
+	f := &fixture{env: env, ns: ns}
+	f.create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "tenant-a", Namespace: ns,
+		Annotations: map[string]string{gcp.ServiceAccountAnnotation: email}}})
+	obj := &sourcev1.Bucket{
+		ObjectMeta: metav1.ObjectMeta{Name: "tenant-a", Namespace: ns},
+		Spec: sourcev1.BucketSpec{Provider: sourcev1.BucketProviderGoogle, BucketName: "manifests", Endpoint: srv.Endpoint(),
+			Insecure: true, ServiceAccountName: "tenant-a", Interval: metav1.Duration{Duration: time.Hour}},
+	}
+	f.create(t, obj)
+	waitReady(t, env, obj, revision)
+	if tokens := srv.Tokens(); !slices.Equal(tokens, []string{gcpfake.ImpersonatedToken(email)}) {
+		t.Errorf("bearer tokens %q, want the impersonated one only", tokens)
+	}
+	exchanges := fake.Count("/v1/")
+	if exchanges == 0 {
+		t.Fatal("no STS or IAM Credentials call")
+	}
+	env.RequestReconcile(t, obj)
+	env.WaitHandled(t, obj)
+	if n := fake.Count("/v1/"); n != exchanges {
+		t.Errorf("a second reconcile made %d more exchanges, want none (cached)", n-exchanges)
 	}
 }
