@@ -24,15 +24,12 @@ func (r *Reconciler) gcsClient(ctx context.Context, obj *sourcev1.Bucket) (*buck
 	if cfg.Proxy, err = r.proxy(ctx, obj); err != nil {
 		return nil, err
 	}
-	if ref := obj.Spec.SecretRef; ref != nil {
-		s, err := r.secret(ctx, obj.Namespace, ref.Name)
-		if err != nil {
-			return nil, authErr(err)
-		}
-		if err := bucket.GCSValidateSecret(s.Name, s.Data); err != nil {
-			return nil, authErr(err)
-		}
-		cfg.ServiceAccountKey = s.Data[bucket.SecretGCPServiceAccount]
+	_, data, err := r.providerSecret(ctx, obj, bucket.GCSValidateSecret)
+	if err != nil {
+		return nil, err
+	}
+	if data != nil {
+		cfg.ServiceAccountKey = data[bucket.SecretGCPServiceAccount]
 	} else {
 		id, err := r.identity(obj)
 		if err != nil {
@@ -49,6 +46,24 @@ func (r *Reconciler) gcsClient(ctx context.Context, obj *sourcev1.Bucket) (*buck
 		return nil, clientErr(err)
 	}
 	return c, nil
+}
+
+// providerSecret reads spec.secretRef, when set, and checks it with the
+// provider's validate (Flux's messages); nil data when there is none.
+func (r *Reconciler) providerSecret(ctx context.Context, obj *sourcev1.Bucket,
+	validate func(name string, data map[string][]byte) error) (string, map[string][]byte, error) {
+	ref := obj.Spec.SecretRef
+	if ref == nil {
+		return "", nil, nil
+	}
+	s, err := r.secret(ctx, obj.Namespace, ref.Name)
+	if err != nil {
+		return "", nil, authErr(err)
+	}
+	if err := validate(s.Name, s.Data); err != nil {
+		return "", nil, authErr(err)
+	}
+	return s.Name, s.Data, nil
 }
 
 // clientErr is a client that cannot be built: a bad endpoint stalls, a
@@ -69,15 +84,8 @@ func (r *Reconciler) azureClient(ctx context.Context, obj *sourcev1.Bucket) (*bu
 	if cfg.Proxy, err = r.proxy(ctx, obj); err != nil {
 		return nil, err
 	}
-	if ref := obj.Spec.SecretRef; ref != nil {
-		s, err := r.secret(ctx, obj.Namespace, ref.Name)
-		if err != nil {
-			return nil, authErr(err)
-		}
-		if err := bucket.AzureValidateSecret(s.Name, s.Data); err != nil {
-			return nil, authErr(err)
-		}
-		cfg.SecretName, cfg.Secret = s.Name, s.Data
+	if cfg.SecretName, cfg.Secret, err = r.providerSecret(ctx, obj, bucket.AzureValidateSecret); err != nil {
+		return nil, err
 	}
 	if !azureSecretCredential(cfg.Secret) {
 		id, err := r.identity(obj)
