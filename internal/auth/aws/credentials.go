@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	corev1 "k8s.io/api/core/v1"
 
@@ -51,6 +52,8 @@ type subject struct {
 	id      auth.Identity
 	sa      *corev1.ServiceAccount
 	roleARN string
+	// stsEndpoint overrides the STS endpoint when set.
+	stsEndpoint string
 }
 
 // resolve reads the identity's ServiceAccount and role ARN (none for the
@@ -84,10 +87,19 @@ func (sub subject) key() string {
 // Credentials returns the AWS credentials of id for calls in region,
 // cached under a key naming the identity, its role and the region.
 func Credentials(ctx context.Context, s *auth.Settings, id auth.Identity, region string) (aws.Credentials, error) {
+	return CredentialsWithSTS(ctx, s, id, region, "")
+}
+
+// CredentialsWithSTS is Credentials with the STS endpoint a Bucket's
+// spec.sts names (empty: the SDK's, or AWS_ENDPOINT_URL_STS): the web
+// identity exchange of the controller (IRSA) and of a ServiceAccount both
+// go there. The endpoint is part of the cache key.
+func CredentialsWithSTS(ctx context.Context, s *auth.Settings, id auth.Identity, region, stsEndpoint string) (aws.Credentials, error) {
 	sub, err := resolve(ctx, s, id)
 	if err != nil {
 		return aws.Credentials{}, err
 	}
+	sub.stsEndpoint = stsEndpoint
 	return credentials(ctx, s, sub, region)
 }
 
@@ -96,7 +108,11 @@ func credentials(ctx context.Context, s *auth.Settings, sub subject, region stri
 	if s != nil {
 		cache = s.Cache
 	}
-	t, err := cache.Get(ctx, sub.key()+"|credentials|region="+region, func(ctx context.Context) (auth.Token, error) {
+	key := sub.key() + "|credentials|region=" + region
+	if sub.stsEndpoint != "" {
+		key += "|sts=" + sub.stsEndpoint
+	}
+	t, err := cache.Get(ctx, key, func(ctx context.Context) (auth.Token, error) {
 		c, err := exchange(ctx, s, sub, region)
 		if err != nil {
 			return auth.Token{}, err
@@ -113,7 +129,7 @@ func credentials(ctx context.Context, s *auth.Settings, sub subject, region stri
 // STS AssumeRoleWithWebIdentity for a ServiceAccount.
 func exchange(ctx context.Context, s *auth.Settings, sub subject, region string) (aws.Credentials, error) {
 	if sub.sa == nil {
-		cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(region))
+		cfg, err := controllerConfig(ctx, region, sub.stsEndpoint)
 		if err == nil {
 			var c aws.Credentials
 			if c, err = cfg.Credentials.Retrieve(ctx); err == nil {
@@ -133,14 +149,43 @@ func exchange(ctx context.Context, s *auth.Settings, sub subject, region string)
 	return c, nil
 }
 
+// controllerConfig is the SDK's default configuration; with an STS
+// endpoint, the web identity exchange of its credential chain goes there.
+func controllerConfig(ctx context.Context, region, stsEndpoint string) (aws.Config, error) {
+	opts := []func(*config.LoadOptions) error{config.WithRegion(region)}
+	if stsEndpoint != "" {
+		client, err := stsClient(ctx, region, stsEndpoint)
+		if err != nil {
+			return aws.Config{}, err
+		}
+		opts = append(opts, config.WithWebIdentityRoleCredentialOptions(func(o *stscreds.WebIdentityRoleOptions) {
+			o.Client = client
+		}))
+	}
+	return config.LoadDefaultConfig(ctx, opts...)
+}
+
+// stsClient is an unsigned STS client, at endpoint when set.
+func stsClient(ctx context.Context, region, endpoint string) (*sts.Client, error) {
+	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(region), config.WithCredentialsProvider(aws.AnonymousCredentials{}))
+	if err != nil {
+		return nil, fmt.Errorf("failed to load AWS configuration: %w", err)
+	}
+	return sts.NewFromConfig(cfg, func(o *sts.Options) {
+		if endpoint != "" {
+			o.BaseEndpoint = aws.String(endpoint)
+		}
+	}), nil
+}
+
 // assumeRole presents a ServiceAccount token to STS. The call is
 // unsigned: the token is the proof.
 func assumeRole(ctx context.Context, sub subject, region, webIdentity string) (aws.Credentials, error) {
-	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(region), config.WithCredentialsProvider(aws.AnonymousCredentials{}))
+	client, err := stsClient(ctx, region, sub.stsEndpoint)
 	if err != nil {
-		return aws.Credentials{}, fmt.Errorf("failed to load AWS configuration: %w", err)
+		return aws.Credentials{}, err
 	}
-	out, err := sts.NewFromConfig(cfg).AssumeRoleWithWebIdentity(ctx, &sts.AssumeRoleWithWebIdentityInput{
+	out, err := client.AssumeRoleWithWebIdentity(ctx, &sts.AssumeRoleWithWebIdentityInput{
 		RoleArn:          aws.String(sub.roleARN),
 		RoleSessionName:  aws.String(sessionName(sub.sa, region)),
 		WebIdentityToken: aws.String(webIdentity),

@@ -6,13 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"strings"
-
-	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
-	"github.com/minio/minio-go/v7/pkg/s3utils"
 
 	"github.com/weir-gitops/weir/internal/source/artifact"
 )
@@ -57,8 +52,12 @@ type Config struct {
 	// Region is sent with every request; empty lets minio-go ask the
 	// endpoint for the bucket's location.
 	Region string
-	// Credentials sign requests (SigV4); nil sends them anonymous.
+	// Credentials sign requests (SigV4); nil sends them anonymous unless
+	// LDAP is set.
 	Credentials *Credentials
+	// LDAP, when set and Credentials is nil, obtains temporary credentials
+	// from MinIO's STS (spec.sts.provider ldap).
+	LDAP *LDAPConfig
 	// TLS replaces the system's TLS client settings for HTTPS.
 	TLS *tls.Config
 	// Proxy, when set, carries every request; otherwise the usual
@@ -66,38 +65,20 @@ type Config struct {
 	Proxy *url.URL
 }
 
-// Client lists and downloads the objects of buckets on one endpoint.
+// Client lists and downloads the objects of buckets on one endpoint,
+// through a provider's Store.
 type Client struct {
-	mc *minio.Client
+	store Store
 }
 
-// New validates cfg and returns a client; it makes no request.
+// New validates cfg and returns a client for an S3 endpoint (the generic
+// and aws providers); it makes no request.
 func New(cfg Config) (*Client, error) {
-	host, secure, err := endpointHost(cfg.Endpoint, cfg.Insecure)
+	s, err := newS3Store(cfg)
 	if err != nil {
 		return nil, err
 	}
-	transport, err := minio.DefaultTransport(secure)
-	if err != nil {
-		return nil, fmt.Errorf("failed to create transport: %w", err)
-	}
-	if secure && cfg.TLS != nil {
-		transport.TLSClientConfig = cfg.TLS.Clone()
-	}
-	if cfg.Proxy != nil {
-		transport.Proxy = http.ProxyURL(cfg.Proxy)
-	}
-	creds := credentials.NewStaticV4("", "", "")
-	if cfg.Credentials != nil {
-		creds = credentials.NewStaticV4(cfg.Credentials.AccessKey, cfg.Credentials.SecretKey, "")
-	}
-	mc, err := minio.New(host, &minio.Options{
-		Creds: creds, Secure: secure, Region: cfg.Region, Transport: transport, MaxRetries: maxRetries,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%w: endpoint '%s': %w", ErrInvalidConfig, cfg.Endpoint, err)
-	}
-	return &Client{mc: mc}, nil
+	return NewClient(s), nil
 }
 
 // endpointHost splits a spec.endpoint into the host minio-go wants and
@@ -143,7 +124,7 @@ type Listing struct {
 // finds the root .sourceignore (from the listing when the prefix covers
 // it, with a HEAD otherwise). It downloads nothing.
 func (c *Client) List(ctx context.Context, bucketName, prefix string) (*Listing, error) {
-	exists, err := c.mc.BucketExists(ctx, bucketName)
+	exists, err := c.store.BucketExists(ctx, bucketName)
 	if err != nil {
 		return nil, fmt.Errorf("failed to confirm existence of '%s' bucket: %w", bucketName, err)
 	}
@@ -151,32 +132,31 @@ func (c *Client) List(ctx context.Context, bucketName, prefix string) (*Listing,
 		return nil, fmt.Errorf("bucket '%s' %w", bucketName, ErrBucketNotFound)
 	}
 	l := &Listing{}
-	opts := minio.ListObjectsOptions{
-		Recursive: true, Prefix: prefix,
-		// Google's S3 interoperability API only speaks ListObjects V1.
-		UseV1: s3utils.IsGoogleEndpoint(*c.mc.EndpointURL()),
-	}
-	for o := range c.mc.ListObjects(ctx, bucketName, opts) {
-		if o.Err != nil {
-			return nil, fmt.Errorf("listing objects from bucket '%s' failed: %w", bucketName, o.Err)
-		}
+	err = c.store.ListObjects(ctx, bucketName, prefix, func(obj Object) error {
 		if len(l.Objects) == maxObjects {
-			return nil, fmt.Errorf("%w: bucket '%s' lists more than %d objects", ErrTooLarge, bucketName, maxObjects)
+			return fmt.Errorf("%w: bucket '%s' lists more than %d objects", ErrTooLarge, bucketName, maxObjects)
 		}
-		obj := Object{Key: o.Key, ETag: o.ETag, Size: o.Size}
-		if o.Key == artifact.SourceIgnoreFile {
-			l.IgnoreFile = &obj
+		if obj.Key == artifact.SourceIgnoreFile {
+			o := obj
+			l.IgnoreFile = &o
 		}
 		l.Objects = append(l.Objects, obj)
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, ErrTooLarge) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("listing objects from bucket '%s' failed: %w", bucketName, err)
 	}
 	if strings.HasPrefix(artifact.SourceIgnoreFile, prefix) {
 		return l, nil
 	}
-	info, err := c.mc.StatObject(ctx, bucketName, artifact.SourceIgnoreFile, minio.StatObjectOptions{})
+	info, err := c.store.StatObject(ctx, bucketName, artifact.SourceIgnoreFile)
 	switch {
 	case err == nil:
-		l.IgnoreFile = &Object{Key: info.Key, ETag: info.ETag, Size: info.Size}
-	case !isNotFound(err):
+		l.IgnoreFile = &info
+	case !errors.Is(err, ErrObjectNotFound):
 		return nil, fmt.Errorf("failed to get Etag for '%s' object: %w", artifact.SourceIgnoreFile, err)
 	}
 	return l, nil
@@ -184,7 +164,7 @@ func (c *Client) List(ctx context.Context, bucketName, prefix string) (*Listing,
 
 // ReadIgnoreFile downloads the .sourceignore object obj (1 MiB at most).
 func (c *Client) ReadIgnoreFile(ctx context.Context, bucketName string, obj Object) (string, error) {
-	o, err := c.mc.GetObject(ctx, bucketName, obj.Key, minio.GetObjectOptions{})
+	o, _, err := c.store.GetObject(ctx, bucketName, obj.Key)
 	if err != nil {
 		return "", fmt.Errorf("failed to get '%s' object: %w", obj.Key, err)
 	}
@@ -197,10 +177,4 @@ func (c *Client) ReadIgnoreFile(ctx context.Context, bucketName string, obj Obje
 		return "", fmt.Errorf("%w: '%s' object is larger than %d bytes", ErrTooLarge, obj.Key, maxIgnoreFileSize)
 	}
 	return string(b), nil
-}
-
-// isNotFound reports S3's "no such key" answers (HEAD gets a bare 404).
-func isNotFound(err error) bool {
-	r := minio.ToErrorResponse(err)
-	return r.Code == minio.NoSuchKey || r.StatusCode == http.StatusNotFound && r.Code != minio.NoSuchBucket
 }

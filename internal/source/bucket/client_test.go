@@ -218,11 +218,11 @@ func TestListErrors(t *testing.T) {
 		is     error
 	}{
 		{
-			name: "wrong secret key", cfg: Config{Credentials: &Credentials{"weir", "guess"}}, bucket: "bkt",
+			name: "wrong secret key", cfg: Config{Credentials: &Credentials{AccessKey: "weir", SecretKey: "guess"}}, bucket: "bkt",
 			want: []string{"failed to confirm existence of 'bkt' bucket", "signature"},
 		},
 		{
-			name: "unknown access key", cfg: Config{Credentials: &Credentials{"who", "s3cret"}}, bucket: "bkt",
+			name: "unknown access key", cfg: Config{Credentials: &Credentials{AccessKey: "who", SecretKey: "s3cret"}}, bucket: "bkt",
 			want: []string{"failed to confirm existence of 'bkt' bucket", "Access Key Id"},
 		},
 		{

@@ -1,6 +1,7 @@
-// Package bucket owns the S3 side of a Bucket source: reaching an
-// S3-compatible endpoint with minio-go (the generic provider), listing a
-// bucket into an object index, turning the index into Flux's revision, and
+// Package bucket owns the storage side of a Bucket source: reaching the
+// provider's object store through a Store (S3 with minio-go for the
+// generic and aws providers, Google Cloud Storage, Azure Blob Storage),
+// listing a bucket into an object index, turning the index into Flux's revision, and
 // downloading the indexed objects into a directory without letting a key
 // write anywhere else.
 //

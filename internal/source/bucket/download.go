@@ -11,7 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/minio/minio-go/v7"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -102,18 +101,14 @@ type downloader struct {
 }
 
 func (d *downloader) fetch(ctx context.Context, obj Object) error {
-	o, err := d.client.mc.GetObject(ctx, d.bucket, obj.Key, minio.GetObjectOptions{})
+	o, info, err := d.client.store.GetObject(ctx, d.bucket, obj.Key)
+	if errors.Is(err, ErrObjectNotFound) {
+		return nil // disappeared since the listing: left out, as in Flux
+	}
 	if err != nil {
 		return fmt.Errorf("failed to get '%s' object: %w", obj.Key, err)
 	}
 	defer o.Close()
-	info, err := o.Stat() // sends the GET; the body follows on Read
-	if err != nil {
-		if isNotFound(err) {
-			return nil // disappeared since the listing: left out, as in Flux
-		}
-		return fmt.Errorf("failed to get '%s' object: %w", obj.Key, err)
-	}
 	if err := d.write(obj.Key, o); err != nil {
 		return err
 	}

@@ -27,9 +27,12 @@ const (
 	ProxyPassword = "password"
 )
 
-// Credentials are a static S3 key pair. String never prints the secret key.
+// Credentials are an S3 key pair, with the session token of temporary
+// (STS-issued) credentials. String never prints the secret key or token.
 type Credentials struct {
 	AccessKey, SecretKey string
+	// SessionToken goes with keys an STS issued (X-Amz-Security-Token).
+	SessionToken string
 }
 
 // String names the access key only.

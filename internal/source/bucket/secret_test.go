@@ -21,7 +21,7 @@ func TestCredentialsFromSecret(t *testing.T) {
 		want    *Credentials
 		wantErr string
 	}{
-		{"both keys", map[string][]byte{"accesskey": []byte("a"), "secretkey": []byte("s")}, &Credentials{"a", "s"}, ""},
+		{"both keys", map[string][]byte{"accesskey": []byte("a"), "secretkey": []byte("s")}, &Credentials{AccessKey: "a", SecretKey: "s"}, ""},
 		{"empty values are anonymous", map[string][]byte{"accesskey": nil, "secretkey": nil}, nil, ""},
 		{"missing secretkey", map[string][]byte{"accesskey": []byte("a")}, nil,
 			"invalid 'creds' secret data: required fields 'accesskey' and 'secretkey'"},

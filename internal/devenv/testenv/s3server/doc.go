@@ -9,11 +9,16 @@
 // # Authentication
 //
 // gofakes3 accepts every request and checks no signature. When
-// Options.AccessKey is set, this package puts its own verifier in front of
+// Options.AccessKey or Options.Keys is set, this package puts its own verifier in front of
 // it: every request must carry an "Authorization: AWS4-HMAC-SHA256 …"
 // header whose Signature is the AWS Signature Version 4 of the request
 // (method, path, query, the signed headers, the X-Amz-Content-Sha256 value)
-// under the configured secret key. Failures are answered the way S3 answers
+// under the secret key of its access key id (Options.AccessKey's, or what
+// Options.Keys answers: an STS fake's issued credentials). Temporary
+// credentials must come with their session token in a signed
+// X-Amz-Security-Token header, else InvalidToken. AccessKeys lists the
+// access keys of the requests accepted, so a test proves which
+// credentials reached S3. Failures are answered the way S3 answers
 // them, with status 403 and the codes minio-go and the AWS SDKs know:
 // AccessDenied (no or unsupported authorization), InvalidAccessKeyId
 // (another access key), SignatureDoesNotMatch (wrong secret key or altered
@@ -23,7 +28,7 @@
 // request body against X-Amz-Content-Sha256, the per-chunk signatures of
 // aws-chunked (streaming) uploads (only their seed signature in the header
 // is verified), presigned URLs (query-string signatures are treated as
-// anonymous and refused), Signature Version 2, session tokens, and whether
+// anonymous and refused), Signature Version 2, and whether
 // the region in the credential scope is the bucket's. Request times are
 // checked by gofakes3 itself (15 minutes of skew).
 //

@@ -23,6 +23,11 @@ type Options struct {
 	// AccessKey and SecretKey, when AccessKey is set, make every request
 	// require an AWS Signature Version 4 made with them (see doc.go).
 	AccessKey, SecretKey string
+	// Keys, when set, is the set of key pairs the server accepts (in
+	// addition to AccessKey): it answers a request's access key id with
+	// the secret key and the session token that must come with it (empty
+	// for long-term keys). An STS fake's issued credentials plug in here.
+	Keys func(accessKeyID string) (secretKey, sessionToken string, ok bool)
 	// TLS serves HTTPS with a self-signed certificate; see CAPEM.
 	TLS bool
 }
@@ -48,15 +53,35 @@ type Server struct {
 	caPEM   []byte
 
 	total, objectGets, objectHeads, lists, denied atomic.Int64
+	accepted                                      acceptedKeys
 }
+
+// keyring is the lookup the verifier signs against: Options.AccessKey's
+// pair, then Options.Keys.
+func keyring(opts Options) func(string) (string, string, bool) {
+	return func(id string) (string, string, bool) {
+		if opts.AccessKey != "" && id == opts.AccessKey {
+			return opts.SecretKey, "", true
+		}
+		if opts.Keys != nil {
+			return opts.Keys(id)
+		}
+		return "", "", false
+	}
+}
+
+// AccessKeys returns the access key ids of the signed requests the server
+// accepted, each once, in the order first seen: a test proves with it
+// which credentials a client used.
+func (s *Server) AccessKeys() []string { return s.accepted.list() }
 
 // New starts a Server on 127.0.0.1 and stops it when the test ends.
 func New(t testing.TB, opts Options) *Server {
 	t.Helper()
 	s := &Server{backend: s3mem.New()}
 	h := gofakes3.New(s.backend).Server()
-	if opts.AccessKey != "" {
-		h = &verifier{accessKey: opts.AccessKey, secretKey: opts.SecretKey, next: h, denied: &s.denied}
+	if opts.AccessKey != "" || opts.Keys != nil {
+		h = &verifier{keys: keyring(opts), next: h, denied: &s.denied, accepted: &s.accepted}
 	}
 	s.http = httptest.NewUnstartedServer(s.count(h))
 	s.http.Config.ErrorLog = log.New(io.Discard, "", 0)

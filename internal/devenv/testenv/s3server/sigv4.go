@@ -7,9 +7,11 @@ import (
 	"encoding/xml"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -20,9 +22,30 @@ const sigV4Algorithm = "AWS4-HMAC-SHA256"
 // hands the rest to next. It implements the server side of AWS Signature
 // Version 4 for header-signed requests (see doc.go for what it leaves out).
 type verifier struct {
-	accessKey, secretKey string
-	next                 http.Handler
-	denied               *atomic.Int64
+	keys     func(accessKeyID string) (secretKey, sessionToken string, ok bool)
+	next     http.Handler
+	denied   *atomic.Int64
+	accepted *acceptedKeys
+}
+
+// acceptedKeys records the access keys of accepted requests.
+type acceptedKeys struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (a *acceptedKeys) add(id string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !slices.Contains(a.seen, id) {
+		a.seen = append(a.seen, id)
+	}
+}
+
+func (a *acceptedKeys) list() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.seen)
 }
 
 // s3Error is the XML body S3 sends with an error status.
@@ -34,7 +57,8 @@ type s3Error struct {
 }
 
 func (v *verifier) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if code, msg := v.check(r); code != "" {
+	code, msg := v.check(r)
+	if code != "" {
 		v.denied.Add(1)
 		w.Header().Set("Content-Type", "application/xml")
 		w.WriteHeader(http.StatusForbidden)
@@ -44,11 +68,12 @@ func (v *verifier) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	v.accepted.add(msg)
 	v.next.ServeHTTP(w, r)
 }
 
 // check returns an S3 error code and message when r is not properly
-// signed, or "" when it is.
+// signed, or "" and the access key id when it is.
 func (v *verifier) check(r *http.Request) (code, message string) {
 	auth, ok := parseAuthorization(r.Header.Get("Authorization"))
 	if !ok {
@@ -58,8 +83,15 @@ func (v *verifier) check(r *http.Request) (code, message string) {
 	if len(scope) != 5 || scope[3] != "s3" || scope[4] != "aws4_request" {
 		return "AccessDenied", "Access Denied"
 	}
-	if scope[0] != v.accessKey {
+	secretKey, sessionToken, known := v.keys(scope[0])
+	if !known {
 		return "InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records."
+	}
+	// Temporary credentials are only valid with their session token, and
+	// the token is part of what was signed.
+	if got := r.Header.Get("X-Amz-Security-Token"); got != sessionToken ||
+		sessionToken != "" && !slices.Contains(auth.signedHeaders, "x-amz-security-token") {
+		return "InvalidToken", "The provided token is malformed or otherwise invalid."
 	}
 	amzDate := r.Header.Get("X-Amz-Date")
 	if len(amzDate) < 8 || amzDate[:8] != scope[1] {
@@ -69,7 +101,7 @@ func (v *verifier) check(r *http.Request) (code, message string) {
 	stringToSign := strings.Join([]string{
 		sigV4Algorithm, amzDate, strings.Join(scope[1:], "/"), hexSHA256(canonical),
 	}, "\n")
-	key := hmacSHA256([]byte("AWS4"+v.secretKey), scope[1])
+	key := hmacSHA256([]byte("AWS4"+secretKey), scope[1])
 	for _, part := range scope[2:] {
 		key = hmacSHA256(key, part)
 	}
@@ -77,7 +109,7 @@ func (v *verifier) check(r *http.Request) (code, message string) {
 	if !hmac.Equal([]byte(want), []byte(auth.signature)) {
 		return "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided. Check your key and signing method."
 	}
-	return "", ""
+	return "", scope[0]
 }
 
 type authorization struct {

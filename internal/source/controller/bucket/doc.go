@@ -1,5 +1,6 @@
 // Package bucket reconciles Bucket objects the way Flux's source-controller
-// does for the generic (S3-compatible) provider: list the bucket under
+// does, for every provider (generic and aws through minio-go, gcp, azure;
+// see internal/source/bucket's Store): list the bucket under
 // spec.prefix, index the objects that the ignore rules keep, and take the
 // digest of that index as the revision. When the stored artifact already
 // has that revision nothing is downloaded; otherwise every indexed object is
@@ -8,9 +9,12 @@
 // and reported in status.artifact with Flux's conditions, reasons,
 // messages and events. A failure never removes the artifact already served.
 //
-// The aws, gcp and azure providers and spec.sts are accepted by the API
-// but not implemented: such a Bucket is Stalled with a message that says
-// so, instead of pretending with a generic S3 client.
+// Credentials are resolved here (s3auth.go, cloud.go): spec.secretRef
+// first, as Flux; else the cloud identity decided by auth.Settings (the
+// ObjectLevelWorkloadIdentity gate, --default-service-account) and
+// exchanged, with its cache, by internal/auth's cloud packages; spec.sts
+// sends the aws exchange to another endpoint, or (generic) trades an LDAP
+// user for temporary keys at MinIO's STS. See docs/design/0035.
 //
 // # Differences from Flux worth knowing
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,18 +109,20 @@ func (r *Reconciler) download(ctx context.Context, obj *sourcev1.Bucket, out *ou
 	return r.fetchAndStore(ctx, obj, out.client, out.index, out.ignore, out)
 }
 
-// supported stalls the providers and options weir does not implement yet.
+// supported stalls a provider the API does not know and a spec.sts its
+// provider does not take, with Flux's messages.
 func supported(obj *sourcev1.Bucket) error {
-	if p := obj.Spec.Provider; p != "" && p != sourcev1.BucketProviderGeneric {
-		return &errs.Stalling{
-			Err:    fmt.Errorf("provider '%s' is not supported by weir yet", p),
-			Reason: sourcev1.InvalidProviderConfigurationReason,
-		}
+	p := obj.Spec.Provider
+	switch p {
+	case "":
+		p = sourcev1.BucketProviderGeneric
+	case sourcev1.BucketProviderGeneric, sourcev1.BucketProviderAmazon, sourcev1.BucketProviderGoogle, sourcev1.BucketProviderAzure:
+	default:
+		return &errs.Stalling{Err: fmt.Errorf("unsupported Bucket provider '%s'", p), Reason: sourcev1.InvalidProviderConfigurationReason}
 	}
 	if sts := obj.Spec.STS; sts != nil {
-		return &errs.Stalling{
-			Err:    fmt.Errorf("STS provider '%s' is not supported by weir yet", sts.Provider),
-			Reason: sourcev1.InvalidSTSConfigurationReason,
+		if err := validateSTS(p, sts); err != nil {
+			return &errs.Stalling{Err: err, Reason: sourcev1.InvalidSTSConfigurationReason}
 		}
 	}
 	return nil
@@ -133,10 +136,22 @@ func (r *Reconciler) upToDate(obj *sourcev1.Bucket, revision string) bool {
 	return a != nil && a.Revision == revision && r.Storage.Exists(*a)
 }
 
-// client builds the S3 client from the spec and the Secrets it refers to.
+// client builds the provider's client from the spec and the Secrets it
+// refers to.
 func (r *Reconciler) client(ctx context.Context, obj *sourcev1.Bucket) (*bucket.Client, error) {
+	switch obj.Spec.Provider {
+	case sourcev1.BucketProviderGoogle:
+		return r.gcsClient(ctx, obj)
+	case sourcev1.BucketProviderAzure:
+		return r.azureClient(ctx, obj)
+	default:
+		return r.s3Client(ctx, obj)
+	}
+}
+
+// s3Client builds the generic and aws providers' minio-go client.
+func (r *Reconciler) s3Client(ctx context.Context, obj *sourcev1.Bucket) (*bucket.Client, error) {
 	cfg := bucket.Config{Endpoint: obj.Spec.Endpoint, Insecure: obj.Spec.Insecure, Region: obj.Spec.Region}
-	authErr := func(err error) error { return &errs.Generic{Err: err, Reason: sourcev1.AuthenticationFailedReason} }
 	if ref := obj.Spec.SecretRef; ref != nil {
 		s, err := r.secret(ctx, obj.Namespace, ref.Name)
 		if err != nil {
@@ -155,20 +170,39 @@ func (r *Reconciler) client(ctx context.Context, obj *sourcev1.Bucket) (*bucket.
 			return nil, authErr(err)
 		}
 	}
-	if ref := obj.Spec.ProxySecretRef; ref != nil {
-		s, err := r.secret(ctx, obj.Namespace, ref.Name)
-		if err != nil {
-			return nil, authErr(err)
-		}
-		if cfg.Proxy, err = bucket.ProxyFromSecret(obj.Namespace+"/"+ref.Name, s.Data); err != nil {
-			return nil, authErr(err)
-		}
+	var err error
+	if cfg.Proxy, err = r.proxy(ctx, obj); err != nil {
+		return nil, err
+	}
+	if err := r.s3Auth(ctx, obj, &cfg); err != nil {
+		return nil, err
 	}
 	c, err := bucket.New(cfg)
 	if err != nil {
 		return nil, &errs.Stalling{Err: err, Reason: sourcev1.URLInvalidReason}
 	}
 	return c, nil
+}
+
+// proxy reads spec.proxySecretRef, when set.
+func (r *Reconciler) proxy(ctx context.Context, obj *sourcev1.Bucket) (*url.URL, error) {
+	ref := obj.Spec.ProxySecretRef
+	if ref == nil {
+		return nil, nil
+	}
+	s, err := r.secret(ctx, obj.Namespace, ref.Name)
+	if err != nil {
+		return nil, authErr(err)
+	}
+	u, err := bucket.ProxyFromSecret(obj.Namespace+"/"+ref.Name, s.Data)
+	if err != nil {
+		return nil, authErr(err)
+	}
+	return u, nil
+}
+
+func authErr(err error) error {
+	return &errs.Generic{Err: err, Reason: sourcev1.AuthenticationFailedReason}
 }
 
 func (r *Reconciler) secret(ctx context.Context, namespace, name string) (*corev1.Secret, error) {

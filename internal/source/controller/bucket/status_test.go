@@ -115,33 +115,3 @@ func TestApplyStatus(t *testing.T) {
 		})
 	}
 }
-
-func TestSupported(t *testing.T) {
-	tests := []struct {
-		spec    sourcev1.BucketSpec
-		reason  string
-		message string
-	}{
-		{spec: sourcev1.BucketSpec{Provider: "generic"}},
-		{spec: sourcev1.BucketSpec{}},
-		{spec: sourcev1.BucketSpec{Provider: "aws"}, reason: sourcev1.InvalidProviderConfigurationReason, message: "provider 'aws' is not supported by weir yet"},
-		{spec: sourcev1.BucketSpec{Provider: "gcp"}, reason: sourcev1.InvalidProviderConfigurationReason, message: "provider 'gcp' is not supported by weir yet"},
-		{spec: sourcev1.BucketSpec{Provider: "azure"}, reason: sourcev1.InvalidProviderConfigurationReason, message: "provider 'azure' is not supported by weir yet"},
-		{
-			spec:   sourcev1.BucketSpec{Provider: "generic", STS: &sourcev1.BucketSTSSpec{Provider: "ldap", Endpoint: "https://ldap"}},
-			reason: sourcev1.InvalidSTSConfigurationReason, message: "STS provider 'ldap' is not supported by weir yet",
-		},
-	}
-	for _, tt := range tests {
-		err := supported(&sourcev1.Bucket{Spec: tt.spec})
-		if tt.reason == "" {
-			if err != nil {
-				t.Errorf("%+v: %v", tt.spec, err)
-			}
-			continue
-		}
-		if !errs.IsStalling(err) || errs.Reason(err, "") != tt.reason || err.Error() != tt.message {
-			t.Errorf("%+v: %v (%s)", tt.spec, err, errs.Reason(err, ""))
-		}
-	}
-}

@@ -2,13 +2,17 @@
 // calls, speaking them as AWS documents them, for tests on 127.0.0.1:
 //
 //   - STS (Query API, form-encoded POST): AssumeRoleWithWebIdentity, answered
-//     in XML, errors in AWS's XML error shape.
+//     in XML, errors in AWS's XML error shape; and MinIO's
+//     AssumeRoleWithLDAPIdentity (LDAPUsername, LDAPPassword checked against
+//     LDAPUsers, unsigned), for a Bucket's spec.sts.provider ldap.
 //   - ECR and ECR Public (JSON 1.1, X-Amz-Target
 //     AmazonEC2ContainerRegistry_V20150921.GetAuthorizationToken and
 //     SpencerFrontendService.GetAuthorizationToken): signed with SigV4, whose
 //     credential scope (service, region) and access key the fake checks
 //     against the credentials it issued.
 //
+// Issued answers the secret key and session token of the keys the STS
+// issued, for an S3 server that must accept only those (s3server.Options.Keys).
 // Every request is recorded for assertions. Env points the AWS SDK at the
 // fake (AWS_ENDPOINT_URL_STS, AWS_ENDPOINT_URL_ECR,
 // AWS_ENDPOINT_URL_ECR_PUBLIC), so nothing reaches amazonaws.com.

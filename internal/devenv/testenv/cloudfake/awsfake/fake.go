@@ -49,6 +49,9 @@ type Fake struct {
 	// token and names its subject (see TokenReview); an error answers
 	// InvalidIdentityToken.
 	ReviewWebIdentity func(token string) (subject string, err error)
+	// LDAPUsers are the username → password pairs MinIO's
+	// AssumeRoleWithLDAPIdentity accepts (see ldap.go).
+	LDAPUsers map[string]string
 
 	server *httptest.Server
 	mu     sync.Mutex
@@ -108,6 +111,25 @@ func (f *Fake) Trust(accessKeyID, sessionToken string) {
 	defer f.mu.Unlock()
 	f.issued[accessKeyID] = sessionToken
 }
+
+// Issued answers the secret key and session token of an access key id its
+// STS issued, for an S3 server that must accept only those
+// (s3server.Options.Keys).
+func (f *Fake) Issued(accessKeyID string) (secretKey, sessionToken string, ok bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	session, ok := f.issued[accessKeyID]
+	if !ok || !strings.HasPrefix(accessKeyID, issuedPrefix) {
+		return "", "", false
+	}
+	return issuedSecret(accessKeyID), session, true
+}
+
+// issuedPrefix starts the access key ids the fake's STS issues; their
+// secret key is issuedSecret's.
+const issuedPrefix = "ASIAFAKE"
+
+func issuedSecret(accessKeyID string) string { return "secret-" + accessKeyID }
 
 func (f *Fake) lifetime() time.Duration {
 	if f.Lifetime > 0 {
@@ -180,6 +202,9 @@ type assumeRoleResponse struct {
 func (f *Fake) sts(w http.ResponseWriter, req Request, i int) {
 	form := req.Form
 	switch {
+	case req.Action == ldapAction:
+		f.ldap(w, req)
+		return
 	case req.Action != "AssumeRoleWithWebIdentity":
 		stsError(w, "InvalidAction", "Could not find operation "+req.Action+" for version "+form.Get("Version"))
 		return
@@ -203,23 +228,28 @@ func (f *Fake) sts(w http.ResponseWriter, req Request, i int) {
 		f.reqs[i].Subject = subject
 		f.mu.Unlock()
 	}
-	f.mu.Lock()
-	f.n++
-	n := f.n
-	key, session := fmt.Sprintf("ASIAFAKE%08d", n), fmt.Sprintf("session-%d", n)
-	f.issued[key] = session
-	f.mu.Unlock()
+	creds, n := f.issue()
 	var resp assumeRoleResponse
 	resp.Xmlns, resp.RequestID = stsNS, fmt.Sprintf("req-%d", n)
-	resp.Result.Credentials = stsCredentials{
-		AccessKeyID: key, SecretAccessKey: "secret-" + key, SessionToken: session,
-		Expiration: time.Now().Add(f.lifetime()).UTC().Format(time.RFC3339),
-	}
+	resp.Result.Credentials = creds
 	resp.Result.SubjectFromWebIdentityToken = "system:serviceaccount"
 	resp.Result.AssumedRoleUser.Arn = form.Get("RoleArn") + "/" + form.Get("RoleSessionName")
 	resp.Result.AssumedRoleUser.AssumedRoleID = "AROAFAKE:" + form.Get("RoleSessionName")
 	w.Header().Set("Content-Type", "text/xml")
 	_ = xml.NewEncoder(w).Encode(resp)
+}
+
+// issue makes and remembers a new set of temporary credentials, numbered.
+func (f *Fake) issue() (stsCredentials, int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n++
+	key, session := fmt.Sprintf("%s%08d", issuedPrefix, f.n), fmt.Sprintf("session-%d", f.n)
+	f.issued[key] = session
+	return stsCredentials{
+		AccessKeyID: key, SecretAccessKey: issuedSecret(key), SessionToken: session,
+		Expiration: time.Now().Add(f.lifetime()).UTC().Format(time.RFC3339),
+	}, f.n
 }
 
 type stsErrorResponse struct {

@@ -180,6 +180,11 @@ func (s *Server) serveToken(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": 3600})
 }
 
+// Principal names the service account an access token was issued to (or
+// a self-signed JWT proves), for other fakes that accept the same keys
+// (gcsserver).
+func (s *Server) Principal(token string) (string, bool) { return s.bearer("Bearer " + token) }
+
 // bearer returns the service account an Authorization header proves.
 func (s *Server) bearer(h string) (string, bool) {
 	tok, ok := strings.CutPrefix(h, "Bearer ")
