@@ -91,6 +91,8 @@ type Detail struct {
 	// AppliedBy is the Kustomization whose inventory holds the object, as
 	// its kustomize.toolkit.fluxcd.io/name and /namespace labels say.
 	AppliedBy *Ref `json:"appliedBy,omitempty"`
+	// Helm is a HelmRelease's chart and values; nil for other kinds.
+	Helm *Helm `json:"helm,omitempty"`
 	// Permissions is left nil by Get: the caller fills it with
 	// Permissions, which needs the user's name.
 	Permissions *Perms `json:"permissions"`
@@ -141,6 +143,9 @@ func Get(ctx context.Context, c client.Client, cfg *rest.Config, ref Ref) (*Deta
 		}
 	}
 	d.AppliedBy = appliedBy(u)
+	if k.Kind == kinds.HelmRelease.Kind {
+		d.Helm = helmOf(ctx, c, u)
+	}
 	if k.Source || k.Kind == kinds.ImageRepository.Kind {
 		d.Consumers = consumers(ctx, c, ref)
 	}

@@ -16,6 +16,7 @@ export async function objectPage(main, params) {
     diff: h('section', {'aria-labelledby': 'diff-title', 'data-testid': 'diff-section'}),
     conditions: h('section', {'aria-labelledby': 'conditions-title'}),
     events: h('section', {'aria-labelledby': 'events-title'}),
+    helm: h('section', {'aria-labelledby': 'helm-title', 'data-testid': 'helm-section', hidden: true}),
     tree: h('section', {'aria-labelledby': 'tree-title'}),
     history: h('section', {'aria-labelledby': 'history-title'}),
     spec: h('section', {'aria-labelledby': 'spec-title'}),
@@ -38,6 +39,7 @@ export async function objectPage(main, params) {
     renderSummary(parts.summary, data);
     buttons.update(data);
     renderConditions(parts.conditions, data.conditions || []);
+    renderHelm(parts.helm, data.helm);
     renderTree(parts.tree, data.tree);
     renderHistory(parts.history, data.history || []);
     renderSpec(parts.spec, data.specYAML);
@@ -297,4 +299,38 @@ function renderSpec(section, yaml) {
   }
   section.append(h('details', {'data-testid': 'spec'}, h('summary', {}, 'The live spec as YAML'),
     h('pre', {class: 'yaml', tabindex: 0}, yaml)));
+}
+
+// renderHelm shows a HelmRelease's chart and its merged values, each
+// top-level key with the layers that set it (what a Secret gave arrives
+// masked from the server).
+function renderHelm(section, helm) {
+  section.hidden = !helm;
+  if (!helm) return;
+  const c = helm.chart || {};
+  const rows = [
+    ['Chart', h('code', {'data-testid': 'chart-name'}, c.name || '—')],
+    ['Version', h('code', {'data-testid': 'chart-version'}, c.version || '—')],
+  ];
+  if (c.appVersion) rows.push(['App version', h('code', {}, c.appVersion)]);
+  rows.push(['Digest', h('code', {'data-testid': 'chart-digest'}, c.digest || '—')]);
+  if (c.helmChart) rows.push(['From', objectLink(c.helmChart)]);
+  clear(section).append(h('h2', {id: 'helm-title'}, 'Chart and values'),
+    h('dl', {class: 'summary'}, rows.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])));
+  if (helm.valuesError) {
+    section.append(h('p', {class: 'error', 'data-testid': 'values-error'}, helm.valuesError));
+    return;
+  }
+  if (!helm.valuesYAML) {
+    section.append(h('p', {'data-testid': 'values-empty'}, 'No values: the chart\'s defaults apply.'));
+    return;
+  }
+  section.append(h('div', {class: 'table-wrap'}, h('table', {'data-testid': 'value-origins'},
+      h('caption', {}, 'Where each top-level key comes from (in merge order, the last wins)'),
+      h('thead', {}, h('tr', {}, ['Key', 'From'].map((t) => h('th', {scope: 'col'}, t)))),
+      h('tbody', {}, (helm.origins || []).map((o) => h('tr', {dataset: {key: o.key}},
+        h('th', {scope: 'row'}, h('code', {}, o.key)),
+        h('td', {}, o.from.join(', '), o.masked ? h('span', {class: 'hint'}, ' (Secret values masked)') : '')))))),
+    h('details', {'data-testid': 'values', open: true}, h('summary', {}, 'The merged values'),
+      h('pre', {class: 'yaml', tabindex: 0}, helm.valuesYAML)));
 }
