@@ -65,6 +65,11 @@ type TreeNode struct {
 	APIVersion string     `json:"apiVersion"`
 	State      string     `json:"state"`
 	Children   []TreeNode `json:"children"`
+	// Pod is a Pod's phase, readiness, restarts and containers.
+	Pod *PodStatus `json:"pod,omitempty"`
+	// ChildrenError says why a workload's ReplicaSets and Pods are not
+	// shown (the caller may not list them).
+	ChildrenError string `json:"childrenError,omitempty"`
 }
 
 // Detail is what the object page shows.
@@ -159,6 +164,7 @@ func Get(ctx context.Context, c client.Client, cfg *rest.Config, ref Ref) (*Deta
 			d.TreeError = err.Error()
 		} else {
 			n := treeNode(tree)
+			addPods(ctx, c, &n)
 			d.Tree = &n
 		}
 	}

@@ -5,6 +5,7 @@ import {h, badge, clear, debounce, objectLink, refId, time} from './dom.js';
 import {on} from './live.js';
 import {actionLabels, run} from './actions.js';
 import {renderDiff} from './diff.js';
+import {podLogs} from './podlogs.js';
 
 export async function objectPage(main, params) {
   const ref = {kind: params.kind, namespace: params.namespace, name: params.name};
@@ -25,6 +26,7 @@ export async function objectPage(main, params) {
   main.replaceChildren(h('h1', {}, h('span', {class: 'kind'}, ref.kind), ' ', `${ref.namespace}/${ref.name}`),
     ...Object.values(parts));
   let data = null;
+  const logs = podLogs();
   const status = h('p', {id: 'action-status', class: 'action-status', role: 'status', 'data-testid': 'action-status'});
   const buttons = actionButtons(ref, status);
   parts.actions.append(h('h2', {id: 'actions-title'}, 'Actions'), buttons.el, status);
@@ -40,7 +42,7 @@ export async function objectPage(main, params) {
     buttons.update(data);
     renderConditions(parts.conditions, data.conditions || []);
     renderHelm(parts.helm, data.helm);
-    renderTree(parts.tree, data.tree);
+    renderTree(parts.tree, data.tree, logs);
     renderHistory(parts.history, data.history || []);
     renderSpec(parts.spec, data.specYAML);
     return true;
@@ -114,6 +116,7 @@ export async function objectPage(main, params) {
   return () => {
     offObject();
     offEvent();
+    logs.close();
   };
 }
 
@@ -256,17 +259,26 @@ function eventsTable(section) {
   };
 }
 
-function renderTree(section, tree) {
+function renderTree(section, tree, logs) {
   clear(section).append(h('h2', {id: 'tree-title'}, 'Inventory'));
   if (!tree || !(tree.children || []).length) {
     section.append(h('p', {}, 'Nothing applied yet.'));
     return;
   }
-  const node = (n) => h('li', {'data-testid': 'tree-node'},
-    n.state ? [badge(n.state), ' '] : '', toolkit(n) ? objectLink(n, `${n.kind}/${n.namespace ? n.namespace + '/' : ''}${n.name}`)
-      : h('span', {}, `${n.kind}/${n.namespace ? n.namespace + '/' : ''}${n.name}`),
+  const name = (n) => `${n.kind}/${n.namespace ? n.namespace + '/' : ''}${n.name}`;
+  const node = (n) => h('li', {'data-testid': 'tree-node', dataset: {kind: n.kind, name: n.name}},
+    n.state ? [badge(n.state), ' '] : '', toolkit(n) ? objectLink(n, name(n)) : h('span', {}, name(n)),
+    n.pod ? podFacts(n.pod) : '',
+    n.childrenError ? h('p', {class: 'hint', 'data-testid': 'children-error'}, n.childrenError) : '',
+    n.pod ? logs.pane(n) : '',
     (n.children || []).length ? h('ul', {}, n.children.map(node)) : '');
   section.append(h('ul', {class: 'tree', 'data-testid': 'tree'}, (tree.children || []).map(node)));
+}
+
+// podFacts is a Pod's phase, ready containers and restarts.
+function podFacts(p) {
+  return h('span', {class: 'pod-facts', 'data-testid': 'pod-facts'},
+    ` ${p.phase || 'Unknown'} · ready ${p.ready} · ${p.restarts} ${p.restarts === 1 ? 'restart' : 'restarts'}`);
 }
 
 function toolkit(n) {
