@@ -1,7 +1,7 @@
 // One object's page: summary, actions, what would change, conditions, live
 // events, inventory tree and history.
 import {get} from './api.js';
-import {h, badge, clear, debounce, objectLink, refId, time} from './dom.js';
+import {h, badge, clear, debounce, nextRunLabel, objectLink, refId, time} from './dom.js';
 import {on} from './live.js';
 import {actionLabels, run} from './actions.js';
 import {renderDiff} from './diff.js';
@@ -150,6 +150,10 @@ function renderSummary(section, data) {
       o.waitingFor.map((d) => h('li', {}, objectLink(d))))]);
   }
   if (o.lastTransition) rows.push([o.state === 'ready' ? 'Ready since' : 'Since', time(o.lastTransition)]);
+  if (o.suspended || o.interval) {
+    rows.push(['Next run', h('span', {}, nextRunLabel(o), o.lastRun ? [' · last run ', time(o.lastRun)] : '',
+      o.interval ? ` · every ${interval(o.interval)}` : '')]);
+  }
   if (o.suspended) {
     rows.push(['Suspended', h('span', {'data-testid': 'suspended-info'},
       `by ${o.suspendedBy || 'unknown'}${o.suspendReason ? `: ${o.suspendReason}` : ' (no reason given)'}`)]);
@@ -345,4 +349,16 @@ function renderHelm(section, helm) {
         h('td', {}, o.from.join(', '), o.masked ? h('span', {class: 'hint'}, ' (Secret values masked)') : '')))))),
     h('details', {'data-testid': 'values', open: true}, h('summary', {}, 'The merged values'),
       h('pre', {class: 'yaml', tabindex: 0}, helm.valuesYAML)));
+}
+
+// interval writes seconds as spec.interval would: 1h30m, 5m, 45s.
+function interval(sec) {
+  const parts = [];
+  for (const [unit, n] of [['h', 3600], ['m', 60], ['s', 1]]) {
+    if (sec >= n) {
+      parts.push(`${Math.floor(sec / n)}${unit}`);
+      sec %= n;
+    }
+  }
+  return parts.join('') || '0s';
 }
