@@ -104,9 +104,13 @@ func TestPodLogs(t *testing.T) {
 		as   func() (*ContainerLog, error)
 		want string
 	}{
-		{"admin", func() (*ContainerLog, error) { return firstLog(PodLogs(context.Background(), env.Config, ns, "web-5d9c-x7k2p", 5)) },
+		{"admin", func() (*ContainerLog, error) {
+			return firstLog(PodLogs(context.Background(), env.Config, ns, "web-5d9c-x7k2p", 5))
+		},
 			"The log of container web could not be read from its node: "},
-		{"frank", func() (*ContainerLog, error) { return firstLog(PodLogs(context.Background(), frankCfg, ns, "web-5d9c-x7k2p", 5)) },
+		{"frank", func() (*ContainerLog, error) {
+			return firstLog(PodLogs(context.Background(), frankCfg, ns, "web-5d9c-x7k2p", 5))
+		},
 			"You may not read the logs of pod " + ns + "/web-5d9c-x7k2p (pods/log): pods \"web-5d9c-x7k2p\" is forbidden: User \"frank\" cannot get resource \"pods/log\""},
 	}
 	for _, tt := range tests {
