@@ -50,21 +50,10 @@ func podFleet(t *testing.T) *fleet {
 // podReader may read toolkit objects, workloads and Pods, not pods/log.
 func podReader(t *testing.T, f *fleet) *rest.Config {
 	t.Helper()
-	user := "pod-reader-" + f.ns
 	read := []string{"get", "list", "watch"}
-	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: user, Namespace: f.ns}, Rules: []rbacv1.PolicyRule{
-		{APIGroups: []string{"kustomize.toolkit.fluxcd.io", "source.toolkit.fluxcd.io", "apps"}, Resources: []string{"*"}, Verbs: read},
-		{APIGroups: []string{""}, Resources: []string{"pods", "events"}, Verbs: read},
-	}}
-	binding := &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: user, Namespace: f.ns},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: user},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
-	}
-	f.env.Create(t, role, binding)
-	cfg := rest.CopyConfig(f.env.Config)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
-	return cfg
+	return namespaceUser(t, f.env, f.ns, "pod-reader-"+f.ns,
+		rbacv1.PolicyRule{APIGroups: []string{"kustomize.toolkit.fluxcd.io", "source.toolkit.fluxcd.io", "apps"}, Resources: []string{"*"}, Verbs: read},
+		rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"pods", "events"}, Verbs: read})
 }
 
 // openLogs opens the Logs of the page's first Pod and returns what its
@@ -196,17 +185,10 @@ func TestHelmReleasePageShowsChartAndValues(t *testing.T) {
 		t.Errorf("the suspended HelmChart's next run says %q, want suspended", next)
 	}
 
-	user := "no-secrets-" + ns
-	env.Create(t,
-		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: user, Namespace: ns}, Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{"helm.toolkit.fluxcd.io", "source.toolkit.fluxcd.io"}, Resources: []string{"*"}, Verbs: []string{"get", "list", "watch"}},
-			{APIGroups: []string{""}, Resources: []string{"configmaps", "events"}, Verbs: []string{"get", "list", "watch"}},
-		}},
-		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: user, Namespace: ns},
-			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: user},
-			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}}})
-	cfg := rest.CopyConfig(env.Config)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	read := []string{"get", "list", "watch"}
+	cfg := namespaceUser(t, env, ns, "no-secrets-"+ns,
+		rbacv1.PolicyRule{APIGroups: []string{"helm.toolkit.fluxcd.io", "source.toolkit.fluxcd.io"}, Resources: []string{"*"}, Verbs: read},
+		rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps", "events"}, Verbs: read})
 	denied := newUI(t, cfg)
 	denied.open("/objects/HelmRelease/" + ns + "/web")
 	msg := denied.str(`(() => { const e = document.querySelector('[data-testid=values-error]'); return e && e.offsetParent ? e.innerText : ''; })()`)

@@ -76,12 +76,7 @@ func (s *Server) podLogs(w http.ResponseWriter, r *http.Request, sess *session) 
 // log, one line each) until the page closes it; event: failed carries the
 // sentence when the log cannot be read, event: end when the log ends.
 func (s *Server) followLog(w http.ResponseWriter, r *http.Request, sess *session) {
-	rc := http.NewResponseController(w)
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
+	rc := startEvents(w)
 	_ = rc.Flush()
 	send := func(event, data string) {
 		_, _ = fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, strings.ReplaceAll(data, "\n", " "))
