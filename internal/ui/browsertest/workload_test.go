@@ -90,9 +90,20 @@ func TestObjectPageShowsPodsAndTheirLogs(t *testing.T) {
 	if lines == "" && !strings.HasPrefix(note, "The log of container podinfo could not be read from its node: ") {
 		t.Errorf("no log lines and the note %q, want the node's refusal in a sentence", note)
 	}
+	// Following either streams (the button pressed until pressed again)
+	// or ends in the node's refusal, said as a sentence.
 	b.eval(`document.querySelector('[data-testid=log-follow]').click()`, nil)
-	b.waitJS("following to end or stop", `(() => { const btn = document.querySelector('[data-testid=log-follow]');
-		return btn.getAttribute('aria-pressed') === 'true' || document.querySelector('[data-testid=log-note]').innerText !== '' ; })()`, 10*time.Second)
+	b.waitJS("the follow to start or be refused", `(() => { const btn = document.querySelector('[data-testid=log-follow]');
+		const note = document.querySelector('[data-testid=log-note]').innerText;
+		return note !== 'Following…' && (btn.getAttribute('aria-pressed') === 'true' || note !== ''); })()`, 10*time.Second)
+	if b.str(`document.querySelector('[data-testid=log-follow]').getAttribute('aria-pressed')`) == "true" {
+		b.eval(`document.querySelector('[data-testid=log-follow]').click()`, nil)
+		if pressed := b.str(`document.querySelector('[data-testid=log-follow]').getAttribute('aria-pressed')`); pressed != "false" {
+			t.Errorf("after Stop following the button is pressed: %q", pressed)
+		}
+	} else if note := b.str(`document.querySelector('[data-testid=log-note]').innerText`); !strings.HasPrefix(note, "The log of container podinfo could not be read from its node: ") {
+		t.Errorf("the refused follow says %q, want the node's refusal in a sentence", note)
+	}
 
 	viewer := newUI(t, podReader(t, f))
 	viewer.open(ksURL(f.ns, "web"))
@@ -160,7 +171,7 @@ func TestHelmReleasePageShowsChartAndValues(t *testing.T) {
 		}
 	}
 	var origins map[string]string
-	b.eval(`Object.fromEntries([...document.querySelectorAll('[data-testid=value-origins] tbody tr')].map(r => [r.dataset.key, r.cells[0].innerText]))`, &origins)
+	b.eval(`Object.fromEntries([...document.querySelectorAll('[data-testid=value-origins] tbody tr')].map(r => [r.dataset.key, r.cells[1].innerText]))`, &origins)
 	for key, want := range map[string]string{
 		"auth": "Secret/web-auth key values.yaml (Secret values masked)", "replicaCount": "ConfigMap/web-values key values.yaml",
 		"ui": "ConfigMap/web-values key values.yaml, values",

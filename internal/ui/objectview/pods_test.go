@@ -78,7 +78,7 @@ func TestTreeDownToPods(t *testing.T) {
 	}
 
 	grant(t, ns, "erin", "kustomize.toolkit.fluxcd.io", []string{"kustomizations"}, []string{"get"})
-	grant(t, ns, "erin", "apps", []string{"deployments", "replicasets"}, []string{"get", "list"})
+	grant(t, ns, "erin", "apps", []string{"deployments", "replicasets", "statefulsets", "daemonsets"}, []string{"get", "list"})
 	c, cfg := as(t, "erin")
 	d, err = Get(context.Background(), c, cfg, ref)
 	if err != nil {

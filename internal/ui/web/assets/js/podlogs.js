@@ -57,9 +57,12 @@ export function podLogs() {
       }
       source = new EventSource(`${base}/${encodeURIComponent(l.container)}/follow`);
       follows.add(stop);
+      note.className = 'hint';
+      note.textContent = 'Following…';
       button.textContent = 'Stop following';
       button.setAttribute('aria-pressed', 'true');
       source.addEventListener('log', (ev) => {
+        if (note.textContent === 'Following…') note.textContent = '';
         pre.textContent += (pre.textContent ? '\n' : '') + ev.data;
         pre.scrollTop = pre.scrollHeight;
       });
