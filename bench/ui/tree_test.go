@@ -84,8 +84,13 @@ func createWorkloads(b *testing.B, env *testenv.Env, ns string, n int) *kustomiz
 			Path:      "./big", Prune: true, Interval: metav1.Duration{Duration: time.Hour},
 		},
 	}
-	if err := env.Client.Create(ctx, k); err != nil {
-		b.Fatal(err)
+	// No controller manager runs here to make the ServiceAccount the Pods
+	// need.
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}}
+	for _, obj := range []client.Object{k, sa} {
+		if err := env.Client.Create(ctx, obj); err != nil {
+			b.Fatal(err)
+		}
 	}
 	entries := make([]kustomizev1.ResourceRef, n)
 	var g errgroup.Group

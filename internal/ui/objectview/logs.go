@@ -44,7 +44,7 @@ func PodLogs(ctx context.Context, cfg *rest.Config, ns, name string, tail int64)
 	var out []ContainerLog
 	for _, c := range append(append([]corev1.Container{}, pod.Spec.InitContainers...), pod.Spec.Containers...) {
 		l := ContainerLog{Container: c.Name, Lines: []string{}}
-		raw, err := cs.CoreV1().Pods(ns).GetLogs(name, &corev1.PodLogOptions{Container: c.Name, TailLines: &tail}).DoRaw(ctx)
+		raw, err := readLog(ctx, cs, ns, name, c.Name, tail)
 		if err != nil {
 			l.Error = LogError(ns, name, c.Name, err)
 		} else if text := strings.TrimRight(string(raw), "\n"); text != "" {
@@ -53,6 +53,22 @@ func PodLogs(ctx context.Context, cfg *rest.Config, ns, name string, tail int64)
 		out = append(out, l)
 	}
 	return out, nil
+}
+
+// readLog reads the last tail lines of a container's log. Stream, not
+// DoRaw: only Stream decodes the API server's refusal into its status
+// (DoRaw's error says "unknown").
+func readLog(ctx context.Context, cs kubernetes.Interface, ns, pod, container string, tail int64) ([]byte, error) {
+	rc, err := cs.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Container: container, TailLines: &tail}).Stream(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(rc)
+	if err != nil {
+		return nil, fmt.Errorf("reading the log: %w", err)
+	}
+	return data, nil
 }
 
 // LogError is the sentence the page shows for a log it cannot read.

@@ -38,7 +38,9 @@ func ownedWorkload(t *testing.T, ns string) {
 		Selector: &metav1.LabelSelector{MatchLabels: labels},
 		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: spec},
 	}}
-	env.Create(t, d)
+	// No controller manager runs here to make the ServiceAccount a Pod
+	// needs.
+	env.Create(t, d, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns}})
 	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web-5d9c", Namespace: ns,
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: d.UID, Controller: ptr.To(true)}}},
 		Spec: appsv1.ReplicaSetSpec{Replicas: ptr.To[int32](1), Selector: d.Spec.Selector, Template: d.Spec.Template}}
@@ -46,6 +48,7 @@ func ownedWorkload(t *testing.T, ns string) {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-5d9c-x7k2p", Namespace: ns, Labels: labels,
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID, Controller: ptr.To(true)}}},
 		Spec: spec}
+	pod.Spec.NodeName = "gone" // a node that is not there to serve logs
 	env.Create(t, pod)
 	pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "web", Ready: true, RestartCount: 1}}}
 	if err := env.Client.Status().Update(ctx, pod); err != nil {
@@ -90,8 +93,8 @@ func TestTreeDownToPods(t *testing.T) {
 	}
 }
 
-// TestPodLogs reads a Pod's logs: the API server answers for a Pod on no
-// node with an error, said as a sentence; a user without pods/log is told
+// TestPodLogs reads a Pod's logs: the API server cannot reach the node of
+// the Pod, said as a sentence; a user without pods/log is told
 // so; a Pod the user may not read is an error.
 func TestPodLogs(t *testing.T) {
 	env := testenv.Get(t)

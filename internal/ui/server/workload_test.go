@@ -23,6 +23,7 @@ import (
 func workload(t *testing.T, env *testenv.Env, ns string) {
 	t.Helper()
 	docs := []struct{ obj, status string }{
+		{`{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"default"}}`, ""}, // no controller manager here makes it
 		{`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"db"},"stringData":{"password":"hunter2"}}`, ""},
 		{`{"apiVersion":"helm.toolkit.fluxcd.io/v2","kind":"HelmRelease","metadata":{"name":"db"},
 			"spec":{"interval":"10m","chartRef":{"kind":"OCIRepository","name":"charts"},
