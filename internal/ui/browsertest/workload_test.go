@@ -2,6 +2,7 @@ package browsertest
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -143,11 +144,11 @@ func helmRelease(t *testing.T, env *testenv.Env, ns string) {
 		}
 		u.SetNamespace(ns)
 		env.Create(t, u)
-		status := &unstructured.Unstructured{}
-		if err := status.UnmarshalJSON([]byte(`{"status":` + o.status + `}`)); err != nil {
+		var status map[string]any
+		if err := json.Unmarshal([]byte(o.status), &status); err != nil {
 			t.Fatal(err)
 		}
-		u.Object["status"] = status.Object["status"]
+		u.Object["status"] = status
 		if err := env.Client.Status().Update(ctx, u); err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +175,7 @@ func TestHelmReleasePageShowsChartAndValues(t *testing.T) {
 	b.eval(`Object.fromEntries([...document.querySelectorAll('[data-testid=value-origins] tbody tr')].map(r => [r.dataset.key, r.cells[1].innerText]))`, &origins)
 	for key, want := range map[string]string{
 		"auth": "Secret/web-auth key values.yaml (Secret values masked)", "replicaCount": "ConfigMap/web-values key values.yaml",
-		"ui": "ConfigMap/web-values key values.yaml, values",
+		"ui": "values", // the ConfigMap's ui.color is overridden
 	} {
 		if got := origins[key]; got != want {
 			t.Errorf("the origin of %s reads %q, want %q", key, got, want)
