@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
@@ -148,8 +149,15 @@ func helmRelease(t *testing.T, env *testenv.Env, ns string) {
 		if err := json.Unmarshal([]byte(o.status), &status); err != nil {
 			t.Fatal(err)
 		}
-		u.Object["status"] = status
-		if err := env.Client.Status().Update(ctx, u); err != nil {
+		// The source controller may have written the HelmChart (its
+		// finalizer) since: write the status on the latest version.
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(u), u); err != nil {
+				return err
+			}
+			u.Object["status"] = status
+			return env.Client.Status().Update(ctx, u)
+		}); err != nil {
 			t.Fatal(err)
 		}
 	}
