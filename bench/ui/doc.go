@@ -14,6 +14,15 @@
 //   - a status change to the page showing it (the object page, and its row
 //     on the overview), beside a plain watch seeing the same change.
 //
+// BenchmarkObjectPage measures the object page of one Kustomization of
+// 500 inventory objects (WEIR_BENCH_UI_OBJECTS), a fifth of them
+// Deployments with a ReplicaSet and two Pods each written directly: the
+// first render of the whole tree down to the Pods beside the same
+// Kubernetes API calls made directly plus a blank page load, and the live
+// update of its state beside a plain watch. The overview at 5,000 objects
+// is BenchmarkUI with WEIR_BENCH_UI_KUSTOMIZATIONS=5000. Figures:
+// docs/bench/0036-ui.md.
+//
 // It prints figures and ratios with b.ReportMetric and asserts no time
 // limit. Run it with
 //

@@ -23,24 +23,50 @@ import (
 // read through reader, from the HelmRelease's namespace. A missing object
 // is skipped when the entry is optional; a missing key never is.
 func Values(ctx context.Context, reader client.Reader, hr *helmv2.HelmRelease) (map[string]any, error) {
+	values, _, err := ValueLayers(ctx, reader, hr)
+	return values, err
+}
+
+// Layer is one step of Values: a spec.valuesFrom entry (Ref set) or
+// spec.values (Ref nil), with what that step sets on its own (a targetPath
+// entry's value at its path). The UI's HelmRelease page tells from the
+// layers where each value came from.
+type Layer struct {
+	Ref *helmv2.ValuesReference
+	// Skipped is an optional entry whose object does not exist.
+	Skipped bool
+	Values  map[string]any
+}
+
+// ValueLayers is Values and the layers it merged, in order.
+func ValueLayers(ctx context.Context, reader client.Reader, hr *helmv2.HelmRelease) (map[string]any, []Layer, error) {
 	result := map[string]any{}
-	for _, ref := range hr.Spec.ValuesFrom {
-		data, found, err := valuesData(ctx, reader, hr.Namespace, ref)
+	layers := make([]Layer, 0, len(hr.Spec.ValuesFrom)+1)
+	for i := range hr.Spec.ValuesFrom {
+		ref := &hr.Spec.ValuesFrom[i]
+		data, found, err := valuesData(ctx, reader, hr.Namespace, *ref)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !found {
+			layers = append(layers, Layer{Ref: ref, Skipped: true})
 			continue
 		}
-		if result, err = mergeReference(result, ref, hr.Namespace, data); err != nil {
-			return nil, err
+		own, err := mergeReference(map[string]any{}, *ref, hr.Namespace, data)
+		if err != nil {
+			return nil, nil, err
 		}
+		if result, err = mergeReference(result, *ref, hr.Namespace, data); err != nil {
+			return nil, nil, err
+		}
+		layers = append(layers, Layer{Ref: ref, Values: own})
 	}
 	inline, err := hr.GetValues()
 	if err != nil {
-		return nil, fmt.Errorf("unable to read inline values: %w", err)
+		return nil, nil, fmt.Errorf("unable to read inline values: %w", err)
 	}
-	return loader.MergeMaps(result, inline), nil
+	layers = append(layers, Layer{Values: inline})
+	return loader.MergeMaps(result, inline), layers, nil
 }
 
 // valuesData reads ref's key; found is false for a missing optional object.

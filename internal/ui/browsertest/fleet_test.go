@@ -45,15 +45,7 @@ func newFleet(t *testing.T) *fleet {
 		"apps/app.yaml":             configMap("app", "1"),
 		"broken/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- missing.yaml\n",
 	}})
-	// An hour between fetches, and no webhook: the source moves only when
-	// asked to (the UI's "reconcile with source").
-	f.repo = &sourcev1.GitRepository{
-		ObjectMeta: metav1.ObjectMeta{Name: "fleet", Namespace: f.ns},
-		Spec: sourcev1.GitRepositorySpec{
-			URL: f.srv.HTTPURL("fleet.git"), Reference: &sourcev1.GitRepositoryRef{Branch: "main"},
-			Interval: metav1.Duration{Duration: time.Hour},
-		},
-	}
+	f.repo = gitRepository(f)
 	env.Create(t, f.repo)
 	f.add("infrastructure", "./infra", nil)
 	f.add("apps", "./apps", []meta.DependencyReference{{Name: "infrastructure"}})
@@ -62,6 +54,19 @@ func newFleet(t *testing.T) *fleet {
 	f.waitReady("apps")
 	f.waitFailed("broken", "BuildFailed")
 	return f
+}
+
+// gitRepository is the fleet's GitRepository "fleet" on f.srv's
+// fleet.git: an hour between fetches, and no webhook, so the source moves
+// only when asked to (the UI's "reconcile with source").
+func gitRepository(f *fleet) *sourcev1.GitRepository {
+	return &sourcev1.GitRepository{
+		ObjectMeta: metav1.ObjectMeta{Name: "fleet", Namespace: f.ns},
+		Spec: sourcev1.GitRepositorySpec{
+			URL: f.srv.HTTPURL("fleet.git"), Reference: &sourcev1.GitRepositoryRef{Branch: "main"},
+			Interval: metav1.Duration{Duration: time.Hour},
+		},
+	}
 }
 
 func (f *fleet) add(name, path string, deps []meta.DependencyReference) {

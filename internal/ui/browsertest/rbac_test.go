@@ -8,6 +8,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
 )
 
 // viewer is a user who may read every toolkit object and Event but change
@@ -38,6 +40,22 @@ func viewer(t *testing.T, f *fleet) (*rest.Config, string) {
 	cfg := rest.CopyConfig(f.env.Config)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
 	return cfg, user
+}
+
+// namespaceUser binds user to a Role of rules in ns and returns a config
+// impersonating them.
+func namespaceUser(t *testing.T, env *testenv.Env, ns, user string, rules ...rbacv1.PolicyRule) *rest.Config {
+	t.Helper()
+	env.Create(t,
+		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: user, Namespace: ns}, Rules: rules},
+		&rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: user, Namespace: ns},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: user},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
+		})
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	return cfg
 }
 
 func TestUserWithoutPatchSeesWhyTheButtonIsDisabled(t *testing.T) {
@@ -83,20 +101,8 @@ func TestUserWithoutPatchSeesWhyTheButtonIsDisabled(t *testing.T) {
 // they are the kinds the user may list.
 func TestNamespaceLimitedUserSeesWhatIsHidden(t *testing.T) {
 	f := newFleet(t)
-	user := "hr-reader-" + f.ns
-	role := &rbacv1.Role{
-		ObjectMeta: metav1.ObjectMeta{Name: user, Namespace: f.ns},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"helm.toolkit.fluxcd.io"}, Resources: []string{"helmreleases"},
-			Verbs: []string{"get", "list", "watch"}}},
-	}
-	binding := &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: user, Namespace: f.ns},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: user},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
-	}
-	f.env.Create(t, role, binding)
-	cfg := rest.CopyConfig(f.env.Config)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	cfg := namespaceUser(t, f.env, f.ns, "hr-reader-"+f.ns, rbacv1.PolicyRule{APIGroups: []string{"helm.toolkit.fluxcd.io"},
+		Resources: []string{"helmreleases"}, Verbs: []string{"get", "list", "watch"}})
 	b := newUI(t, cfg)
 
 	b.open("/")

@@ -65,6 +65,11 @@ type TreeNode struct {
 	APIVersion string     `json:"apiVersion"`
 	State      string     `json:"state"`
 	Children   []TreeNode `json:"children"`
+	// Pod is a Pod's phase, readiness, restarts and containers.
+	Pod *PodStatus `json:"pod,omitempty"`
+	// ChildrenError says why a workload's ReplicaSets and Pods are not
+	// shown (the caller may not list them).
+	ChildrenError string `json:"childrenError,omitempty"`
 }
 
 // Detail is what the object page shows.
@@ -91,6 +96,8 @@ type Detail struct {
 	// AppliedBy is the Kustomization whose inventory holds the object, as
 	// its kustomize.toolkit.fluxcd.io/name and /namespace labels say.
 	AppliedBy *Ref `json:"appliedBy,omitempty"`
+	// Helm is a HelmRelease's chart and values; nil for other kinds.
+	Helm *Helm `json:"helm,omitempty"`
 	// Permissions is left nil by Get: the caller fills it with
 	// Permissions, which needs the user's name.
 	Permissions *Perms `json:"permissions"`
@@ -141,6 +148,9 @@ func Get(ctx context.Context, c client.Client, cfg *rest.Config, ref Ref) (*Deta
 		}
 	}
 	d.AppliedBy = appliedBy(u)
+	if k.Kind == kinds.HelmRelease.Kind {
+		d.Helm = helmOf(ctx, c, u)
+	}
 	if k.Source || k.Kind == kinds.ImageRepository.Kind {
 		d.Consumers = consumers(ctx, c, ref)
 	}
@@ -154,6 +164,7 @@ func Get(ctx context.Context, c client.Client, cfg *rest.Config, ref Ref) (*Deta
 			d.TreeError = err.Error()
 		} else {
 			n := treeNode(tree)
+			addPods(ctx, c, &n)
 			d.Tree = &n
 		}
 	}

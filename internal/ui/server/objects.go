@@ -2,7 +2,9 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/weir-gitops/weir/internal/ui/objectview"
 )
@@ -57,4 +59,37 @@ func (s *Server) objectDiff(w http.ResponseWriter, r *http.Request, sess *sessio
 		return
 	}
 	writeJSON(w, http.StatusOK, d)
+}
+
+// podLogs serves the last lines of each container's log of a Pod, read
+// as the user; a log the user may not read is a sentence in its entry.
+func (s *Server) podLogs(w http.ResponseWriter, r *http.Request, sess *session) {
+	logs, err := objectview.PodLogs(r.Context(), sess.cfg, r.PathValue("namespace"), r.PathValue("name"), objectview.TailLines)
+	if err != nil {
+		writeAPIError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, logs)
+}
+
+// followLog streams one container's log as server-sent events (event:
+// log, one line each) until the page closes it; event: failed carries the
+// sentence when the log cannot be read, event: end when the log ends.
+func (s *Server) followLog(w http.ResponseWriter, r *http.Request, sess *session) {
+	rc := startEvents(w)
+	_ = rc.Flush()
+	send := func(event, data string) {
+		_, _ = fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, strings.ReplaceAll(data, "\n", " "))
+		_ = rc.Flush()
+	}
+	err := objectview.FollowLog(r.Context(), sess.cfg, r.PathValue("namespace"), r.PathValue("name"),
+		r.PathValue("container"), 0, func(line string) { send("log", line) })
+	if r.Context().Err() != nil {
+		return
+	}
+	if err != nil {
+		send("failed", err.Error())
+		return
+	}
+	send("end", "")
 }

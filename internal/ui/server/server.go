@@ -177,6 +177,8 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/objects/{kind}/{namespace}/{name}", s.withSession(s.object))
 	m.HandleFunc("GET /api/objects/{kind}/{namespace}/{name}/events", s.withSession(s.objectEvents))
 	m.HandleFunc("GET /api/objects/{kind}/{namespace}/{name}/diff", s.withSession(s.objectDiff))
+	m.HandleFunc("GET /api/pods/{namespace}/{name}/logs", s.withSession(s.podLogs))
+	m.HandleFunc("GET /api/pods/{namespace}/{name}/logs/{container}/follow", s.withSession(s.followLog))
 	m.HandleFunc("GET /api/stream", s.withSession(s.stream))
 	m.HandleFunc("POST /api/actions", s.withSession(s.actions))
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {

@@ -292,12 +292,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, sess *session) {
 		return
 	}
 	defer leave()
-	rc := http.NewResponseController(w)
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
+	rc := startEvents(w)
 	_, _ = w.Write([]byte("retry: 2000\n: connected\n\n"))
 	_ = rc.Flush()
 	ping := time.NewTicker(PingInterval)
@@ -322,4 +317,14 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, sess *session) {
 			return
 		}
 	}
+}
+
+// startEvents answers 200 as a stream of server-sent events, unbuffered.
+func startEvents(w http.ResponseWriter) *http.ResponseController {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	return http.NewResponseController(w)
 }

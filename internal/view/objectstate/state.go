@@ -89,6 +89,11 @@ type Summary struct {
 	// or, set by the fleet view which sees the source too, a Kustomization
 	// whose source is ahead of what it applied.
 	Sync string `json:"sync,omitempty"`
+	// LastRun is when the controller last ran the object (RFC 3339) and
+	// Interval its spec.interval in seconds (Schedule); the page counts
+	// the next run from them. Both unset for a kind without an interval.
+	LastRun  string `json:"lastRun,omitempty"`
+	Interval int64  `json:"interval,omitempty"`
 }
 
 // dependencyInMessage finds the dependencies Flux's DependencyNotReady
@@ -272,6 +277,7 @@ func Summarize(u *unstructured.Unstructured) Summary {
 			s.Sync += " " + d.LastTransitionTime.UTC().Format(time.RFC3339)
 		}
 	}
+	Schedule(u, &s)
 	s.Suspended = IsSuspended(u)
 	if s.Suspended {
 		s.SuspendedBy = suspendedBy(u)

@@ -94,11 +94,37 @@ export function time(iso) {
   return h('time', {datetime: iso, title: d.toLocaleString()}, age(d));
 }
 
-// Ages on the page move on by themselves, every 15 s.
+// Ages and next runs on the page move on by themselves, every 15 s.
 if (typeof document !== 'undefined') {
   setInterval(() => {
     for (const el of document.querySelectorAll('time[datetime]')) el.textContent = age(new Date(el.dateTime));
+    for (const el of document.querySelectorAll('[data-next-run]')) {
+      el.textContent = nextRun({lastRun: el.dataset.lastRun, interval: Number(el.dataset.interval)}).text;
+    }
   }, 15000);
+}
+
+// nextRun is when an object's controller runs it next: its last run plus
+// whole intervals, the first still ahead (a guess: a run requested by
+// hand or a change of the object comes sooner). text is "next run in 4m",
+// "suspended" or "" when the object has no interval.
+export function nextRun(o, now = Date.now()) {
+  if (o.suspended) return {at: null, text: 'suspended'};
+  const last = new Date(o.lastRun || '').getTime();
+  const every = (o.interval || 0) * 1000;
+  if (Number.isNaN(last) || !every) return {at: null, text: ''};
+  let at = last + every;
+  if (at <= now) at += Math.ceil((now - at) / every) * every;
+  if (at - now < 5000) return {at: new Date(at), text: 'next run due now'};
+  return {at: new Date(at), text: `next run ${age(new Date(at), now)}`};
+}
+
+// nextRunLabel is nextRun as an element that moves on by itself.
+export function nextRunLabel(o) {
+  const n = nextRun(o);
+  if (o.suspended || !n.at) return h('span', {'data-testid': 'next-run'}, n.text);
+  return h('span', {'data-testid': 'next-run', title: n.at.toLocaleString(),
+    dataset: {nextRun: '', lastRun: o.lastRun, interval: String(o.interval)}}, n.text);
 }
 
 // age is how long ago d was, in its largest unit: "just now", "42s ago",

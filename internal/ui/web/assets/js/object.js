@@ -1,10 +1,11 @@
 // One object's page: summary, actions, what would change, conditions, live
 // events, inventory tree and history.
 import {get} from './api.js';
-import {h, badge, clear, debounce, objectLink, refId, time} from './dom.js';
+import {h, badge, clear, debounce, nextRunLabel, objectLink, refId, time} from './dom.js';
 import {on} from './live.js';
 import {actionLabels, run} from './actions.js';
 import {renderDiff} from './diff.js';
+import {podLogs} from './podlogs.js';
 
 export async function objectPage(main, params) {
   const ref = {kind: params.kind, namespace: params.namespace, name: params.name};
@@ -16,6 +17,7 @@ export async function objectPage(main, params) {
     diff: h('section', {'aria-labelledby': 'diff-title', 'data-testid': 'diff-section'}),
     conditions: h('section', {'aria-labelledby': 'conditions-title'}),
     events: h('section', {'aria-labelledby': 'events-title'}),
+    helm: h('section', {'aria-labelledby': 'helm-title', 'data-testid': 'helm-section', hidden: true}),
     tree: h('section', {'aria-labelledby': 'tree-title'}),
     history: h('section', {'aria-labelledby': 'history-title'}),
     spec: h('section', {'aria-labelledby': 'spec-title'}),
@@ -24,6 +26,7 @@ export async function objectPage(main, params) {
   main.replaceChildren(h('h1', {}, h('span', {class: 'kind'}, ref.kind), ' ', `${ref.namespace}/${ref.name}`),
     ...Object.values(parts));
   let data = null;
+  const logs = podLogs();
   const status = h('p', {id: 'action-status', class: 'action-status', role: 'status', 'data-testid': 'action-status'});
   const buttons = actionButtons(ref, status);
   parts.actions.append(h('h2', {id: 'actions-title'}, 'Actions'), buttons.el, status);
@@ -38,7 +41,8 @@ export async function objectPage(main, params) {
     renderSummary(parts.summary, data);
     buttons.update(data);
     renderConditions(parts.conditions, data.conditions || []);
-    renderTree(parts.tree, data.tree);
+    renderHelm(parts.helm, data.helm);
+    renderTree(parts.tree, data.tree, logs);
     renderHistory(parts.history, data.history || []);
     renderSpec(parts.spec, data.specYAML);
     return true;
@@ -112,6 +116,7 @@ export async function objectPage(main, params) {
   return () => {
     offObject();
     offEvent();
+    logs.close();
   };
 }
 
@@ -145,6 +150,10 @@ function renderSummary(section, data) {
       o.waitingFor.map((d) => h('li', {}, objectLink(d))))]);
   }
   if (o.lastTransition) rows.push([o.state === 'ready' ? 'Ready since' : 'Since', time(o.lastTransition)]);
+  if (o.suspended || o.interval) {
+    rows.push(['Next run', h('span', {}, nextRunLabel(o), o.lastRun ? [' · last run ', time(o.lastRun)] : '',
+      o.interval ? ` · every ${interval(o.interval)}` : '')]);
+  }
   if (o.suspended) {
     rows.push(['Suspended', h('span', {'data-testid': 'suspended-info'},
       `by ${o.suspendedBy || 'unknown'}${o.suspendReason ? `: ${o.suspendReason}` : ' (no reason given)'}`)]);
@@ -254,17 +263,26 @@ function eventsTable(section) {
   };
 }
 
-function renderTree(section, tree) {
+function renderTree(section, tree, logs) {
   clear(section).append(h('h2', {id: 'tree-title'}, 'Inventory'));
   if (!tree || !(tree.children || []).length) {
     section.append(h('p', {}, 'Nothing applied yet.'));
     return;
   }
-  const node = (n) => h('li', {'data-testid': 'tree-node'},
-    n.state ? [badge(n.state), ' '] : '', toolkit(n) ? objectLink(n, `${n.kind}/${n.namespace ? n.namespace + '/' : ''}${n.name}`)
-      : h('span', {}, `${n.kind}/${n.namespace ? n.namespace + '/' : ''}${n.name}`),
+  const name = (n) => `${n.kind}/${n.namespace ? n.namespace + '/' : ''}${n.name}`;
+  const node = (n) => h('li', {'data-testid': 'tree-node', dataset: {kind: n.kind, name: n.name}},
+    n.state ? [badge(n.state), ' '] : '', toolkit(n) ? objectLink(n, name(n)) : h('span', {}, name(n)),
+    n.pod ? podFacts(n.pod) : '',
+    n.childrenError ? h('p', {class: 'hint', 'data-testid': 'children-error'}, n.childrenError) : '',
+    n.pod ? logs.pane(n) : '',
     (n.children || []).length ? h('ul', {}, n.children.map(node)) : '');
   section.append(h('ul', {class: 'tree', 'data-testid': 'tree'}, (tree.children || []).map(node)));
+}
+
+// podFacts is a Pod's phase, ready containers and restarts.
+function podFacts(p) {
+  return h('span', {class: 'pod-facts', 'data-testid': 'pod-facts'},
+    ` ${p.phase || 'Unknown'} · ready ${p.ready} · ${p.restarts} ${p.restarts === 1 ? 'restart' : 'restarts'}`);
 }
 
 function toolkit(n) {
@@ -297,4 +315,50 @@ function renderSpec(section, yaml) {
   }
   section.append(h('details', {'data-testid': 'spec'}, h('summary', {}, 'The live spec as YAML'),
     h('pre', {class: 'yaml', tabindex: 0}, yaml)));
+}
+
+// renderHelm shows a HelmRelease's chart and its merged values, each
+// top-level key with the layers that set it (what a Secret gave arrives
+// masked from the server).
+function renderHelm(section, helm) {
+  section.hidden = !helm;
+  if (!helm) return;
+  const c = helm.chart || {};
+  const rows = [
+    ['Chart', h('code', {'data-testid': 'chart-name'}, c.name || '—')],
+    ['Version', h('code', {'data-testid': 'chart-version'}, c.version || '—')],
+  ];
+  if (c.appVersion) rows.push(['App version', h('code', {}, c.appVersion)]);
+  rows.push(['Digest', h('code', {'data-testid': 'chart-digest'}, c.digest || '—')]);
+  if (c.helmChart) rows.push(['From', objectLink(c.helmChart)]);
+  clear(section).append(h('h2', {id: 'helm-title'}, 'Chart and values'),
+    h('dl', {class: 'summary'}, rows.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])));
+  if (helm.valuesError) {
+    section.append(h('p', {class: 'error', 'data-testid': 'values-error'}, helm.valuesError));
+    return;
+  }
+  if (!helm.valuesYAML) {
+    section.append(h('p', {'data-testid': 'values-empty'}, 'No values: the chart\'s defaults apply.'));
+    return;
+  }
+  section.append(h('div', {class: 'table-wrap'}, h('table', {'data-testid': 'value-origins'},
+      h('caption', {}, 'Where each top-level key comes from (in merge order, the last wins)'),
+      h('thead', {}, h('tr', {}, ['Key', 'From'].map((t) => h('th', {scope: 'col'}, t)))),
+      h('tbody', {}, (helm.origins || []).map((o) => h('tr', {dataset: {key: o.key}},
+        h('th', {scope: 'row'}, h('code', {}, o.key)),
+        h('td', {}, o.from.join(', '), o.masked ? h('span', {class: 'hint'}, ' (Secret values masked)') : '')))))),
+    h('details', {'data-testid': 'values', open: true}, h('summary', {}, 'The merged values'),
+      h('pre', {class: 'yaml', tabindex: 0}, helm.valuesYAML)));
+}
+
+// interval writes seconds as spec.interval would: 1h30m, 5m, 45s.
+function interval(sec) {
+  const parts = [];
+  for (const [unit, n] of [['h', 3600], ['m', 60], ['s', 1]]) {
+    if (sec >= n) {
+      parts.push(`${Math.floor(sec / n)}${unit}`);
+      sec %= n;
+    }
+  }
+  return parts.join('') || '0s';
 }

@@ -1,7 +1,7 @@
 // The overview: what needs attention, counts per kind and state, what is
 // suspended, and every object in a filterable table with bulk actions.
 import {get, query} from './api.js';
-import {h, badge, clear, debounce, objectLink, refId, shortRevision, states, stateInfo, time} from './dom.js';
+import {h, badge, clear, debounce, nextRun, nextRunLabel, objectLink, refId, shortRevision, states, stateInfo, time} from './dom.js';
 import {filterBar, readFilters, renderHidden} from './filters.js';
 import {on} from './live.js';
 import {actionLabels, run} from './actions.js';
@@ -78,7 +78,14 @@ export async function overview(main, _params, params) {
   });
   const sorted = () => {
     if (!sort.col) return data.objects;
-    const key = (o) => (sort.col === 'reason' ? `${o.reason || ''} ${o.message || ''}` : String(o[sort.col] || ''));
+    const key = (o) => {
+      if (sort.col === 'reason') return `${o.reason || ''} ${o.message || ''}`;
+      if (sort.col === 'next') {
+        const n = nextRun(o);
+        return n.at ? String(n.at.getTime()) : o.suspended ? '~suspended' : '~~';
+      }
+      return String(o[sort.col] || '');
+    };
     return [...data.objects].sort((a, b) => sort.dir * key(a).localeCompare(key(b), undefined, {numeric: true}) ||
       refId(a).localeCompare(refId(b)));
   };
@@ -166,12 +173,12 @@ export async function overview(main, _params, params) {
 }
 
 // The object table's columns after the checkbox, and their titles.
-const columns = ['state', 'kind', 'namespace', 'name', 'revision', 'sync', 'reason'];
-const columnTitles = ['State', 'Kind', 'Namespace', 'Name', 'Revision', 'Sync', 'Reason and message'];
+const columns = ['state', 'kind', 'namespace', 'name', 'revision', 'sync', 'next', 'reason'];
+const columnTitles = ['State', 'Kind', 'Namespace', 'Name', 'Revision', 'Sync', 'Next run', 'Reason and message'];
 
 // fillRow writes an object's cells into its row (kept: the checkbox).
 function fillRow(tr, o) {
-  const sig = JSON.stringify([o.state, o.revision, o.sync, o.reason, o.message, o.suspended, o.suspendedBy, o.suspendReason]);
+  const sig = JSON.stringify([o.state, o.revision, o.sync, o.lastRun, o.interval, o.reason, o.message, o.suspended, o.suspendedBy, o.suspendReason]);
   if (tr.dataset.sig === sig) return;
   tr.dataset.sig = sig;
   const cells = [
@@ -181,6 +188,7 @@ function fillRow(tr, o) {
     objectLink(o, o.name),
     h('code', {class: 'revision', title: o.revision || ''}, o.revision ? shortRevision(o.revision) : ''),
     o.sync ? h('span', {class: 'sync', 'data-testid': 'sync'}, o.sync) : '',
+    nextRunLabel(o),
     reasonCell(o),
   ];
   while (tr.children.length > 1) tr.lastChild.remove();
