@@ -53,7 +53,7 @@ func BenchmarkObjectPage(b *testing.B) {
 			path := fmt.Sprintf("/objects/Kustomization/%s/%s", ns, k.Name)
 			for b.Loop() {
 				blank := timed(ctx, b, `document.readyState === 'complete'`, chromedp.Navigate("about:blank"))
-				timed(ctx, b, loaded, chromedp.Navigate(s.Server.LoginURL()))
+				timed(ctx, b, loaded, chromedp.Navigate(s.LoginURL()))
 				render := timed(ctx, b, fmt.Sprintf(`%s && document.querySelectorAll('[data-testid=tree-node]').length === %d`, loaded, nodes),
 					route(path))
 				floor := treeFloor(b, env, k)
@@ -193,7 +193,7 @@ func apiTime(b *testing.B, s *uiserver.Running, path string) time.Duration {
 		b.Fatal(err)
 	}
 	c := &http.Client{Jar: jar}
-	resp, err := c.Get(s.Server.LoginURL())
+	resp, err := c.Get(s.LoginURL())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -97,7 +97,7 @@ func FollowLog(ctx context.Context, cfg *rest.Config, ns, name, container string
 	for sc.Scan() {
 		line(sc.Text())
 	}
-	if err := sc.Err(); err != nil && ctx.Err() == nil && err != io.EOF {
+	if err := sc.Err(); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("reading the log of container %s: %w", container, err)
 	}
 	return nil
