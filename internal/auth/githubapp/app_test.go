@@ -161,6 +161,23 @@ func TestCacheReusesTokensUntilShortlyBeforeExpiry(t *testing.T) {
 	if strings.Contains(err.Error(), "eyJ") {
 		t.Errorf("error shows the JWT: %v", err)
 	}
+	// An App nobody asked about for longer than idleFor leaves the Cache
+	// when another App comes; one asked about within it stays.
+	if n := len(c.entries); n != 2 {
+		t.Fatalf("%d entries, want a and b", n)
+	}
+	now = now.Add(idleFor - time.Minute)
+	if _, err := c.Token(ctx, f.srv.Client(), a); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(2 * time.Minute)
+	_, third := testKey(t)
+	d, _ := FromSecret(map[string][]byte{KeyAppID: []byte("789"), KeyInstallationID: []byte("456"),
+		KeyPrivateKey: third, KeyBaseURL: []byte(f.srv.URL + "/api/v3/")})
+	_, _ = c.Token(ctx, f.srv.Client(), d)
+	if _, kept := c.entries[c.key(a)]; !kept || len(c.entries) != 2 {
+		t.Errorf("after b idled: %d entries (a kept: %v), want a and the new App", len(c.entries), kept)
+	}
 }
 
 func TestClientSendsTheInstallationToken(t *testing.T) {

@@ -19,6 +19,12 @@ import (
 // a delivery that starts with it must not see it expire half-way.
 const refreshBefore = 5 * time.Minute
 
+// idleFor is how long an App nobody asked about stays in the Cache: longer
+// than an installation token lives (1 h), so a Provider or GitRepository
+// that sends now and then keeps its token, while an App whose key was
+// rotated or whose object was deleted leaves, private key and all.
+const idleFor = 2 * time.Hour
+
 // Token is an installation token and what came with it.
 type Token struct {
 	Value     string
@@ -40,6 +46,8 @@ type entry struct {
 	mu    sync.Mutex
 	token Token
 	slug  string
+	// used is when the entry was last asked for, under the Cache's lock.
+	used time.Time
 }
 
 // NewCache returns an empty Cache.
@@ -50,18 +58,32 @@ func NewCache() *Cache {
 // Default is the process's Cache.
 var Default = NewCache()
 
-func (c *Cache) entry(a *App) *entry {
-	k := sha256.Sum256([]byte(strings.Join([]string{
+// key tells Apps apart: the same App with a rotated key is another.
+func (c *Cache) key(a *App) [sha256.Size]byte {
+	return sha256.Sum256([]byte(strings.Join([]string{
 		strconv.FormatInt(a.ID, 10), strconv.FormatInt(a.InstallationID, 10), a.InstallationOwner,
 		a.baseURL(), string(a.privateKey),
 	}, "\x00")))
+}
+
+func (c *Cache) entry(a *App) *entry {
+	k := c.key(a)
+	now := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[k]
 	if !ok {
+		// A new App is the moment to let the idle ones go; a caller still
+		// holding one of them finishes with it, the next asks GitHub anew.
+		for old, idle := range c.entries {
+			if now.Sub(idle.used) > idleFor {
+				delete(c.entries, old)
+			}
+		}
 		e = &entry{}
 		c.entries[k] = e
 	}
+	e.used = now
 	return e
 }
 

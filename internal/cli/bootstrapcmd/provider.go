@@ -109,7 +109,11 @@ func runProvider(ctx context.Context, streams genericiooptions.IOStreams, deps *
 	if pf.hostname == "" {
 		return fmt.Errorf("invalid hostname %q", pf.hostname)
 	}
-	teams, err := gitprovider.ParseTeams(pf.teams)
+	teamFlag := "team"
+	if p.groups {
+		teamFlag = "group"
+	}
+	teams, err := gitprovider.ParseTeams(teamFlag, pf.teams)
 	if err != nil {
 		return err
 	}

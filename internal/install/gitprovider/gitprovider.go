@@ -212,16 +212,17 @@ func DeployKeyName(namespace, branch, secretName, syncPath string) string {
 	return strings.Join(parts, "-")
 }
 
-// ParseTeams reads --team values, "name" or "name:permission".
-func ParseTeams(values []string) (map[string]string, error) {
+// ParseTeams reads the values of --team (or --group, which flag names),
+// "name" or "name:permission".
+func ParseTeams(flag string, values []string) (map[string]string, error) {
 	teams := map[string]string{}
 	for _, v := range values {
 		name, perm, _ := strings.Cut(v, ":")
 		if name == "" {
-			return nil, fmt.Errorf("--team %q names no team", v)
+			return nil, fmt.Errorf("--%s %q names no %s", flag, v, flag)
 		}
 		if perm != "" && !validPermission(perm) {
-			return nil, fmt.Errorf("invalid permission %q for team %q, can be: %s", perm, name, strings.Join(Permissions, ", "))
+			return nil, fmt.Errorf("invalid permission %q for %s %q, can be: %s", perm, flag, name, strings.Join(Permissions, ", "))
 		}
 		teams[name] = perm
 	}

@@ -226,16 +226,19 @@ func TestDeployKeyName(t *testing.T) {
 
 func TestParseTeams(t *testing.T) {
 	tests := []struct {
+		flag    string
 		in      []string
 		want    string
 		wantErr string
 	}{
-		{[]string{"devs", "ops:admin"}, "map[devs: ops:admin]", ""},
-		{[]string{"ops:owner"}, "", `invalid permission "owner" for team "ops"`},
-		{[]string{":push"}, "", "names no team"},
+		{"team", []string{"devs", "ops:admin"}, "map[devs: ops:admin]", ""},
+		{"team", []string{"ops:owner"}, "", `invalid permission "owner" for team "ops"`},
+		{"team", []string{":push"}, "", `--team ":push" names no team`},
+		{"group", []string{"ops:owner"}, "", `invalid permission "owner" for group "ops"`},
+		{"group", []string{":push"}, "", `--group ":push" names no group`},
 	}
 	for _, tt := range tests {
-		got, err := gitprovider.ParseTeams(tt.in)
+		got, err := gitprovider.ParseTeams(tt.flag, tt.in)
 		switch {
 		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
 			t.Errorf("ParseTeams(%v): error %v, want %q", tt.in, err, tt.wantErr)
