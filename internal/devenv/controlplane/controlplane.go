@@ -191,6 +191,10 @@ func (cp *ControlPlane) startAPIServer(opts Options, etcdURL string) error {
 		"--enable-priority-and-fairness=false",
 		"--profiling=false",
 		"--endpoint-reconciler-type=none",
+		// The node's server (kwok's, serving pods/log) is verified with
+		// the control plane's own CA, and reached at the node's address.
+		"--kubelet-certificate-authority=" + cp.pki.CAFile,
+		"--kubelet-preferred-address-types=InternalIP",
 	}, nil)
 	if err != nil {
 		return err
@@ -241,6 +245,13 @@ func (cp *ControlPlane) startNodeComponents(ctx context.Context, opts Options) e
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return fmt.Errorf("creating kwok home: %w", err)
 	}
+	// kwok's server plays the kubelet's: the API server proxies pods/log
+	// to the node's address and port, served over TLS with the API
+	// server's own certificate (issued for 127.0.0.1).
+	nodePort, err := freePort()
+	if err != nil {
+		return err
+	}
 	kwok, err := cp.start(opts, "kwok", []string{
 		"--kubeconfig=" + kc,
 		"--config=" + stages,
@@ -249,7 +260,10 @@ func (cp *ControlPlane) startNodeComponents(ctx context.Context, opts Options) e
 		"--node-lease-duration-seconds=40",
 		"--cidr=10.244.0.0/16",
 		"--node-ip=127.0.0.1",
-		"--server-address=127.0.0.1:0",
+		"--node-port=" + strconv.Itoa(nodePort),
+		"--server-address=" + hostPort(nodePort),
+		"--tls-cert-file=" + cp.pki.ServerCert,
+		"--tls-private-key-file=" + cp.pki.ServerKey,
 	}, []string{"HOME=" + home})
 	if err != nil {
 		return err
@@ -257,7 +271,53 @@ func (cp *ControlPlane) startNodeComponents(ctx context.Context, opts Options) e
 	return cp.createNode(ctx, kwok, opts.StartTimeout)
 }
 
-// kwokStages concatenates the Stage documents kwok needs into one file.
+// PodLogFile is the log every container on the kwok node shows: what a
+// test appends to it is read by pods/log, and followed.
+func (cp *ControlPlane) PodLogFile() string {
+	return filepath.Join(cp.dir, "pod-logs", "container.log")
+}
+
+// AppendPodLog adds line to PodLogFile in the CRI log format the
+// kubelet's log reader parses: every container shows it next.
+func (cp *ControlPlane) AppendPodLog(line string) error {
+	f, err := os.OpenFile(cp.PodLogFile(), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("opening the pod log: %w", err)
+	}
+	_, err = f.WriteString(time.Now().UTC().Format(time.RFC3339Nano) + " stdout F " + strings.TrimRight(line, "\n") + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing the pod log: %w", err)
+	}
+	return nil
+}
+
+// podLogs is kwok's ClusterLogs document: every container of every Pod
+// logs PodLogFile, followed.
+func (cp *ControlPlane) podLogs() (string, error) {
+	if err := os.MkdirAll(filepath.Dir(cp.PodLogFile()), 0o700); err != nil {
+		return "", fmt.Errorf("creating the pod log directory: %w", err)
+	}
+	if err := os.WriteFile(cp.PodLogFile(), nil, 0o600); err != nil {
+		return "", fmt.Errorf("creating the pod log: %w", err)
+	}
+	return `apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterLogs
+metadata:
+  name: weir-pod-logs
+spec:
+  selector: {}
+  logs:
+  - containers: []
+    logsFile: ` + strconv.Quote(cp.PodLogFile()) + `
+    follow: true
+`, nil
+}
+
+// kwokStages concatenates the Stage documents kwok needs, and the
+// ClusterLogs of podLogs, into one file.
 func (cp *ControlPlane) kwokStages(binDir string) (string, error) {
 	files, err := filepath.Glob(filepath.Join(binDir, "kwok-stages", "*.yaml"))
 	if err != nil || len(files) == 0 {
@@ -271,6 +331,11 @@ func (cp *ControlPlane) kwokStages(binDir string) (string, error) {
 		}
 		docs = append(docs, string(data))
 	}
+	logs, err := cp.podLogs()
+	if err != nil {
+		return "", err
+	}
+	docs = append(docs, logs)
 	out := filepath.Join(cp.dir, "kwok-stages.yaml")
 	if err := os.WriteFile(out, []byte(strings.Join(docs, "\n---\n")), 0o600); err != nil {
 		return "", fmt.Errorf("writing kwok stages: %w", err)
