@@ -1,7 +1,14 @@
 package bucket
 
 import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,4 +119,103 @@ func TestProviderAzureWorkloadIdentity(t *testing.T) {
 			t.Errorf("a request authorized as %q, want the application's token", a)
 		}
 	}
+}
+
+// TestProviderAzureClientSecretAndCertificate reads the container with a
+// Secret's Entra application credentials, as Flux's azure provider reads
+// them: tenantId, clientId and clientSecret; and tenantId, clientId and
+// clientCertificate (certificate and key in one PEM), with
+// clientCertificateSendChain. The fake authority checks the secret, and
+// the assertion's PS256 signature with the registered certificate; the
+// Blob service sees that application's token. A wrong secret fails with
+// Entra's error and without the secret in the message.
+func TestProviderAzureClientSecretAndCertificate(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	entra := azurefake.Start(t)
+	saved := azure.Default.HTTPClient
+	azure.Default.HTTPClient = entra.Client()
+	t.Cleanup(func() { azure.Default.HTTPClient = saved })
+	const secretApp, certApp = "a0000000-0000-0000-0000-00000000000a", "c0000000-0000-0000-0000-00000000000c"
+	entra.AddClientSecret(secretApp, "s3cret-value")
+	certPEM, cert := clientCertificate(t)
+	entra.AddClientCertificate(certApp, cert)
+	srv := azureblob.New(t, azureblob.Options{Tokens: []string{
+		azurefake.AccessToken(secretApp, bucket.AzureScope), azurefake.AccessToken(certApp, bucket.AzureScope)}})
+	srv.CreateContainer("manifests")
+	e := srv.PutBlob("manifests", "a.yaml", "a: 1\n")
+	revision := revisionOf(map[string]string{"a.yaml": bucket.AzureETag(&e)})
+
+	f := &fixture{env: env, ns: ns}
+	app := func(client string, creds map[string][]byte) map[string][]byte {
+		creds["tenantId"], creds["clientId"], creds["authorityHost"] = []byte("weir-tenant"), []byte(client), []byte(entra.URL)
+		return creds
+	}
+	f.createSecret(t, "az-secret", app(secretApp, map[string][]byte{"clientSecret": []byte("s3cret-value")}))
+	f.createSecret(t, "az-cert", app(certApp, map[string][]byte{"clientCertificate": certPEM, "clientCertificateSendChain": []byte("true")}))
+	f.createSecret(t, "az-wrong", app(secretApp, map[string][]byte{"clientSecret": []byte("not-the-s3cret")}))
+	newBucket := func(name string) *sourcev1.Bucket {
+		return &sourcev1.Bucket{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			Spec: sourcev1.BucketSpec{Provider: sourcev1.BucketProviderAzure, BucketName: "manifests", Endpoint: srv.Endpoint(),
+				Insecure: true, SecretRef: &meta.LocalObjectReference{Name: "az-" + name}, Interval: metav1.Duration{Duration: time.Hour}},
+		}
+	}
+	for _, name := range []string{"secret", "cert"} {
+		obj := newBucket(name)
+		f.create(t, obj)
+		waitReady(t, env, obj, revision)
+	}
+	for _, client := range []string{secretApp, certApp} {
+		if want := "bearer " + azurefake.AccessToken(client, bucket.AzureScope); !slices.Contains(srv.Auths(), want) {
+			t.Errorf("no request authorized as %q: %q", want, srv.Auths())
+		}
+	}
+	var auths []string
+	for _, r := range entra.Requests() {
+		if r.ClientAuth == "" {
+			continue
+		}
+		auths = append(auths, r.ClientAuth)
+		if r.ClientAuth == azurefake.AuthCertificate && !r.X5C {
+			t.Error("clientCertificateSendChain: true, but the assertion carried no x5c")
+		}
+		if r.Form.Has("client_secret") || !slices.Contains(strings.Fields(r.Form.Get("scope")), bucket.AzureScope) {
+			t.Errorf("token request form %v, want the Blob Storage scope and no secret recorded", r.Form)
+		}
+	}
+	if !slices.Contains(auths, azurefake.AuthSecret) || !slices.Contains(auths, azurefake.AuthCertificate) || slices.Contains(auths, azurefake.AuthFederated) {
+		t.Errorf("the authority saw %q, want a client secret and a certificate", auths)
+	}
+
+	wrong := newBucket("wrong")
+	f.create(t, wrong)
+	ready := env.WaitForFailure(t, wrong, sourcev1.BucketOperationFailedReason)
+	if !strings.Contains(ready.Message, "AADSTS7000215") || strings.Contains(ready.Message, "s3cret") {
+		t.Errorf("wrong secret: %s %q, want Entra's AADSTS7000215 and no secret", ready.Reason, ready.Message)
+	}
+	t.Logf("wrong secret: %s: %s", ready.Reason, ready.Message)
+}
+
+// clientCertificate is a self-signed RSA certificate and its key, in one
+// PEM as Flux's clientCertificate key holds them.
+func clientCertificate(t *testing.T) ([]byte, *x509.Certificate) {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "weir-bucket-reader"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	out = append(out, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})...)
+	return out, cert
 }

@@ -6,8 +6,11 @@
 //     (/TENANT/v2.0/.well-known/openid-configuration), which azidentity's
 //     MSAL reads before anything else, and the token endpoint
 //     (POST /TENANT/oauth2/v2.0/token) for the client credentials grant
-//     with a client assertion: the assertion must be a Kubernetes
-//     ServiceAccount token for api://AzureADTokenExchange;
+//     with a client assertion that is a Kubernetes ServiceAccount token
+//     for api://AzureADTokenExchange (workload identity), with a client
+//     secret registered by AddClientSecret, or with an assertion signed by
+//     a certificate registered by AddClientCertificate (PS256, naming it by
+//     x5t#S256, audience the token endpoint, as MSAL sends it);
 //   - the App Service managed identity endpoint (GET /msi/token with
 //     X-IDENTITY-HEADER), the one managed identity source azidentity lets
 //     an environment variable (IDENTITY_ENDPOINT) move;

@@ -41,8 +41,9 @@ func (s *Server) openIDConfiguration(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// token answers the client credentials grant with a federated client
-// assertion, checking what Entra checks of it.
+// token answers the client credentials grant, checking what Entra checks:
+// with a federated client assertion (a ServiceAccount token), or with a
+// registered client secret or certificate (clientcreds.go).
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	rec := Request{Method: r.Method, Host: r.Host, Path: r.URL.Path}
 	defer func() { s.record(rec) }()
@@ -51,7 +52,11 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	form := r.PostForm
-	rec.Form = without(form, "client_assertion")
+	rec.Form = without(without(form, "client_assertion"), "client_secret")
+	if s.clientCredential(w, r, form, &rec) {
+		return
+	}
+	rec.ClientAuth = AuthFederated
 	claims, err := satoken.Parse(form.Get("client_assertion"))
 	if err == nil {
 		rec.Assertion = &claims
@@ -67,16 +72,8 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	case !claims.HasAudience(TokenExchangeAudience):
 		rec.Status = entraError(w, "invalid_client", 700212,
 			"No matching federated identity record found for presented assertion audience '"+strings.Join(claims.Audience, ",")+"'.")
-	case form.Get("client_id") == "" || scope == "":
-		rec.Status = entraError(w, "invalid_request", 900144, "The request body must contain client_id and a /.default scope.")
-	case s.denied(form.Get("client_id")):
-		rec.Status = entraError(w, "unauthorized_client", 700016,
-			"Application with identifier '"+form.Get("client_id")+"' was not found in the directory.")
 	default:
-		rec.Status = writeJSON(w, http.StatusOK, map[string]any{
-			"token_type": "Bearer", "expires_in": int(TokenLifetime.Seconds()), "ext_expires_in": int(TokenLifetime.Seconds()),
-			"access_token": AccessToken(form.Get("client_id"), scope),
-		})
+		rec.Status = s.issue(w, form.Get("client_id"), scope)
 	}
 }
 
@@ -145,7 +142,11 @@ func defaultScope(scopes string) string {
 // entraError answers as Entra does a request it refuses: 400 and an OAuth
 // error with its AADSTS code.
 func entraError(w http.ResponseWriter, code string, aadsts int, description string) int {
-	return writeJSON(w, http.StatusBadRequest, map[string]any{
+	return entraStatus(w, http.StatusBadRequest, code, aadsts, description)
+}
+
+func entraStatus(w http.ResponseWriter, status int, code string, aadsts int, description string) int {
+	return writeJSON(w, status, map[string]any{
 		"error": code, "error_description": fmt.Sprintf("AADSTS%d: %s", aadsts, description), "error_codes": []int{aadsts},
 	})
 }

@@ -2,6 +2,7 @@ package azurefake
 
 import (
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -39,6 +40,11 @@ type Request struct {
 	Form url.Values `json:",omitempty"`
 	// Assertion is the token request's client assertion, decoded.
 	Assertion *satoken.Claims `json:",omitempty"`
+	// ClientAuth is how a token request authenticated its client
+	// (AuthFederated, AuthSecret, AuthCertificate); X5C whether a
+	// certificate's assertion carried its chain (x5c).
+	ClientAuth string `json:",omitempty"`
+	X5C        bool   `json:",omitempty"`
 	// AccessToken is the identity the ACR exchange's access token stands for.
 	AccessToken string `json:",omitempty"`
 	Status      int
@@ -55,6 +61,8 @@ type Server struct {
 	log     reqlog.Log[Request]
 	refresh map[string]string
 	deny    map[string]bool
+	secrets map[string]string
+	certs   map[string]*x509.Certificate
 }
 
 // Start serves a fake until the test ends.
@@ -64,7 +72,7 @@ func Start(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{refresh: map[string]string{}, deny: map[string]bool{}}
+	s := &Server{refresh: map[string]string{}, deny: map[string]bool{}, secrets: map[string]string{}, certs: map[string]*x509.Certificate{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /common/discovery/instance", s.instanceDiscovery)
 	mux.HandleFunc("GET /{tenant}/v2.0/.well-known/openid-configuration", s.openIDConfiguration)
