@@ -57,10 +57,7 @@ func TestDecryptionWithGCPServiceAccounts(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
 	google := gcpfake.Start(t, gcpfake.Options{})
-	google.Setenv(t)
-	sts, iam := authgcp.Default.STSURL, authgcp.Default.IAMCredentialsURL
-	authgcp.Default.STSURL, authgcp.Default.IAMCredentialsURL = google.URL+"/v1/token", google.URL
-	t.Cleanup(func() { authgcp.Default.STSURL, authgcp.Default.IAMCredentialsURL = sts, iam })
+	google.Install(t)
 	kms := gcpkms.New(t)
 	t.Setenv(gcpkms.ClientTypeEnv, "rest")
 	t.Setenv(gcpkms.EndpointEnv, kms.URL)
@@ -131,15 +128,12 @@ func TestDecryptionWithAzureServiceAccounts(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
 	entra := azurefake.Start(t)
-	entra.SetenvAuthority(t)
 	vault := azurekv.New(t, map[string]string{"author": "author-secret"})
 	u, err := url.Parse(vault.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	saved := authazure.Default.HTTPClient
-	authazure.Default.HTTPClient = &http.Client{Transport: routed{vaultHost: u.Host, vault: vault.Client.Transport, entra: entra.Client().Transport}}
-	t.Cleanup(func() { authazure.Default.HTTPClient = saved })
+	entra.Install(t, &http.Client{Transport: routed{vaultHost: u.Host, vault: vault.Client.Transport, entra: entra.Client().Transport}})
 
 	const tenant, scope = "72f988bf-86f1-41af-91ab-2d7cd011db47", "https://vault.azure.net/.default"
 	clients := map[string]string{"tenant-a": "11111111-1111-1111-1111-111111111111", "tenant-b": "22222222-2222-2222-2222-222222222222"}
