@@ -83,6 +83,7 @@ func addEventsServer(deps *Deps) error {
 		RateLimitInterval:    opts.RateLimitInterval,
 		SecretReader:         secrets,
 		Events:               recorder,
+		Auth:                 deps.authSettings(opts.DefaultServiceAccount),
 	}))
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"golang.org/x/oauth2"
 	"sigs.k8s.io/yaml"
 )
 
@@ -44,18 +45,30 @@ type Options struct {
 	// identity (spec.decryption.serviceAccountName) exchanged through STS.
 	// Nil uses the AWS SDK's default chain, the controller's own identity.
 	AWS func(region string) aws.CredentialsProvider
+	// GCP, when set, gives the access tokens GCP KMS calls carry when the
+	// Secret holds no sops.gcp-kms: the object-level identity exchanged
+	// through Google STS (and IAM Credentials when the ServiceAccount
+	// names a Google service account). Nil uses application default
+	// credentials, the controller's own identity.
+	GCP oauth2.TokenSource
+	// Azure, when set, is the credential Azure Key Vault calls present
+	// when the Secret holds no sops.azure-kv: the object-level identity's
+	// ServiceAccount token as Entra's client assertion. Nil uses the
+	// controller's own identity (the SDK's default credential chain).
+	Azure azcore.TokenCredential
 	// ObjectLevel names the object-level identity ("serviceaccount/ns/name")
-	// when the Kustomization uses one. GCP KMS, Azure Key Vault and Vault
-	// keys whose credentials are not in the Secret then fail with
-	// ErrNotSupported: weir does not exchange that identity for those
-	// services yet, and falling back to the controller's identity would
-	// let a tenant decrypt with it.
+	// when the Kustomization uses one. A key whose service gets neither
+	// credentials from the Secret nor the identity above (Vault, and GCP
+	// or Azure when the caller set no GCP or Azure) then fails with
+	// ErrNotSupported instead of falling back to the controller's
+	// identity, which would let a tenant decrypt with it.
 	ObjectLevel string
-
-	// azureTransport, set by tests only, carries Entra and Key Vault
-	// calls to a TLS fake: azcore sends bearer tokens over HTTPS only, so
-	// no environment variable can point the SDK at 127.0.0.1.
-	azureTransport policy.Transporter
+	// AzureTransport carries Entra and Key Vault calls; nil is azcore's
+	// default. Only tests set it, to reach a TLS fake (azcore sends
+	// bearer tokens over HTTPS only, so no environment variable can
+	// point the SDK at 127.0.0.1); with it, Key Vault's challenge is not
+	// checked against the vault's host.
+	AzureTransport policy.Transporter
 }
 
 // ErrNotSupported marks a key the Kustomization's identity cannot reach
@@ -70,7 +83,10 @@ type cloudCreds struct {
 	gcp    []byte
 	azure  azcore.TokenCredential
 	vault  string
-	// azureTransport is Options.azureTransport.
+	// gcpObject and azureObject are Options.GCP and Options.Azure.
+	gcpObject   oauth2.TokenSource
+	azureObject azcore.TokenCredential
+	// azureTransport is Options.AzureTransport.
 	azureTransport policy.Transporter
 	// objectLevel is Options.ObjectLevel.
 	objectLevel string

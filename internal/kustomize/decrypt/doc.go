@@ -21,14 +21,17 @@
 // The calls to AWS KMS, GCP KMS, Azure Key Vault and Vault transit are
 // SOPS's own (its kms, gcpkms, azkv and hcvault packages); what this
 // package decides is the credentials they carry (kms.go): the Secret's
-// when it has the service's key; else, for AWS, Options.AWS (the
-// Kustomization's ServiceAccount exchanged through STS by the caller);
-// else the SDK's default chain, which is the controller's own identity
-// (environment credentials, IRSA or EKS Pod Identity, the GCE metadata
-// server, Azure workload or managed identity, VAULT_TOKEN). When the
-// Kustomization names a ServiceAccount (Options.ObjectLevel), GCP, Azure
-// and Vault keys without credentials in the Secret fail with
-// ErrNotSupported instead of falling back to the controller's identity.
+// when it has the service's key; else, for AWS, GCP and Azure, the
+// Kustomization's ServiceAccount exchanged by the caller (Options.AWS
+// through STS AssumeRoleWithWebIdentity, Options.GCP through Google STS
+// and IAM Credentials, Options.Azure through Entra's federated client
+// assertion); else the SDK's default chain, which is the controller's own
+// identity (environment credentials, IRSA or EKS Pod Identity, the GCE
+// metadata server, Azure workload or managed identity, VAULT_TOKEN). When
+// the Kustomization names a ServiceAccount (Options.ObjectLevel), a Vault
+// key without a token in the Secret fails with ErrNotSupported instead of
+// falling back to the controller's identity (Flux 2.9's Vault login with
+// a ServiceAccount token, --sops-vault-configmap, is not in weir).
 // Encryption context and role assumption (arn+role in the metadata) are
 // SOPS's: the context is sent with every call and the role assumed with
 // the credentials above. The Vault address is the file's vault_address.

@@ -42,7 +42,8 @@ func New(keys map[string][]byte, opts ...Options) (*Decryptor, error) {
 	sort.Strings(names) // deterministic errors and key order
 	srv := &keyServer{}
 	for _, o := range opts {
-		srv.cloud.awsFor, srv.cloud.objectLevel, srv.cloud.azureTransport = o.AWS, o.ObjectLevel, o.azureTransport
+		srv.cloud.awsFor, srv.cloud.objectLevel, srv.cloud.azureTransport = o.AWS, o.ObjectLevel, o.AzureTransport
+		srv.cloud.gcpObject, srv.cloud.azureObject = o.GCP, o.Azure
 	}
 	for _, name := range names {
 		switch {

@@ -59,21 +59,27 @@ func (s *keyServer) cloudMasterKey(k *keyservice.Key) (cloudKey, bool, error) {
 		return mk, true, nil
 	case *keyservice.Key_GcpKmsKey:
 		mk := &gcpkms.MasterKey{ResourceID: t.GcpKmsKey.GetResourceId()}
-		if c.gcp != nil {
+		switch {
+		case c.gcp != nil:
 			gcpkms.CredentialJSON(c.gcp).ApplyToMasterKey(mk)
+		case c.gcpObject != nil:
+			gcpkms.NewTokenSource(c.gcpObject).ApplyToMasterKey(mk)
 		}
-		return c.unlessRefused(mk, c.gcp != nil, kind)
+		return c.unlessRefused(mk, c.gcp != nil || c.gcpObject != nil, kind)
 	case *keyservice.Key_AzureKeyvaultKey:
 		mk := &azkv.MasterKey{VaultURL: t.AzureKeyvaultKey.GetVaultUrl(), Name: t.AzureKeyvaultKey.GetName(),
 			Version: t.AzureKeyvaultKey.GetVersion()}
-		if c.azure != nil {
+		switch {
+		case c.azure != nil:
 			azkv.NewTokenCredential(c.azure).ApplyToMasterKey(mk)
+		case c.azureObject != nil:
+			azkv.NewTokenCredential(c.azureObject).ApplyToMasterKey(mk)
 		}
 		if c.azureTransport != nil {
 			azkv.NewClientOptions(&azkeys.ClientOptions{ClientOptions: azcore.ClientOptions{Transport: c.azureTransport},
 				DisableChallengeResourceVerification: true}).ApplyToMasterKey(mk)
 		}
-		return c.unlessRefused(mk, c.azure != nil, kind)
+		return c.unlessRefused(mk, c.azure != nil || c.azureObject != nil, kind)
 	case *keyservice.Key_VaultKey:
 		mk := &hcvault.MasterKey{VaultAddress: t.VaultKey.GetVaultAddress(), EnginePath: t.VaultKey.GetEnginePath(),
 			KeyName: t.VaultKey.GetKeyName()}
@@ -85,12 +91,13 @@ func (s *keyServer) cloudMasterKey(k *keyservice.Key) (cloudKey, bool, error) {
 	return nil, false, nil
 }
 
-// unlessRefused returns mk, or refuses it when the Secret has no
-// credentials for it (fromSecret false) and the Kustomization names a
-// ServiceAccount: only AWS exchanges that identity in weir so far, and the
-// controller's own must not stand in for it.
-func (c *cloudCreds) unlessRefused(mk cloudKey, fromSecret bool, kind string) (cloudKey, bool, error) {
-	if fromSecret || c.objectLevel == "" {
+// unlessRefused returns mk, or refuses it when neither the Secret nor the
+// Kustomization's ServiceAccount gives credentials for it (credentialed
+// false) and the Kustomization names a ServiceAccount: the controller's
+// own identity must not stand in for it. Vault is the one service weir
+// does not exchange that identity for.
+func (c *cloudCreds) unlessRefused(mk cloudKey, credentialed bool, kind string) (cloudKey, bool, error) {
+	if credentialed || c.objectLevel == "" {
 		return mk, true, nil
 	}
 	return nil, true, fmt.Errorf("%w: object-level workload identity (%s) for %s; put the service's credentials in the decryption Secret",

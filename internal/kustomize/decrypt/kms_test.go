@@ -285,7 +285,7 @@ func TestAzureKeyVaultWithTheSecretsClientSecret(t *testing.T) {
 		return map[string][]byte{AzureKVKey: []byte(`{"tenantId": "` + azurekv.Tenant + `", "clientId": "weir-app", "clientSecret": "` +
 			secret + `", "authorityHost": "` + fake.URL + `/"}`)}
 	}
-	via := Options{azureTransport: fake.Client}
+	via := Options{AzureTransport: fake.Client}
 	author, err := New(conf("azure-secret-never-shown"), via)
 	if err != nil {
 		t.Fatal(err)

@@ -90,5 +90,5 @@ func decryptionIdentity(settings *auth.Settings, obj *kustomizev1.Kustomization)
 	if !id.ObjectLevel() {
 		return decrypt.Options{}, nil
 	}
-	return decrypt.Options{AWS: awsWebIdentity(settings, id), ObjectLevel: id.String()}, nil
+	return objectIdentity(settings, id), nil
 }

@@ -44,10 +44,17 @@
 // incident tools of notifier/incident (pagerduty, opsgenie, datadog,
 // grafana, incident.io, sentry) and the event buses of notifier/bus (nats,
 // googlepubsub, azureeventhub, otel, which also gets the Alert). A Provider
-// its type cannot be built from (azureeventhub without a connection string
-// or token, asking for workload identity) is logged as an error for each
-// event its Alerts send, never dropped silently; credentials are masked in
-// every error.
+// its type cannot be built from (azureeventhub with a connection string and
+// a serviceAccountName) is logged as an error for each event its Alerts
+// send, never dropped silently; credentials are masked in every error.
+//
+// The types that accept workload identity (azureeventhub, azuredevops,
+// googlepubsub) get, when their Secret holds no credential, the tokens of
+// the Provider's cloud identity (identity.go): the ServiceAccount
+// spec.serviceAccountName names (ObjectLevelWorkloadIdentity gate), the
+// lockdown default (--default-service-account) or the controller's own,
+// exchanged by internal/auth (Entra for Event Hubs and Azure DevOps, Google
+// STS for Pub/Sub) and kept in its token cache.
 //
 // Deliveries are retried as Flux's are (notifier.Retrying, Flux's
 // go-retryablehttp numbers: four retries 2s to 30s apart, on connection
@@ -59,7 +66,7 @@
 // Event (NotificationDispatchFailed) on the Alert.
 //
 // What weir leaves out, compared with Flux's notification-controller:
-// workload identity for Providers (serviceAccountName), GitHub App
-// credentials, the Provider interval field, HTTP request metrics, and the
-// deprecated caFile key of certSecretRef.
+// the Provider's proxy for the token exchanges of workload identity (they
+// go through the environment's), the Provider interval field, HTTP request
+// metrics, and the deprecated caFile key of certSecretRef.
 package eventserver

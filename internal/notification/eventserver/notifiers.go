@@ -66,6 +66,7 @@ func (t *target) options(c *http.Client) notifier.Options {
 		Token: t.token, Password: t.password, CommitStatus: t.commitStatus, HTTPClient: c,
 		Headers: t.headers, Alert: t.alert, Reader: t.reader,
 		GitHubApp: t.githubApp, ProviderUID: t.providerUID,
+		ServiceAccountName: t.serviceAccountName, Identity: t.identity,
 	}
 }
 

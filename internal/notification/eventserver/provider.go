@@ -52,6 +52,10 @@ type target struct {
 	githubApp *githubapp.App
 	// providerUID marks the comments of the change-request types.
 	providerUID string
+	// namespace and serviceAccountName are the Provider's, and identity
+	// what the workload-identity types get tokens from.
+	namespace, serviceAccountName string
+	identity                      notifier.CloudIdentity
 }
 
 // resolveTarget reads the Provider's Secrets through r. As Flux
@@ -62,6 +66,7 @@ func resolveTarget(ctx context.Context, r client.Reader, p *notificationv1beta3.
 	t := &target{
 		kind: p.Spec.Type, address: p.Spec.Address, channel: p.Spec.Channel,
 		username: p.Spec.Username, proxy: p.Spec.Proxy, timeout: p.GetTimeout(), providerUID: string(p.UID),
+		namespace: p.Namespace, serviceAccountName: p.Spec.ServiceAccountName,
 	}
 	if ref := p.Spec.SecretRef; ref != nil {
 		data, err := readSecret(ctx, r, p.Namespace, ref.Name)

@@ -20,6 +20,7 @@ import (
 
 	notificationv1 "github.com/weir-gitops/weir/api/notification/v1"
 	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
+	"github.com/weir-gitops/weir/internal/auth"
 	"github.com/weir-gitops/weir/internal/notification/notifier"
 	"github.com/weir-gitops/weir/internal/notification/notifier/commitstatus"
 	"github.com/weir-gitops/weir/internal/notification/notifier/gitcomment"
@@ -55,6 +56,13 @@ type Options struct {
 	// Events, when set, records a Warning Event on the Alert whose
 	// delivery failed, as Flux's notification-controller does.
 	Events EventRecorder
+	// Auth decides and exchanges the cloud identity of the Providers
+	// whose types accept workload identity (azureeventhub, azuredevops,
+	// googlepubsub) and whose Secret holds no credential: the
+	// ObjectLevelWorkloadIdentity gate, --default-service-account, the
+	// TokenRequest client and the token cache. Nil is the controller's
+	// own identity, and a Provider naming a ServiceAccount is refused.
+	Auth *auth.Settings
 }
 
 // EventRecorder records Kubernetes Events (events.Recorder does).
@@ -345,6 +353,7 @@ func (s *Server) deliver(d delivery) {
 	}
 	t.alert = notifier.AlertRef{Namespace: d.alert.Namespace, Name: d.alert.Name, UID: string(d.alert.UID)}
 	t.reader, t.commitStatus = s.client, d.commitStatus
+	t.identity = t.cloudIdentity(s.opts.Auth)
 	c := s.opts.HTTPClient
 	if c == nil {
 		if c, err = newHTTPClient(t); err != nil {

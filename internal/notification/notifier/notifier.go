@@ -8,6 +8,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/weir-gitops/weir/internal/auth"
 	"github.com/weir-gitops/weir/internal/auth/githubapp"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 )
@@ -53,6 +54,29 @@ type Options struct {
 	ProviderUID string
 	// HTTPClient carries the Provider's timeout, CA and proxy.
 	HTTPClient *http.Client
+	// ServiceAccountName is the Provider's spec.serviceAccountName: the
+	// types that accept workload identity (WorkloadIdentityTypes) refuse
+	// it beside a static credential, as Flux does.
+	ServiceAccountName string
+	// Identity gives those types the access tokens of the Provider's
+	// identity when its Secret holds no credential; nil gives none.
+	Identity CloudIdentity
+}
+
+// WorkloadIdentityTypes are the Provider types that, without a credential
+// in their Secret, present a cloud identity (spec.serviceAccountName, the
+// lockdown default, or the controller's own), as in Flux.
+var WorkloadIdentityTypes = []string{"azureeventhub", "azuredevops", "googlepubsub"}
+
+// CloudIdentity is a Provider's cloud identity: the ServiceAccount it
+// names (object-level workload identity, behind the
+// ObjectLevelWorkloadIdentity gate), the lockdown default, or the
+// controller's own. Tokens are secrets.
+type CloudIdentity interface {
+	// AzureToken returns an Entra access token for scope.
+	AzureToken(ctx context.Context, scope string) (auth.Token, error)
+	// GCPToken returns a Google access token.
+	GCPToken(ctx context.Context) (auth.Token, error)
 }
 
 // AlertRef names an Alert.

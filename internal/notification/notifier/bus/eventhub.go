@@ -25,10 +25,17 @@ const sasPrefix = "Endpoint=sb://"
 // eventHubsDomain completes a namespace name given without its domain.
 const eventHubsDomain = ".servicebus.windows.net"
 
+// ScopeEventHubs is the Entra scope of the token a workload identity
+// puts on the namespace's $cbs node, as Flux asks for it.
+const ScopeEventHubs = "https://eventhubs.azure.net/.default"
+
 // eventHubPublisher sends events to one event hub, authorized as Flux
 // documents it: either the address is a connection string with a shared
-// access key and the hub's EntityPath (SAS), or the Secret's token is a
-// JWT, the address the hub's name and the channel its namespace.
+// access key and the hub's EntityPath (SAS), or the address is the hub's
+// name, the channel its namespace and the token a JWT: the Secret's, or,
+// without one, an Entra token of the Provider's identity (workload
+// identity: spec.serviceAccountName, the lockdown default, or the
+// controller's own).
 type eventHubPublisher struct {
 	opts notifier.Options
 	// conn is the SAS connection string; namespace and hub the JWT form's.
@@ -40,16 +47,12 @@ type eventHubPublisher struct {
 
 func newEventHub(o notifier.Options) (notifier.Notifier, error) {
 	p := &eventHubPublisher{opts: o}
+	sas := strings.HasPrefix(o.Address, sasPrefix)
+	if err := checkEventHubAuth(o, sas); err != nil {
+		return nil, err
+	}
 	switch {
-	case o.Token != "":
-		if err := need(o, "an address (the event hub's name)", o.Address); err != nil {
-			return nil, err
-		}
-		if err := need(o, "a channel (the Event Hubs namespace)", o.Channel); err != nil {
-			return nil, err
-		}
-		p.hub, p.namespace = o.Address, fullyQualified(o.Channel)
-	case strings.HasPrefix(o.Address, sasPrefix):
+	case sas:
 		props, err := azeventhubs.ParseConnectionString(o.Address)
 		if err != nil {
 			// The SDK's message names no part of the string.
@@ -65,13 +68,34 @@ func newEventHub(o notifier.Options) (notifier.Notifier, error) {
 		}
 		p.conn = o.Address
 	case o.Address == "":
-		return nil, need(o, "an address (a connection string, or with a token the event hub's name)", "")
-	default:
+		return nil, need(o, "an address (a connection string, or the event hub's name)", "")
+	case o.Token == "" && o.Identity == nil:
 		return nil, fmt.Errorf("%w: azureeventhub without a token needs an address that is a connection "+
-			"string (%s…); workload identity (serviceAccountName) is not supported yet", notifier.ErrInvalidConfig,
-			sasPrefix)
+			"string (%s…), or a cloud identity to get one", notifier.ErrInvalidConfig, sasPrefix)
+	default:
+		if err := need(o, "a channel (the Event Hubs namespace)", o.Channel); err != nil {
+			return nil, err
+		}
+		p.hub, p.namespace = o.Address, fullyQualified(o.Channel)
 	}
 	return p, nil
+}
+
+// checkEventHubAuth refuses two ways of authorizing at once, with Flux's
+// words.
+func checkEventHubAuth(o notifier.Options, sas bool) error {
+	var conflict string
+	switch {
+	case sas && o.ServiceAccountName != "":
+		conflict = "serviceAccountName and SAS authentication cannot be set at the same time"
+	case sas && o.Token != "":
+		conflict = "jwt token and SAS authentication cannot be set at the same time"
+	case o.ServiceAccountName != "" && o.Token != "":
+		conflict = "serviceAccountName and jwt token authentication cannot be set at the same time"
+	default:
+		return nil
+	}
+	return fmt.Errorf("%w: azureeventhub: invalid authentication options: %s", notifier.ErrInvalidConfig, conflict)
 }
 
 // fullyQualified is a namespace's host: the name Flux takes in channel
@@ -96,7 +120,7 @@ func (p *eventHubPublisher) post(ctx context.Context, e events.Event) error {
 	if err != nil {
 		return err
 	}
-	client, hub, err := p.client()
+	client, hub, err := p.client(ctx)
 	if err != nil {
 		return err
 	}
@@ -121,7 +145,7 @@ func (p *eventHubPublisher) post(ctx context.Context, e events.Event) error {
 }
 
 // client returns a producer for the hub, named in errors by it.
-func (p *eventHubPublisher) client() (*azeventhubs.ProducerClient, string, error) {
+func (p *eventHubPublisher) client(ctx context.Context) (*azeventhubs.ProducerClient, string, error) {
 	if p.conn != "" {
 		props, _ := azeventhubs.ParseConnectionString(p.conn)
 		hub := *props.EntityPath
@@ -132,7 +156,17 @@ func (p *eventHubPublisher) client() (*azeventhubs.ProducerClient, string, error
 		}
 		return c, hub, nil
 	}
-	c, err := azeventhubs.NewProducerClient(p.namespace, p.hub, staticToken(p.opts.Token),
+	token := staticToken{value: p.opts.Token, expires: time.Now().Add(time.Hour)}
+	if token.value == "" {
+		// Fetched once for the delivery, as Flux does; the identity's
+		// cache keeps it for the next one.
+		t, err := p.opts.Identity.AzureToken(ctx, ScopeEventHubs)
+		if err != nil {
+			return nil, p.hub, fmt.Errorf("getting an Entra token for Azure Event Hubs: %w", err)
+		}
+		token = staticToken{value: t.Value, expires: t.ExpiresAt}
+	}
+	c, err := azeventhubs.NewProducerClient(p.namespace, p.hub, token,
 		p.clientOptions(p.namespace))
 	if err != nil {
 		return nil, p.hub, fmt.Errorf("creating the Azure Event Hub client: %w", err)
@@ -176,11 +210,15 @@ func eventHubError(ctx context.Context, err error) error {
 	return err
 }
 
-// staticToken hands the Secret's JWT to the SDK, which puts it on the
-// namespace's $cbs node as a token of type jwt.
-type staticToken string
+// staticToken hands a JWT (the Secret's, or the identity's Entra token)
+// to the SDK, which puts it on the namespace's $cbs node as a token of
+// type jwt. The SDK renews a token before it expires; a delivery's client
+// lives far shorter than either.
+type staticToken struct {
+	value   string
+	expires time.Time
+}
 
 func (t staticToken) GetToken(context.Context, policy.TokenRequestOptions) (azcore.AccessToken, error) {
-	// The SDK renews a token before it expires; a static one never does.
-	return azcore.AccessToken{Token: string(t), ExpiresOn: time.Now().Add(time.Hour)}, nil
+	return azcore.AccessToken{Token: t.value, ExpiresOn: t.expires}, nil
 }

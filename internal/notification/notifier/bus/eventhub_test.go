@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weir-gitops/weir/internal/auth"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/eventhubfake"
 	"github.com/weir-gitops/weir/internal/notification/notifier"
 	"github.com/weir-gitops/weir/internal/notification/notifier/notifiertest"
@@ -23,7 +24,59 @@ const (
 
 func startEventHub(t *testing.T) *eventhubfake.Server {
 	t.Helper()
-	return eventhubfake.Start(t, eventhubfake.Credentials{KeyName: sasKeyName, Key: sasKey, JWT: hubJWT})
+	return eventhubfake.Start(t, eventhubfake.Credentials{KeyName: sasKeyName, Key: sasKey, JWT: hubJWT,
+		Bearers: map[string]string{identityToken: "notify-app"}})
+}
+
+// identityToken is what stubIdentity hands out for Event Hubs' scope.
+const identityToken = "entra.notify-app.eventhubs"
+
+// stubIdentity is a Provider's cloud identity, recording the scopes asked.
+type stubIdentity struct{ scopes *[]string }
+
+func (s stubIdentity) AzureToken(_ context.Context, scope string) (auth.Token, error) {
+	*s.scopes = append(*s.scopes, scope)
+	return auth.Token{Value: identityToken, ExpiresAt: time.Now().Add(time.Hour)}, nil
+}
+
+func (s stubIdentity) GCPToken(context.Context) (auth.Token, error) {
+	*s.scopes = append(*s.scopes, "gcp")
+	return auth.Token{Value: "ya29.identity", ExpiresAt: time.Now().Add(time.Hour)}, nil
+}
+
+// noIdentity refuses every token, as a ServiceAccount behind a closed gate.
+type noIdentity struct{}
+
+func (noIdentity) AzureToken(context.Context, string) (auth.Token, error) {
+	return auth.Token{}, auth.ErrObjectLevelDisabled
+}
+
+func (noIdentity) GCPToken(context.Context) (auth.Token, error) {
+	return auth.Token{}, auth.ErrObjectLevelDisabled
+}
+
+// TestEventHubWithWorkloadIdentity: without a token, the identity's
+// Entra token for Event Hubs is put on $cbs as a JWT; an identity that
+// cannot get one fails the delivery naming the cause.
+func TestEventHubWithWorkloadIdentity(t *testing.T) {
+	s := startEventHub(t)
+	var scopes []string
+	o := notifier.Options{Address: "flux-events", Channel: s.Addr, ServiceAccountName: "notify",
+		Identity: stubIdentity{&scopes}, HTTPClient: trusting(s)}
+	if err := postToHub(t, o, sampleEvent(events.SeverityInfo)); err != nil {
+		t.Fatal(err)
+	}
+	want := eventhubfake.PutToken{Type: eventhubfake.TokenTypeJWT, Audience: "amqps://" + s.Addr + "/flux-events",
+		Principal: "notify-app", Status: 202}
+	if tokens := s.Tokens(); len(tokens) != 1 || tokens[0] != want {
+		t.Errorf("put-token = %+v, want [%+v]", tokens, want)
+	}
+	if len(scopes) != 1 || scopes[0] != "https://eventhubs.azure.net/.default" || len(s.Messages()) != 1 {
+		t.Errorf("scopes asked %q, %d messages", scopes, len(s.Messages()))
+	}
+	o.Identity = noIdentity{}
+	err := postToHub(t, o, sampleEvent(events.SeverityInfo))
+	assertMentions(t, err, "getting an Entra token for Azure Event Hubs: ObjectLevelWorkloadIdentity feature gate is not enabled")
 }
 
 func connectionString(addr, keyName, key string) string {
@@ -123,8 +176,18 @@ func TestNewChecksTheEventHubProvider(t *testing.T) {
 		want string
 	}{
 		{name: "nothing", opts: notifier.Options{}, want: "needs an address"},
-		{name: "hub name without token", opts: notifier.Options{Address: "flux-events"},
-			want: "workload identity (serviceAccountName) is not supported yet"},
+		{name: "hub name without token nor identity", opts: notifier.Options{Address: "flux-events"},
+			want: "or a cloud identity to get one"},
+		{name: "identity without namespace", opts: notifier.Options{Address: "flux-events", Identity: noIdentity{}},
+			want: "channel (the Event Hubs namespace)"},
+		{name: "service account and token", want: "serviceAccountName and jwt token authentication cannot be set at the same time",
+			opts: notifier.Options{Address: "flux-events", Channel: "ns", Token: password, ServiceAccountName: "notify"}},
+		{name: "service account and SAS", want: "serviceAccountName and SAS authentication cannot be set at the same time",
+			opts: notifier.Options{Address: "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=" + password + ";EntityPath=flux",
+				ServiceAccountName: "notify"}},
+		{name: "token and SAS", want: "jwt token and SAS authentication cannot be set at the same time",
+			opts: notifier.Options{Address: "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=" + password + ";EntityPath=flux",
+				Token: "jwt"}},
 		{name: "token without namespace", opts: notifier.Options{Address: "flux-events", Token: password},
 			want: "channel (the Event Hubs namespace)"},
 		{name: "connection string without hub", want: "no EntityPath",

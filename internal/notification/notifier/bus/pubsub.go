@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"cloud.google.com/go/pubsub/v2"
+	"golang.org/x/oauth2"
 	"google.golang.org/api/option"
 
 	"github.com/weir-gitops/weir/internal/notification/notifier"
@@ -23,8 +24,10 @@ const emulatorHostEnv = "PUBSUB_EMULATOR_HOST"
 
 // pubSubPublisher publishes events on one topic: address is the GCP
 // project ID, channel the topic ID, the Secret's token the JSON
-// credentials (without one, Google's Application Default Credentials) and
-// its headers the message attributes.
+// credentials (without one, the access tokens of the Provider's cloud
+// identity: its ServiceAccount through Google STS, or the controller's
+// application default credentials) and its headers the message
+// attributes.
 type pubSubPublisher struct {
 	opts  notifier.Options
 	creds []option.ClientOption
@@ -38,14 +41,40 @@ func newPubSub(o notifier.Options) (notifier.Notifier, error) {
 		return nil, err
 	}
 	p := &pubSubPublisher{opts: o}
-	if o.Token != "" && os.Getenv(emulatorHostEnv) == "" {
+	switch {
+	case os.Getenv(emulatorHostEnv) != "":
+	case o.Token != "":
 		c, err := credentialsOption(o.Token)
 		if err != nil {
 			return nil, err
 		}
 		p.creds = []option.ClientOption{c}
+	case o.Identity != nil:
+		// Workload identity: the Provider's ServiceAccount, the lockdown
+		// default or the controller's own, asked when the client first
+		// needs a token.
+		p.creds = []option.ClientOption{option.WithTokenSource(gcpTokenSource{ctx: context.Background(), id: o.Identity})}
 	}
+	p.creds = append(p.creds, pubSubTestOptions...)
 	return p, nil
+}
+
+// pubSubTestOptions, set by tests only, reach a TLS fake that checks the
+// bearer token (an emulator takes none).
+var pubSubTestOptions []option.ClientOption
+
+// gcpTokenSource gives Google's client the identity's access tokens.
+type gcpTokenSource struct {
+	ctx context.Context
+	id  notifier.CloudIdentity
+}
+
+func (s gcpTokenSource) Token() (*oauth2.Token, error) {
+	t, err := s.id.GCPToken(s.ctx)
+	if err != nil {
+		return nil, fmt.Errorf("getting a Google access token for Pub/Sub: %w", err)
+	}
+	return &oauth2.Token{AccessToken: t.Value, TokenType: "Bearer", Expiry: t.ExpiresAt}, nil
 }
 
 // credentialsOption checks the token is JSON credentials of a type Google

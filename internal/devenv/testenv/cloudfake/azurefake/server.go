@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	authazure "github.com/weir-gitops/weir/internal/auth/azure"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/reqlog"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/satoken"
 )
@@ -183,4 +184,18 @@ func unsetCredentialEnv(t testing.TB) {
 		t.Setenv(v, "")
 		_ = os.Unsetenv(v)
 	}
+}
+
+// Install makes the fake the authority host (SetenvAuthority) and has
+// internal/auth/azure's Default provider, which controllers use, reach
+// Azure through c (nil: Client, every host to this fake) until the test
+// ends.
+func (s *Server) Install(t testing.TB, c *http.Client) {
+	s.SetenvAuthority(t)
+	if c == nil {
+		c = s.client
+	}
+	saved := authazure.Default.HTTPClient
+	authazure.Default.HTTPClient = c
+	t.Cleanup(func() { authazure.Default.HTTPClient = saved })
 }

@@ -5,7 +5,8 @@
 // base64url values, the 401 bearer challenge naming the tenant), and the
 // Entra endpoints a client-secret credential uses (OpenID discovery and
 // the client-credentials token grant). Key Vault calls must carry a token
-// the fake issued for a client id and secret it knows.
+// the fake issued for a client id and secret it knows, or one Accept
+// names.
 package azurekv
 
 import (
@@ -58,6 +59,14 @@ func New(t testing.TB, clients map[string]string) *Server {
 	t.Cleanup(srv.Close)
 	s.URL, s.Client = srv.URL, srv.Client()
 	return s
+}
+
+// Accept makes Key Vault accept token, issued by another Entra fake
+// (azurefake, for a federated client assertion), as client's.
+func (s *Server) Accept(token, client string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokens[token] = client
 }
 
 // Requests returns what the fake was asked so far.

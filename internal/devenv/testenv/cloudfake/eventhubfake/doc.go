@@ -9,9 +9,10 @@
 // $cbs node (operation put-token, type servicebus.windows.net:sastoken or
 // jwt, name the audience) and the fake answers on the client's reply link
 // with status-code 202, or 401 when a SAS token's HMAC-SHA256 signature
-// does not verify against the configured key, or a JWT is not the one
-// configured. A sender link to an event hub is refused (amqp:unauthorized-
-// access) unless a token for its audience was accepted on the connection.
+// does not verify against the configured key, or a JWT is neither the one
+// configured nor one of the bearer tokens (an Entra fake's) it trusts. A
+// sender link to an event hub is refused (amqp:unauthorized-access)
+// unless a token for its audience was accepted on the connection.
 // Each message the hub receives is recorded, batch envelopes opened into
 // their events, with body and properties, for tests to assert.
 //

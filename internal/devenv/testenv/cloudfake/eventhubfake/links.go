@@ -156,8 +156,10 @@ func (c *conn) putToken(channel uint16, s *session, payload []byte) error {
 	case TokenTypeSAS:
 		p.KeyName, err = verifySAS(token, p.Audience, creds)
 	case TokenTypeJWT:
-		if creds.JWT == "" || token != creds.JWT {
-			err = errors.New("the JWT is not the one the namespace trusts")
+		principal, bearer := creds.Bearers[token]
+		p.Principal = principal
+		if !bearer && (creds.JWT == "" || token != creds.JWT) {
+			err = errors.New("the JWT is not one the namespace trusts")
 		}
 	default:
 		err = fmt.Errorf("token type %q is not supported", p.Type)

@@ -21,6 +21,10 @@ import (
 type Credentials struct {
 	KeyName, Key string
 	JWT          string
+	// Bearers are further JWTs the namespace trusts, each naming the
+	// identity it was issued to (an Entra fake's access tokens for
+	// Event Hubs), recorded as PutToken.Principal.
+	Bearers map[string]string
 }
 
 // PutToken is one put-token request the $cbs node answered, without the
@@ -32,6 +36,8 @@ type PutToken struct {
 	Audience string
 	// KeyName is the SAS token's skn.
 	KeyName string
+	// Principal is the identity of an accepted JWT from Bearers.
+	Principal string
 	// Status is the answer: 202, or 401.
 	Status int32
 }

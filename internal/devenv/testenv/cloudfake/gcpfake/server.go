@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	authgcp "github.com/weir-gitops/weir/internal/auth/gcp"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/reqlog"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/satoken"
 )
@@ -134,4 +135,14 @@ func (s *Server) Setenv(t testing.TB) {
 	t.Setenv("GCE_METADATA_HOST", s.Host)
 	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "")
 	t.Setenv("HOME", t.TempDir())
+}
+
+// Install points Google's application default credentials (Setenv) and
+// internal/auth/gcp's Default provider, which controllers use for
+// object-level identity, at the fake until the test ends.
+func (s *Server) Install(t testing.TB) {
+	s.Setenv(t)
+	sts, iam := authgcp.Default.STSURL, authgcp.Default.IAMCredentialsURL
+	authgcp.Default.STSURL, authgcp.Default.IAMCredentialsURL = s.URL+"/v1/token", s.URL
+	t.Cleanup(func() { authgcp.Default.STSURL, authgcp.Default.IAMCredentialsURL = sts, iam })
 }

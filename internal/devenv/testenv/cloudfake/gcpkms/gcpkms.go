@@ -6,7 +6,7 @@
 // checks every KMS call's bearer token: one it issued, or a JWT the
 // service account signed itself (what the Google SDK sends when it skips
 // the token endpoint). Both are RS256, verified with the public half of
-// the key AddServiceAccount made.
+// the key AddServiceAccount made. Accept adds tokens another fake issued.
 //
 // SOPS's GCP key source reaches it with SOPS_GCP_KMS_CLIENT_TYPE=rest and
 // SOPS_GCP_KMS_ENDPOINT=URL; the credentials JSON AddServiceAccount
@@ -95,6 +95,15 @@ func (s *Server) AddServiceAccount(t testing.TB, email string) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// Accept makes KMS accept token, issued elsewhere (Google STS or IAM
+// Credentials, gcpfake), as principal's: the object-level identity's
+// access token.
+func (s *Server) Accept(token, principal string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokens[token] = principal
 }
 
 // Requests returns what the fake was asked so far.
