@@ -55,6 +55,8 @@ type Server struct {
 	log     reqlog.Log[Request]
 	refresh map[string]string
 	deny    map[string]bool
+
+	clusters map[string]AKSCluster // by lower-case resource ID (aks.go)
 }
 
 // Start serves a fake until the test ends.
@@ -71,6 +73,7 @@ func Start(t testing.TB) *Server {
 	mux.HandleFunc("POST /{tenant}/oauth2/v2.0/token", s.token)
 	mux.HandleFunc("GET /msi/token", s.managedIdentity)
 	mux.HandleFunc("POST /oauth2/exchange", s.exchange)
+	mux.HandleFunc("/subscriptions/{sub}/resourceGroups/{group}/providers/Microsoft.ContainerService/managedClusters/{rest...}", s.arm)
 	s.srv = httptest.NewUnstartedServer(mux)
 	s.srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
 	s.srv.StartTLS()
