@@ -2,9 +2,7 @@ package restconfig
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -177,15 +175,9 @@ func pick(a *clusterAccess, found []endpoint) (endpoint, error) {
 
 // canonicalAddress is https://<lower-case host>:<port>.
 func canonicalAddress(address string) (string, error) {
-	if !strings.HasPrefix(address, "http") {
-		address = "https://" + address
-	}
-	u, err := url.Parse(address)
-	switch {
-	case err != nil:
-		return "", errors.New("not a URL")
-	case u.Scheme != "https":
-		return "", fmt.Errorf("the Kubernetes API server address '%s' must use https scheme", address)
+	u, err := parseHTTPS(address)
+	if err != nil {
+		return "", err
 	}
 	host := u.Host
 	if u.Port() == "" {

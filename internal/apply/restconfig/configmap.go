@@ -152,19 +152,29 @@ func parseClusterAccess(key types.NamespacedName, data map[string]string) (*clus
 // scheme, anything but https is refused (the bearer token must not travel
 // in the clear).
 func clusterHost(address string) (string, error) {
+	u, err := parseHTTPS(address)
+	if err != nil {
+		return "", err
+	}
+	return u.Scheme + "://" + u.Host + strings.TrimSuffix(u.Path, "/"), nil
+}
+
+// parseHTTPS parses an API server address, https:// added to a bare
+// host[:port], and refuses any other scheme.
+func parseHTTPS(address string) (*url.URL, error) {
 	if !strings.Contains(address, "://") {
 		address = "https://" + address
 	}
 	u, err := url.Parse(address)
 	switch {
 	case err != nil:
-		return "", errors.New("not a URL")
+		return nil, errors.New("not a URL")
 	case u.Scheme != "https":
-		return "", fmt.Errorf("scheme '%s' is not https", u.Scheme)
+		return nil, fmt.Errorf("scheme '%s' is not https", u.Scheme)
 	case u.Host == "":
-		return "", errors.New("no host")
+		return nil, errors.New("no host")
 	}
-	return u.Scheme + "://" + u.Host + strings.TrimSuffix(u.Path, "/"), nil
+	return u, nil
 }
 
 // clusterTokens gets an identity's tokens for a remote cluster, through

@@ -65,11 +65,7 @@ func ClusterToken(ctx context.Context, s *auth.Settings, id auth.Identity, arn s
 	}
 	return cache.Get(ctx, sub.key()+"|eks-token|cluster="+arn, func(ctx context.Context) (auth.Token, error) {
 		expires := time.Now().Add(clusterTokenLifetime)
-		creds, err := credentials(ctx, s, sub, region)
-		if err != nil {
-			return auth.Token{}, err
-		}
-		cfg, err := signedConfig(ctx, region, creds)
+		cfg, err := subjectConfig(ctx, s, sub, region)
 		if err != nil {
 			return auth.Token{}, err
 		}
@@ -126,11 +122,7 @@ func DescribeCluster(ctx context.Context, s *auth.Settings, id auth.Identity, ar
 		cache = s.Cache
 	}
 	t, err := cache.Get(ctx, sub.key()+"|eks-describe|cluster="+arn, func(ctx context.Context) (auth.Token, error) {
-		creds, err := credentials(ctx, s, sub, region)
-		if err != nil {
-			return auth.Token{}, err
-		}
-		cfg, err := signedConfig(ctx, region, creds)
+		cfg, err := subjectConfig(ctx, s, sub, region)
 		if err != nil {
 			return auth.Token{}, err
 		}
@@ -166,4 +158,13 @@ func signedConfig(ctx context.Context, region string, creds aws.Credentials) (aw
 		return aws.Config{}, fmt.Errorf("failed to load AWS configuration: %w", err)
 	}
 	return cfg, nil
+}
+
+// subjectConfig is signedConfig with sub's credentials for region.
+func subjectConfig(ctx context.Context, s *auth.Settings, sub subject, region string) (aws.Config, error) {
+	creds, err := credentials(ctx, s, sub, region)
+	if err != nil {
+		return aws.Config{}, err
+	}
+	return signedConfig(ctx, region, creds)
 }
