@@ -49,6 +49,7 @@ func setupImageAutomation(ctx context.Context, deps *Deps) error {
 			meta.ImageAutomationManager, os.Getenv("POD_NAME"), opts.EventsAddr),
 		Metrics:              deps.Metrics,
 		NoCrossNamespaceRefs: opts.NoCrossNamespaceRefs,
+		Auth:                 deps.authSettings(opts.DefaultServiceAccount),
 		ForcePushBranch:      gateOn(opts.FeatureGates, imageAutomationGateDefaults, "GitForcePushBranch"),
 		Jitter:               opts.IntervalJitter,
 	}

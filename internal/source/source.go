@@ -6,11 +6,15 @@
 package source
 
 import (
+	"errors"
+	"fmt"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/auth"
+	"github.com/weir-gitops/weir/internal/runtime/errs"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 	"github.com/weir-gitops/weir/internal/runtime/metrics"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
@@ -58,4 +62,16 @@ type Helm struct {
 // Driver returns what the reconcile skeleton needs from Deps.
 func (d Deps) Driver() reconcile.Driver {
 	return reconcile.Driver{Client: d.Client, Metrics: d.Metrics, Jitter: d.Jitter, Now: d.Now}
+}
+
+// Identity decides whose cloud identity an object in namespace that names
+// serviceAccountName uses (Deps.Auth's gate and lockdown default); a
+// ServiceAccount named while the gate is off stalls with Flux's message.
+func (d Deps) Identity(namespace, serviceAccountName string) (auth.Identity, error) {
+	id, err := d.Auth.IdentityFor(namespace, serviceAccountName)
+	if errors.Is(err, auth.ErrObjectLevelDisabled) {
+		return id, &errs.Stalling{Reason: meta.FeatureGateDisabledReason, Err: fmt.Errorf(
+			"to use spec.serviceAccountName for provider authentication please enable the %s feature gate in the controller", auth.FeatureGate)}
+	}
+	return id, err
 }

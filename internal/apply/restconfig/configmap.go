@@ -29,17 +29,13 @@ const (
 	KeyServiceAccountName = "serviceAccountName"
 )
 
-// The providers a ConfigMap may name. Only generic is built: the clouds'
-// (remote EKS, AKS and GKE clusters) are refused by name.
+// The providers a ConfigMap may name.
 const (
 	ProviderGeneric = "generic"
 	ProviderAWS     = "aws"
 	ProviderAzure   = "azure"
 	ProviderGCP     = "gcp"
 )
-
-// clouds names the managed Kubernetes each cloud provider reaches.
-var clouds = map[string]string{ProviderAWS: "EKS", ProviderAzure: "AKS", ProviderGCP: "GKE"}
 
 // controllerTokenFile is where the controller's own ServiceAccount token
 // is mounted; its subject names the account the generic provider asks a
@@ -55,6 +51,7 @@ type clusterAccess struct {
 	ca             []byte
 	audiences      []string
 	serviceAccount string
+	cluster        string // the cloud's resource name of the cluster
 }
 
 // fromConfigMap builds the rest.Config of spec.kubeConfig.configMapRef:
@@ -81,15 +78,27 @@ func (r *Resolver) fromConfigMap(ctx context.Context, req Request) (*rest.Config
 	if err != nil {
 		return nil, err
 	}
-	tokens := &clusterTokens{settings: r.KubeConfigIdentity, id: id, audiences: a.audiences, key: key}
+	var tokens tokenSource = &clusterTokens{settings: r.KubeConfigIdentity, id: id, audiences: a.audiences, key: key}
+	host, ca := a.host, a.ca
+	if a.provider != ProviderGeneric {
+		tokens = r.cloudTokens(a, id)
+		if host, ca, err = r.cloudEndpoint(ctx, a, id); err != nil {
+			return nil, fmt.Errorf("KubeConfig ConfigMap '%s': %w", key, err)
+		}
+	}
 	// The first token is asked for now, so that a failure is the
 	// reconcile's error rather than one of a request's.
 	if _, err := tokens.get(ctx); err != nil {
 		return nil, err
 	}
-	cfg := &rest.Config{Host: a.host, TLSClientConfig: rest.TLSClientConfig{CAData: a.ca}}
+	cfg := &rest.Config{Host: host, TLSClientConfig: rest.TLSClientConfig{CAData: ca}}
 	cfg.Wrap(func(base http.RoundTripper) http.RoundTripper { return &bearer{base: base, tokens: tokens} })
 	return cfg, nil
+}
+
+// tokenSource is where the bearer transport takes each request's token.
+type tokenSource interface {
+	get(ctx context.Context) (auth.Token, error)
 }
 
 // parseClusterAccess reads and checks a ConfigMap's keys.
@@ -103,25 +112,30 @@ func parseClusterAccess(key types.NamespacedName, data map[string]string) (*clus
 	switch a.provider {
 	case "":
 		return nil, refused("KubeConfig ConfigMap '%s': key '%s' is required (one of aws, azure, gcp or generic)", key, KeyProvider)
-	case ProviderAWS, ProviderAzure, ProviderGCP:
-		return nil, refused("KubeConfig ConfigMap '%s': provider '%s' (remote %s clusters) is not supported yet by weir; use provider 'generic' or spec.kubeConfig.secretRef",
-			key, a.provider, clouds[a.provider])
-	case ProviderGeneric:
+	case ProviderAWS, ProviderAzure, ProviderGCP, ProviderGeneric:
 	default:
 		return nil, refused("KubeConfig ConfigMap '%s': provider '%s' is not one of aws, azure, gcp or generic", key, a.provider)
 	}
-	if a.address == "" {
+	if a.address == "" && a.provider == ProviderGeneric {
 		return nil, refused("KubeConfig ConfigMap '%s': key '%s' is required for provider 'generic'", key, KeyAddress)
 	}
-	var err error
-	if a.host, err = clusterHost(a.address); err != nil {
-		return nil, refused("KubeConfig ConfigMap '%s': key '%s': %v", key, KeyAddress, err)
+	if a.address != "" {
+		var err error
+		if a.host, err = clusterHost(a.address); err != nil {
+			return nil, refused("KubeConfig ConfigMap '%s': key '%s': %v", key, KeyAddress, err)
+		}
 	}
 	if ca := data[KeyCA]; ca != "" {
 		if !strings.Contains(ca, "-----BEGIN CERTIFICATE-----") {
 			return nil, refused("KubeConfig ConfigMap '%s': key '%s' holds no PEM certificate", key, KeyCA)
 		}
 		a.ca = []byte(ca)
+	}
+	if a.provider != ProviderGeneric {
+		if err := a.checkCluster(strings.TrimSpace(data[KeyCluster])); err != nil {
+			return nil, err
+		}
+		return a, nil
 	}
 	for _, line := range strings.Split(data[KeyAudiences], "\n") {
 		if s := strings.TrimSpace(line); s != "" {
@@ -138,19 +152,29 @@ func parseClusterAccess(key types.NamespacedName, data map[string]string) (*clus
 // scheme, anything but https is refused (the bearer token must not travel
 // in the clear).
 func clusterHost(address string) (string, error) {
+	u, err := parseHTTPS(address)
+	if err != nil {
+		return "", err
+	}
+	return u.Scheme + "://" + u.Host + strings.TrimSuffix(u.Path, "/"), nil
+}
+
+// parseHTTPS parses an API server address, https:// added to a bare
+// host[:port], and refuses any other scheme.
+func parseHTTPS(address string) (*url.URL, error) {
 	if !strings.Contains(address, "://") {
 		address = "https://" + address
 	}
 	u, err := url.Parse(address)
 	switch {
 	case err != nil:
-		return "", errors.New("not a URL")
+		return nil, errors.New("not a URL")
 	case u.Scheme != "https":
-		return "", fmt.Errorf("scheme '%s' is not https", u.Scheme)
+		return nil, fmt.Errorf("scheme '%s' is not https", u.Scheme)
 	case u.Host == "":
-		return "", errors.New("no host")
+		return nil, errors.New("no host")
 	}
-	return u.Scheme + "://" + u.Host + strings.TrimSuffix(u.Path, "/"), nil
+	return u, nil
 }
 
 // clusterTokens gets an identity's tokens for a remote cluster, through
@@ -207,7 +231,7 @@ func controllerServiceAccount() (types.NamespacedName, error) {
 // bearer sets the identity's current token on every request.
 type bearer struct {
 	base   http.RoundTripper
-	tokens *clusterTokens
+	tokens tokenSource
 }
 
 func (b *bearer) RoundTrip(req *http.Request) (*http.Response, error) {

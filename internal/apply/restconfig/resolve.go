@@ -12,6 +12,8 @@ import (
 
 	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/auth"
+	"github.com/weir-gitops/weir/internal/auth/azure"
+	"github.com/weir-gitops/weir/internal/auth/gcp"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 )
 
@@ -38,6 +40,11 @@ type Resolver struct {
 	// and keeps it (--token-cache-max-size); nil refuses a ServiceAccount
 	// named in the ConfigMap.
 	KubeConfigIdentity *auth.Settings
+	// GCP and Azure reach Google's and Azure's token services and
+	// cluster APIs for providers gcp and azure; nil is gcp.Default and
+	// azure.Default. AWS's endpoints are the SDK's.
+	GCP   *gcp.Provider
+	Azure *azure.Provider
 }
 
 // Request is what an object asks for.

@@ -13,11 +13,14 @@
 //   - ECR (<account>.dkr.ecr.<region>.amazonaws.com and the other
 //     partitions) and ECR Public (public.ecr.aws, region us-east-1):
 //     GetAuthorizationToken answers a basic-auth pair, user AWS.
+//   - Remote EKS clusters: ClusterToken is "k8s-aws-v1." and a presigned
+//     STS GetCallerIdentity URL signing x-k8s-aws-id (the cluster's name),
+//     valid 15 minutes; DescribeCluster reads the endpoint and CA.
 //
 // Every credential goes through auth.Cache under a key naming the cloud,
 // the identity, the role ARN and the region or registry. Endpoints are the
-// SDK's, so AWS_ENDPOINT_URL_STS, AWS_ENDPOINT_URL_ECR and
-// AWS_ENDPOINT_URL_ECR_PUBLIC point them elsewhere (the tests' fake).
+// SDK's, so AWS_ENDPOINT_URL_STS, AWS_ENDPOINT_URL_ECR,
+// AWS_ENDPOINT_URL_ECR_PUBLIC and AWS_ENDPOINT_URL_EKS point them elsewhere (the tests' fake).
 // Errors name the call that failed; none holds a secret key, a session
 // token or a registry password.
 package aws

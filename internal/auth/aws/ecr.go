@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/ecr"
 	"github.com/aws/aws-sdk-go-v2/service/ecrpublic"
 
@@ -52,10 +51,9 @@ func RegistryLogin(ctx context.Context, s *auth.Settings, id auth.Identity, host
 // authorizationToken calls ECR's (or ECR Public's) GetAuthorizationToken
 // signed with creds.
 func authorizationToken(ctx context.Context, reg Registry, creds aws.Credentials) (auth.Token, error) {
-	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(reg.Region),
-		config.WithCredentialsProvider(aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) { return creds, nil })))
+	cfg, err := signedConfig(ctx, reg.Region, creds)
 	if err != nil {
-		return auth.Token{}, fmt.Errorf("failed to load AWS configuration: %w", err)
+		return auth.Token{}, err
 	}
 	var encoded *string
 	var expires *time.Time

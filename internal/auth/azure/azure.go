@@ -37,6 +37,9 @@ type Provider struct {
 	// HTTPClient carries azidentity's requests and ACR's token exchange;
 	// nil is azcore's default transport.
 	HTTPClient *http.Client
+	// ResourceManagerURL is Azure Resource Manager's base URL (remote AKS
+	// clusters); empty is DefaultResourceManagerURL.
+	ResourceManagerURL string
 }
 
 // Default is the provider consumers share (internal/auth/registry and

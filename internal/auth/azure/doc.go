@@ -15,6 +15,9 @@
 //     registry's cloud's Resource Manager at https://REGISTRY/oauth2/exchange
 //     for a refresh token, the password of
 //     00000000-0000-0000-0000-000000000000.
+//   - A remote AKS cluster (Entra ID integration on) takes a token for
+//     ScopeAKS; DescribeCluster reads the managed cluster and its user
+//     kubeconfigs (addresses, CA) from Azure Resource Manager.
 //
 // Tokens go through auth.Cache under a key naming the cloud, the identity,
 // the annotations and the scope or registry.

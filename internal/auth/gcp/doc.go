@@ -15,6 +15,9 @@
 //     service account with it.
 //   - Registries (*-docker.pkg.dev, gcr.io, *.gcr.io) take the access token
 //     as the password of "oauth2accesstoken".
+//   - A remote GKE cluster takes the access token as its bearer token;
+//     DescribeCluster reads its endpoint and CA with the GKE API's
+//     projects.locations.clusters.get.
 //
 // Tokens go through auth.Cache under a key naming the cloud, the identity,
 // the annotations and the scopes.

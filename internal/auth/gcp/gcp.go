@@ -50,6 +50,9 @@ type Provider struct {
 	// HTTPClient carries STS and IAM Credentials requests; nil is
 	// http.DefaultClient.
 	HTTPClient *http.Client
+	// ContainerURL is the base of the GKE API (clusters.get of remote
+	// clusters); empty is DefaultContainerURL.
+	ContainerURL string
 
 	mu      sync.Mutex
 	cluster *gkeCluster

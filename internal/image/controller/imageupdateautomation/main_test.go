@@ -16,6 +16,7 @@ import (
 	imagev1 "github.com/weir-gitops/weir/api/image/v1"
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/auth"
 	"github.com/weir-gitops/weir/internal/devenv/testenv"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/gitserver"
 	"github.com/weir-gitops/weir/internal/runtime/events"
@@ -34,7 +35,8 @@ func TestMain(m *testing.M) {
 func startController(ctx context.Context, env *testenv.Env) error {
 	return testenv.StartManager(ctx, env, func(mgr ctrl.Manager) error {
 		r := &Reconciler{
-			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), ForcePushBranch: true,
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), ForcePushBranch: true, Azure: entraProvider,
+			Auth:   &auth.Settings{ObjectLevel: true, Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Cache: auth.NewCache(100, time.Hour)},
 			Events: events.NewRecorder(mgr.GetEventRecorderFor(ControllerName), mgr.GetScheme(), ControllerName, "test", ""), //nolint:staticcheck // SA1019: events.Recorder wraps the core/v1 record.EventRecorder
 			beforePush: func(obj *imagev1.ImageUpdateAutomation, attempt int) {
 				if h, ok := hooks.Load(obj.Namespace); ok {

@@ -13,6 +13,8 @@ import (
 
 	imagev1 "github.com/weir-gitops/weir/api/image/v1"
 	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/auth"
+	"github.com/weir-gitops/weir/internal/auth/azure"
 	"github.com/weir-gitops/weir/internal/auth/githubapp"
 	"github.com/weir-gitops/weir/internal/image/setters"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
@@ -42,6 +44,11 @@ type Reconciler struct {
 	// GitHubApps keeps the installation tokens of GitRepositories with
 	// provider github; githubapp.Default when nil.
 	GitHubApps *githubapp.Cache
+	// Auth decides whose cloud identity provider azure uses (the
+	// ObjectLevelWorkloadIdentity gate, --default-service-account) and
+	// caches its tokens; Azure gets them (azure.Default when nil).
+	Auth  *auth.Settings
+	Azure *azure.Provider
 	// NoCrossNamespaceRefs is --no-cross-namespace-refs.
 	NoCrossNamespaceRefs bool
 	// ForcePushBranch is the GitForcePushBranch gate: a push branch other

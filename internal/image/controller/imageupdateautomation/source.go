@@ -13,6 +13,8 @@ import (
 	imagev1 "github.com/weir-gitops/weir/api/image/v1"
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/auth"
+	"github.com/weir-gitops/weir/internal/auth/azure"
 	"github.com/weir-gitops/weir/internal/auth/githubapp"
 	"github.com/weir-gitops/weir/internal/source/git"
 )
@@ -136,6 +138,9 @@ func (r *Reconciler) auth(ctx context.Context, repo *sourcev1.GitRepository) (*g
 			return nil, fmt.Errorf("invalid proxy secret '%s/%s': %w", repo.Namespace, s.Name, err)
 		}
 	}
+	if repo.GetProvider() == sourcev1.GitProviderAzure {
+		return auth, r.useAzureDevOps(ctx, auth, repo)
+	}
 	if github {
 		err := auth.UseGitHubApp(ctx, cmp.Or(r.GitHubApps, githubapp.Default), data)
 		if errors.Is(err, git.ErrNoGitHubApp) {
@@ -190,4 +195,21 @@ func (r *Reconciler) secret(ctx context.Context, namespace, name string) (*corev
 		return nil, fmt.Errorf("failed to get secret '%s/%s': %w", namespace, name, err)
 	}
 	return &s, nil
+}
+
+// useAzureDevOps makes the push present an Entra token for Azure DevOps
+// (provider azure) of the GitRepository's serviceAccountName, the
+// lockdown default or the controller, as the source controller does.
+func (r *Reconciler) useAzureDevOps(ctx context.Context, a *git.Auth, repo *sourcev1.GitRepository) error {
+	id, err := r.Auth.IdentityFor(repo.Namespace, repo.Spec.ServiceAccountName)
+	if errors.Is(err, auth.ErrObjectLevelDisabled) {
+		return stalled(meta.FeatureGateDisabledReason, "to use spec.serviceAccountName for provider authentication please enable the %s feature gate in the controller", auth.FeatureGate)
+	}
+	if err == nil {
+		err = a.UseAzureDevOps(ctx, cmp.Or(r.Azure, azure.Default), r.Auth, id)
+	}
+	if err != nil {
+		return fmt.Errorf("failed to configure authentication options: %w", err)
+	}
+	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/auth/azure"
 	"github.com/weir-gitops/weir/internal/auth/githubapp"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
@@ -29,6 +30,9 @@ type Reconciler struct {
 	// GitHubApps keeps the installation tokens of provider github;
 	// githubapp.Default when nil.
 	GitHubApps *githubapp.Cache
+	// Azure gets the Entra tokens of provider azure; azure.Default when
+	// nil.
+	Azure *azure.Provider
 }
 
 func defaultGitClient() git.Client { return git.NewClient() }
@@ -83,9 +87,9 @@ func (r *Reconciler) begin(ctx context.Context, obj *sourcev1.GitRepository, _ *
 
 // resolve finds the revision upstream points at.
 func (r *Reconciler) resolve(ctx context.Context, obj *sourcev1.GitRepository, out *outcome) error {
-	if p := obj.GetProvider(); p != sourcev1.GitProviderGeneric && p != sourcev1.GitProviderGitHub {
+	if p := obj.GetProvider(); p == sourcev1.GitProviderAWS {
 		return &errs.Stalling{
-			Err:    fmt.Errorf("provider '%s' is not supported by weir yet: use provider 'generic' or 'github' with a secretRef", p),
+			Err:    fmt.Errorf("provider '%s' is not supported by weir yet: use provider 'generic', 'azure' or 'github'", p),
 			Reason: sourcev1.InvalidProviderConfigurationReason,
 		}
 	}
@@ -211,10 +215,27 @@ func (r *Reconciler) auth(ctx context.Context, obj *sourcev1.GitRepository) (*gi
 			return nil, &errs.Generic{Err: fmt.Errorf("invalid proxy secret '%s/%s': %w", obj.Namespace, secret.Name, err), Reason: sourcev1.AuthenticationFailedReason}
 		}
 	}
-	if provider == sourcev1.GitProviderGitHub {
+	switch provider {
+	case sourcev1.GitProviderGitHub:
 		return auth, r.useGitHubApp(ctx, auth, data)
+	case sourcev1.GitProviderAzure:
+		return auth, r.useAzureDevOps(ctx, auth, obj)
 	}
 	return auth, nil
+}
+
+// useAzureDevOps makes auth present an Entra token for Azure DevOps of
+// spec.serviceAccountName's identity (the ObjectLevelWorkloadIdentity
+// gate, the lockdown default) or the controller's.
+func (r *Reconciler) useAzureDevOps(ctx context.Context, auth *git.Auth, obj *sourcev1.GitRepository) error {
+	id, err := r.Identity(obj.Namespace, obj.Spec.ServiceAccountName)
+	if err != nil {
+		return err
+	}
+	if err := auth.UseAzureDevOps(ctx, cmp.Or(r.Azure, azure.Default), r.Auth, id); err != nil {
+		return &errs.Generic{Err: fmt.Errorf("failed to configure authentication options: %w", err), Reason: sourcev1.AuthenticationFailedReason}
+	}
+	return nil
 }
 
 // useGitHubApp makes auth present an installation token of the Secret's

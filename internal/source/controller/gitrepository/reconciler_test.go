@@ -16,6 +16,7 @@ import (
 
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/auth"
 	"github.com/weir-gitops/weir/internal/devenv/testenv"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/gitserver"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
@@ -36,7 +37,8 @@ func startController(ctx context.Context, env *testenv.Env) (err error) {
 		return err
 	}
 	return testenv.StartManager(ctx, env, func(mgr ctrl.Manager) error {
-		r := &Reconciler{Deps: testenv.SourceDeps(mgr, storage), Git: gated}
+		r := &Reconciler{Deps: testenv.SourceDeps(mgr, storage), Git: gated, Azure: entraProvider}
+		r.Auth = &auth.Settings{ObjectLevel: true, Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Cache: auth.NewCache(100, time.Hour)}
 		return r.SetupWithManager(mgr, testenv.FastQueue)
 	})
 }

@@ -10,6 +10,11 @@
 //     SpencerFrontendService.GetAuthorizationToken): signed with SigV4, whose
 //     credential scope (service, region) and access key the fake checks
 //     against the credentials it issued.
+//   - EKS (REST-JSON, GET /clusters/NAME): DescribeCluster of the clusters
+//     AddCluster made, signed for eks with issued credentials; and STS's
+//     presigned GET GetCallerIdentity, the URL inside an EKS bearer token,
+//     whose SigV4 signature VerifyClusterToken recomputes (it must sign
+//     host and x-k8s-aws-id) as EKS's authenticator relies on STS to.
 //
 // Issued answers the secret key and session token of the keys the STS
 // issued, for an S3 server that must accept only those (s3server.Options.Keys).

@@ -19,7 +19,7 @@ import (
 
 // Request is one call the fake received.
 type Request struct {
-	// API is "sts", "ecr" or "ecr-public".
+	// API is "sts", "ecr", "ecr-public" or "eks".
 	API string
 	// Action is the STS Action or the JSON target's operation.
 	Action string
@@ -58,6 +58,8 @@ type Fake struct {
 	reqs   []Request
 	issued map[string]string // access key id → session token
 	n      int
+
+	clusters map[string]EKSCluster // by name (eks.go)
 }
 
 // New starts a Fake on 127.0.0.1 and stops it when the test ends.
@@ -79,6 +81,7 @@ func (f *Fake) Env() map[string]string {
 		"AWS_ENDPOINT_URL_STS":        f.URL(),
 		"AWS_ENDPOINT_URL_ECR":        f.URL(),
 		"AWS_ENDPOINT_URL_ECR_PUBLIC": f.URL(),
+		"AWS_ENDPOINT_URL_EKS":        f.URL(),
 		"AWS_EC2_METADATA_DISABLED":   "true",
 	}
 }
@@ -144,6 +147,18 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	parseScope(r.Header.Get("Authorization"), &req)
 	target := r.Header.Get("X-Amz-Target")
 	switch {
+	case r.Method == http.MethodGet && r.URL.Query().Get("Action") == "GetCallerIdentity":
+		q := r.URL.Query()
+		parseScope("Credential="+q.Get("X-Amz-Credential"), &req)
+		req.API, req.Action, req.SessionToken = "sts", "GetCallerIdentity", q.Get("X-Amz-Security-Token")
+		f.add(req)
+		f.callerIdentity(w, r)
+		return
+	case strings.HasPrefix(r.URL.Path, "/clusters/"):
+		req.API, req.Action = "eks", "DescribeCluster"
+		f.add(req)
+		f.eks(w, r, req)
+		return
 	case strings.HasPrefix(target, "AmazonEC2ContainerRegistry_V20150921."):
 		req.API, req.Action = "ecr", strings.TrimPrefix(target, "AmazonEC2ContainerRegistry_V20150921.")
 	case strings.HasPrefix(target, "SpencerFrontendService."):
@@ -161,6 +176,12 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.ecr(w, req)
+}
+
+func (f *Fake) add(req Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reqs = append(f.reqs, req)
 }
 
 // parseScope reads "AWS4-HMAC-SHA256 Credential=<scope>, SignedHeaders=…".

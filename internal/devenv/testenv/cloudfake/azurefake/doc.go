@@ -16,10 +16,14 @@
 //     an environment variable (IDENTITY_ENDPOINT) move;
 //   - ACR's token exchange (POST /oauth2/exchange, on the registry's
 //     host): an Entra access token for Azure Resource Manager for a
-//     refresh token, a JWT carrying its expiry, as ACR answers.
+//     refresh token, a JWT carrying its expiry, as ACR answers;
+//   - Azure Resource Manager (management.azure.com): managedClusters GET
+//     (aadProfile unless the cluster has local accounts only) and POST
+//     …/listClusterUserCredential (one kubeconfig per address) for an ARM
+//     token, of the clusters AddCluster made.
 //
 // Client returns an *http.Client that trusts the fake's certificate
-// (issued for 127.0.0.1, login.microsoftonline.com and the ACR domains)
+// (issued for 127.0.0.1, login.microsoftonline.com, management.azure.com and the ACR domains)
 // and dials every named host to the fake, so a registry such as
 // weir.azurecr.io is answered here and nothing leaves the machine.
 //

@@ -64,6 +64,8 @@ type Server struct {
 	deny    map[string]bool
 	secrets map[string]string
 	certs   map[string]*x509.Certificate
+
+	clusters map[string]AKSCluster // by lower-case resource ID (aks.go)
 }
 
 // Start serves a fake until the test ends.
@@ -80,6 +82,7 @@ func Start(t testing.TB) *Server {
 	mux.HandleFunc("POST /{tenant}/oauth2/v2.0/token", s.token)
 	mux.HandleFunc("GET /msi/token", s.managedIdentity)
 	mux.HandleFunc("POST /oauth2/exchange", s.exchange)
+	mux.HandleFunc("/subscriptions/{sub}/resourceGroups/{group}/providers/Microsoft.ContainerService/managedClusters/{rest...}", s.arm)
 	s.srv = httptest.NewUnstartedServer(mux)
 	s.srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
 	s.srv.StartTLS()

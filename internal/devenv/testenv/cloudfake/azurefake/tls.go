@@ -18,6 +18,7 @@ import (
 var dnsNames = []string{
 	"localhost", "login.microsoftonline.com",
 	"*.azurecr.io", "*.azurecr.cn", "*.azurecr.us", "*.azurecr.de",
+	"management.azure.com",
 }
 
 // newCertificate returns a self-signed certificate for dnsNames and

@@ -1,4 +1,4 @@
-// Package gcpfake serves, on 127.0.0.1, the three Google APIs weir's GCP
+// Package gcpfake serves, on 127.0.0.1, the Google APIs weir's GCP
 // identity talks to, as Google documents them:
 //
 //   - the GKE metadata server (/computeMetadata/v1/...): the node's
@@ -11,7 +11,9 @@
 //     GKE identity namespace or a workload identity provider) and that the
 //     subject token was issued for that audience;
 //   - IAM Credentials (POST /v1/projects/-/serviceAccounts/EMAIL:generateAccessToken):
-//     impersonation of a Google service account with a federated token.
+//     impersonation of a Google service account with a federated token;
+//   - the GKE API (GET /v1/projects/P/locations/L/clusters/C): the endpoint
+//     and CA of the clusters AddCluster made, for a token the fake issued.
 //
 // Every request is recorded with its subject token decoded (sub, aud) and
 // its credentials left out, so tests assert what was sent. Access tokens

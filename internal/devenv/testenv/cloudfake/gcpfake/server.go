@@ -43,7 +43,8 @@ type Request struct {
 
 // Server is a running fake.
 type Server struct {
-	// URL is the base of STS and IAM Credentials, http://127.0.0.1:PORT.
+	// URL is the base of STS, IAM Credentials and the GKE API,
+	// http://127.0.0.1:PORT.
 	URL string
 	// Host is 127.0.0.1:PORT, what GCE_METADATA_HOST takes.
 	Host string
@@ -52,6 +53,8 @@ type Server struct {
 	mu   sync.Mutex
 	log  reqlog.Log[Request]
 	deny map[string]bool
+
+	clusters map[string]GKECluster // by resource name (gke.go)
 }
 
 // TokenLifetime is the lifetime of every access token the fake issues.
@@ -77,6 +80,7 @@ func Start(t testing.TB, opts Options) *Server {
 	mux.HandleFunc("/computeMetadata/v1/", s.metadata)
 	mux.HandleFunc("POST /v1/token", s.sts)
 	mux.HandleFunc("POST /v1/projects/-/serviceAccounts/{action}", s.generateAccessToken)
+	mux.HandleFunc("GET /v1/projects/{project}/locations/{location}/clusters/{cluster}", s.cluster)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
