@@ -63,7 +63,7 @@ func BenchmarkHealthFanOutBesideFlux(b *testing.B) {
 			for b.Loop() {
 				floor := floorOf(b, env, n)
 				flux := benchenv.StartFlux(b, env, dir, concurrency)
-				fm, ns := fleet(b, env, n, func(step func()) benchenv.Phase { return flux.MeasurePhase(env, step) })
+				fm, ns := fleet(b, env, n, func(step func()) benchenv.Phase { return flux.MeasurePhase(b, env, step) })
 				benchenv.DeleteNamespace(b, env, ns, 30*time.Minute) // Flux finalizes its Kustomizations
 				flux.Stop()
 				stop := benchenv.StartWeir(b, env, controllers, concurrency)

@@ -116,7 +116,7 @@ func BenchmarkLargeKustomizationBesideFlux(b *testing.B) {
 			report(b, "floor-reapply", reapply, nil)
 			flux := benchenv.StartFlux(b, env, dir, concurrency)
 			f, ns := phases(b, env, name, shapes[name], objects, func(_ string, step func()) benchenv.Phase {
-				return flux.MeasurePhase(env, step)
+				return flux.MeasurePhase(b, env, step)
 			})
 			benchenv.DeleteNamespace(b, env, ns, 10*time.Minute) // Flux finalizes its Kustomization
 			flux.Stop()

@@ -193,9 +193,11 @@ func FluxVersion(dir string) string {
 // MeasurePhase runs step while sampling the controllers' resident sets
 // (their sum) every 100 ms, as Measure samples the benchmark process, and
 // returns the wall time, the CPU time the controllers and the control
-// plane used during it and the controllers' peak. Flux's requests are not
+// plane used during it and the controllers' peak; it fails b when one of
+// them exited meanwhile. Flux's requests are not
 // counted: they do not pass through this process.
-func (f *Flux) MeasurePhase(env *testenv.Env, step func()) Phase {
+func (f *Flux) MeasurePhase(b testing.TB, env *testenv.Env, step func()) Phase {
+	b.Helper()
 	pids := make([]int, len(f.procs))
 	for i, p := range f.procs {
 		pids[i] = p.cmd.Process.Pid
@@ -235,7 +237,7 @@ func (f *Flux) MeasurePhase(env *testenv.Env, step func()) Phase {
 	for _, p := range f.procs {
 		select {
 		case <-p.exited:
-			panic(fmt.Sprintf("%s exited during the measured step:\n%s", p.name, p.tail()))
+			b.Fatalf("%s exited during the measured step:\n%s", p.name, p.tail())
 		default:
 		}
 	}
@@ -263,18 +265,22 @@ func ProcessesCPU(pids ...int) time.Duration {
 		if err != nil {
 			continue
 		}
-		// The command name (field 2) is in parentheses and may hold
-		// spaces; utime and stime are fields 14 and 15.
-		s := string(data)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) < 13 {
-			continue
-		}
-		u, _ := strconv.ParseInt(f[11], 10, 64)
-		st, _ := strconv.ParseInt(f[12], 10, 64)
-		ticks += u + st
+		ticks += statTicks(string(data))
 	}
 	return time.Duration(ticks) * time.Second / clockTicks
+}
+
+// statTicks is utime + stime (fields 14 and 15) of a /proc/<pid>/stat
+// line, in clock ticks; 0 when the line is too short. The command name
+// (field 2) is in parentheses and may hold spaces and parentheses itself.
+func statTicks(stat string) int64 {
+	f := strings.Fields(stat[strings.LastIndexByte(stat, ')')+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return u + st
 }
 
 // freeAddr is a free 127.0.0.1:port.
