@@ -10,5 +10,12 @@
 //	go test ./bench/fanout -run '^$' -bench . -benchtime 1x -timeout 60m
 //
 // WEIR_BENCH_KUSTOMIZATIONS (comma-separated) overrides N = 200,1000.
+// BenchmarkHealthFanOutBesideFlux runs the fleet under Flux's own
+// controllers first (WEIR_BENCH_FLUX_BIN_DIR, docs/design/0038), then
+// weir's, and reports weir ÷ Flux; it skips without that variable:
+//
+//	WEIR_BENCH_FLUX_BIN_DIR=/work/flux-bin WEIR_BENCH_KUSTOMIZATIONS=200 \
+//	  go test ./bench/fanout -run '^$' -bench BesideFlux -benchtime 1x -timeout 60m
+//
 // A plain `go test ./...` starts nothing here.
 package fanout

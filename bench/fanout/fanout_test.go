@@ -17,7 +17,13 @@ import (
 // weir and Flux.
 const concurrency = 10
 
-func TestMain(m *testing.M) { benchenv.Main(m, []string{"source", "kustomize"}, concurrency) }
+// controllers are weir's controllers the benchmarks start.
+var controllers = []string{"source", "kustomize"}
+
+// The benchmarks start weir's controllers themselves: the side-by-side one
+// runs Flux's on the same control plane first, and two sets of controllers
+// must not reconcile the same objects.
+func TestMain(m *testing.M) { benchenv.Main(m, nil, concurrency) }
 
 // BenchmarkHealthFanOut creates N Kustomizations with wait: true and
 // reports the time until all are Ready, the floor, their ratio, the CPU
@@ -30,31 +36,91 @@ func BenchmarkHealthFanOut(b *testing.B) {
 	for _, n := range benchenv.Counts(b, "WEIR_BENCH_KUSTOMIZATIONS", []int{200, 1000}) {
 		b.Run(fmt.Sprintf("kustomizations=%d", n), func(b *testing.B) {
 			env := testenv.Get(b)
+			benchenv.StartWeir(b, env, controllers, concurrency)
 			for b.Loop() {
 				floor := floorOf(b, env, n)
-				ns := env.Namespace(b)
-				srv := gitserver.New(b, gitserver.Options{})
-				srv.InitRepo(b, "fleet.git")
-				srv.Commit(b, "fleet.git", gitserver.Commit{Files: benchenv.FleetApp})
-				benchenv.CreateRepository(b, env, ns, srv.HTTPURL("fleet.git"))
-				m := benchenv.MeasurePhase(b, "fleet", func() {
-					for i := range n {
-						benchenv.CreateFleetKustomization(b, env, ns, benchenv.FleetName(i))
-					}
-					benchenv.WaitFleetReady(b, env, ns, n)
+				m, _ := fleet(b, env, n, func(step func()) benchenv.Phase {
+					return benchenv.MeasurePhaseOn(b, env, "fleet", step)
 				})
-				b.ReportMetric(m.Elapsed.Seconds(), "s/all-ready")
-				b.ReportMetric(floor.Seconds(), "s/floor")
-				b.ReportMetric(m.Elapsed.Seconds()/floor.Seconds(), "x-floor")
-				b.ReportMetric(m.CPU.Seconds(), "cpu-s")
-				b.ReportMetric(m.RSSBefore, "MiB-rss-before")
-				b.ReportMetric(m.PeakRSS, "MiB-peak-rss")
-				b.ReportMetric(m.PeakHeap, "MiB-peak-heap")
-				b.ReportMetric(float64(m.RequestTotal())/float64(n), "api-requests/ks")
-				b.Logf("load average %s; API requests by method and resource: %s", benchenv.LoadAverage(), m.Breakdown())
+				reportWeir(b, m, floor, n)
 			}
 		})
 	}
+}
+
+// BenchmarkHealthFanOutBesideFlux runs the same fleet under Flux's own
+// source-controller and kustomize-controller (child processes, from
+// $WEIR_BENCH_FLUX_BIN_DIR, at the same --concurrent) and then under
+// weir's, on the same control plane, each in a namespace of its own that
+// is deleted before the next starts; it reports both and weir ÷ Flux.
+// Without WEIR_BENCH_FLUX_BIN_DIR it skips.
+func BenchmarkHealthFanOutBesideFlux(b *testing.B) {
+	dir := benchenv.FluxBinDir(b)
+	b.Logf("Flux: %s", benchenv.FluxVersion(dir))
+	for _, n := range benchenv.Counts(b, "WEIR_BENCH_KUSTOMIZATIONS", []int{200, 1000}) {
+		b.Run(fmt.Sprintf("kustomizations=%d", n), func(b *testing.B) {
+			env := testenv.Get(b)
+			for b.Loop() {
+				floor := floorOf(b, env, n)
+				flux := benchenv.StartFlux(b, env, dir, concurrency)
+				fm, ns := fleet(b, env, n, func(step func()) benchenv.Phase { return flux.MeasurePhase(b, env, step) })
+				benchenv.DeleteNamespace(b, env, ns, 30*time.Minute) // Flux finalizes its Kustomizations
+				flux.Stop()
+				stop := benchenv.StartWeir(b, env, controllers, concurrency)
+				m, ns := fleet(b, env, n, func(step func()) benchenv.Phase {
+					return benchenv.MeasurePhaseOn(b, env, "fleet", step)
+				})
+				benchenv.DeleteNamespace(b, env, ns, 30*time.Minute)
+				stop()
+				reportWeir(b, m, floor, n)
+				b.ReportMetric(fm.Elapsed.Seconds(), "flux-s/all-ready")
+				b.ReportMetric(fm.Elapsed.Seconds()/floor.Seconds(), "flux-x-floor")
+				b.ReportMetric(fm.CPU.Seconds(), "flux-cpu-s")
+				b.ReportMetric(fm.PeakRSS, "flux-MiB-peak-rss")
+				b.ReportMetric(fm.ControlPlaneCPU.Seconds(), "flux-apiserver-etcd-cpu-s")
+				benchenv.ReportBesideFlux(b, "", m, fm)
+				b.Logf("Flux: %.1f s, %.1f CPU-s, peak RSS %.0f MiB (%.0f before), API server and etcd %.1f CPU-s; load average %s",
+					fm.Elapsed.Seconds(), fm.CPU.Seconds(), fm.PeakRSS, fm.RSSBefore, fm.ControlPlaneCPU.Seconds(), benchenv.LoadAverage())
+			}
+		})
+	}
+}
+
+// fleet creates a GitRepository and n Kustomizations of FleetApp in a new
+// namespace and measures, with measure, the time from their creation until
+// all are Ready; it
+// returns the phase and the namespace.
+func fleet(b *testing.B, env *testenv.Env, n int, measure func(step func()) benchenv.Phase) (benchenv.Phase, string) {
+	b.Helper()
+	ns := env.Namespace(b)
+	srv := gitserver.New(b, gitserver.Options{})
+	srv.InitRepo(b, "fleet.git")
+	srv.Commit(b, "fleet.git", gitserver.Commit{Files: benchenv.FleetApp})
+	// The fleet starts from a fetched source, so that the phase does not
+	// measure whether a controller saw the artifact before or after the
+	// Kustomizations.
+	benchenv.WaitArtifact(b, env, benchenv.CreateRepository(b, env, ns, srv.HTTPURL("fleet.git")), "")
+	m := measure(func() {
+		for i := range n {
+			benchenv.CreateFleetKustomization(b, env, ns, benchenv.FleetName(i))
+		}
+		benchenv.WaitFleetReady(b, env, ns, n)
+	})
+	return m, ns
+}
+
+// reportWeir reports weir's fleet phase beside the floor.
+func reportWeir(b *testing.B, m benchenv.Phase, floor time.Duration, n int) {
+	b.ReportMetric(m.Elapsed.Seconds(), "s/all-ready")
+	b.ReportMetric(floor.Seconds(), "s/floor")
+	b.ReportMetric(m.Elapsed.Seconds()/floor.Seconds(), "x-floor")
+	b.ReportMetric(m.CPU.Seconds(), "cpu-s")
+	b.ReportMetric(m.RSSBefore, "MiB-rss-before")
+	b.ReportMetric(m.PeakRSS, "MiB-peak-rss")
+	b.ReportMetric(m.PeakHeap, "MiB-peak-heap")
+	b.ReportMetric(m.ControlPlaneCPU.Seconds(), "apiserver-etcd-cpu-s")
+	b.ReportMetric(float64(m.RequestTotal())/float64(n), "api-requests/ks")
+	b.Logf("load average %s; API requests by method and resource: %s", benchenv.LoadAverage(), m.Breakdown())
 }
 
 // floorOf measures benchenv.Floor for the objects n Kustomizations apply:

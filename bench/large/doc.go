@@ -10,5 +10,8 @@
 //
 // WEIR_BENCH_OBJECTS sets the object count (default 1500) and
 // WEIR_BENCH_PROFILE a directory for a CPU and allocation profile of each
-// phase.
+// phase. BenchmarkLargeKustomizationBesideFlux runs the ConfigMaps
+// shape's phases under Flux's own controllers first
+// (WEIR_BENCH_FLUX_BIN_DIR, docs/design/0038), then weir's, and reports
+// weir ÷ Flux; it skips without that variable.
 package large

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
@@ -31,7 +29,13 @@ const (
 	ssaConcurrency = 4
 )
 
-func TestMain(m *testing.M) { benchenv.Main(m, []string{"source", "kustomize"}, concurrency) }
+// controllers are weir's controllers the benchmarks start.
+var controllers = []string{"source", "kustomize"}
+
+// The benchmarks start weir's controllers themselves: the side-by-side one
+// runs Flux's on the same control plane first, and two sets of controllers
+// must not reconcile the same objects.
+func TestMain(m *testing.M) { benchenv.Main(m, nil, concurrency) }
 
 // shape makes the i-th object's manifest; value changes its data.
 type shape func(i int, value string) string
@@ -80,25 +84,83 @@ func BenchmarkLargeKustomization(b *testing.B) {
 	objects := benchenv.Counts(b, "WEIR_BENCH_OBJECTS", []int{1500})[0]
 	for _, name := range []string{"configmaps", "mixed"} {
 		b.Run(fmt.Sprintf("%s=%d", name, objects), func(b *testing.B) {
+			env := testenv.Get(b)
+			benchenv.StartWeir(b, env, controllers, concurrency)
 			for b.Loop() {
-				run(b, name, shapes[name], objects)
+				cold, reapply := floor(b, env, shapes[name], objects)
+				report(b, "floor-cold", cold, nil)
+				report(b, "floor-reapply", reapply, nil)
+				w, _ := phases(b, env, name, shapes[name], objects, weirMeasure(b, env))
+				reportPhases(b, "", w, cold, reapply)
 			}
 		})
 	}
 }
 
-func run(b *testing.B, name string, s shape, objects int) {
-	env := testenv.Get(b)
-	cold, reapply := floor(b, env, s, objects)
-	report(b, "floor-cold", cold, nil)
-	report(b, "floor-reapply", reapply, nil)
+// BenchmarkLargeKustomizationBesideFlux runs the ConfigMaps shape's three
+// phases under Flux's own source-controller and kustomize-controller
+// (child processes, from $WEIR_BENCH_FLUX_BIN_DIR, at the same
+// --concurrent), then under weir's, on the same control plane, each in a
+// namespace of its own that is deleted before the next starts; it reports
+// both and weir ÷ Flux. Without WEIR_BENCH_FLUX_BIN_DIR it skips.
+func BenchmarkLargeKustomizationBesideFlux(b *testing.B) {
+	dir := benchenv.FluxBinDir(b)
+	b.Logf("Flux: %s", benchenv.FluxVersion(dir))
+	objects := benchenv.Counts(b, "WEIR_BENCH_OBJECTS", []int{1500})[0]
+	const name = "configmaps"
+	b.Run(fmt.Sprintf("%s=%d", name, objects), func(b *testing.B) {
+		env := testenv.Get(b)
+		for b.Loop() {
+			cold, reapply := floor(b, env, shapes[name], objects)
+			report(b, "floor-cold", cold, nil)
+			report(b, "floor-reapply", reapply, nil)
+			flux := benchenv.StartFlux(b, env, dir, concurrency)
+			f, ns := phases(b, env, name, shapes[name], objects, func(_ string, step func()) benchenv.Phase {
+				return flux.MeasurePhase(b, env, step)
+			})
+			benchenv.DeleteNamespace(b, env, ns, 10*time.Minute) // Flux finalizes its Kustomization
+			flux.Stop()
+			stop := benchenv.StartWeir(b, env, controllers, concurrency)
+			w, ns := phases(b, env, name, shapes[name], objects, weirMeasure(b, env))
+			benchenv.DeleteNamespace(b, env, ns, 10*time.Minute)
+			stop()
+			reportPhases(b, "", w, cold, reapply)
+			reportPhases(b, "flux-", f, cold, reapply)
+			for i, phase := range []string{"cold", "noop", "one-change"} {
+				benchenv.ReportBesideFlux(b, phase+"-", w[i], f[i])
+			}
+		}
+	})
+}
 
+// weirMeasure measures a phase of weir's controllers, which run in this
+// process.
+func weirMeasure(b *testing.B, env *testenv.Env) func(name string, step func()) benchenv.Phase {
+	return func(name string, step func()) benchenv.Phase { return benchenv.MeasurePhaseOn(b, env, name, step) }
+}
+
+// reportPhases reports the cold, no-op and one-change phases, the first
+// two beside their floors, each metric's name starting with prefix.
+func reportPhases(b *testing.B, prefix string, p [3]benchenv.Phase, cold, reapply benchenv.Phase) {
+	report(b, prefix+"cold", p[0], &cold)
+	report(b, prefix+"noop", p[1], &reapply)
+	report(b, prefix+"one-change", p[2], nil)
+}
+
+// phases creates a GitRepository of the shape's objects and one
+// Kustomization of them in a new namespace, and measures with measure
+// (given the phase's name) its cold apply, a no-op reconcile and a commit
+// that changes one object; it returns the three and the namespace.
+func phases(b *testing.B, env *testenv.Env, name string, s shape, objects int,
+	measure func(name string, step func()) benchenv.Phase) ([3]benchenv.Phase, string) {
+	b.Helper()
+	var p [3]benchenv.Phase
 	ns := env.Namespace(b)
 	srv := gitserver.New(b, gitserver.Options{})
 	srv.InitRepo(b, "fleet.git")
 	srv.Commit(b, "fleet.git", gitserver.Commit{Files: files(s, objects, "initial")})
 	repo := benchenv.CreateRepository(b, env, ns, srv.HTTPURL("fleet.git"))
-	rev := waitArtifact(b, env, repo, "")
+	rev := benchenv.WaitArtifact(b, env, repo, "")
 
 	k := &kustomizev1.Kustomization{
 		ObjectMeta: metav1.ObjectMeta{Name: "big", Namespace: ns},
@@ -109,14 +171,13 @@ func run(b *testing.B, name string, s shape, objects int) {
 			Timeout:  &metav1.Duration{Duration: 10 * time.Minute},
 		},
 	}
-	p := benchenv.MeasurePhase(b, name+"-cold", func() {
+	p[0] = measure(name+"-cold", func() {
 		if err := env.Client.Create(context.Background(), k); err != nil {
 			b.Fatal(err)
 		}
 		wait(b, env, k, func() bool { return k.Status.LastAppliedRevision == rev })
 	})
-	report(b, "cold", p, &cold)
-	p = benchenv.MeasurePhase(b, name+"-noop", func() {
+	p[1] = measure(name+"-noop", func() {
 		token := "noop"
 		patch := client.MergeFrom(k.DeepCopy())
 		k.Annotations = map[string]string{meta.ReconcileRequestAnnotation: token}
@@ -125,30 +186,42 @@ func run(b *testing.B, name string, s shape, objects int) {
 		}
 		wait(b, env, k, func() bool { return k.Status.LastHandledReconcileAt == token })
 	})
-	report(b, "noop", p, &reapply)
 	// The commit is the test Git server's work, not the controllers': the
 	// phase starts when the GitRepository is asked to fetch it.
 	srv.Commit(b, "fleet.git", gitserver.Commit{Files: map[string]string{"big/o-0000.yaml": s(0, "changed")}})
-	p = benchenv.MeasurePhase(b, name+"-one-change", func() {
+	p[2] = measure(name+"-one-change", func() {
 		requestReconcile(b, env, repo, "change")
-		rev := waitArtifact(b, env, repo, rev)
+		rev := benchenv.WaitArtifact(b, env, repo, rev)
 		wait(b, env, k, func() bool { return k.Status.LastAppliedRevision == rev })
 	})
-	report(b, "one-change", p, nil)
 	if msg := conditions.Get(k, meta.ReadyCondition).Message; !strings.HasPrefix(msg, "Applied revision") {
 		b.Fatalf("large Kustomization not ready: %s", msg)
 	}
+	return p, ns
 }
 
-// report prints a phase's figures and, with a floor, its ratios to it.
+// report prints a phase's figures and, with a floor, its ratios to it. A
+// phase of Flux's controllers (no Requests: they run in other processes)
+// has no allocation or request figures.
 func report(b *testing.B, phase string, p benchenv.Phase, floor *benchenv.Phase) {
 	b.ReportMetric(p.Elapsed.Seconds(), phase+"-s")
 	b.ReportMetric(p.CPU.Seconds(), phase+"-cpu-s")
-	b.ReportMetric(float64(p.AllocBytes)/(1<<20), phase+"-alloc-MiB")
+	if p.Requests != nil {
+		b.ReportMetric(float64(p.AllocBytes)/(1<<20), phase+"-alloc-MiB")
+	}
 	if floor != nil {
 		b.ReportMetric(p.Elapsed.Seconds()/floor.Elapsed.Seconds(), phase+"-x-floor")
 		b.ReportMetric(p.CPU.Seconds()/floor.CPU.Seconds(), phase+"-cpu-x-floor")
 	} else if strings.HasPrefix(phase, "floor") {
+		return
+	}
+	b.ReportMetric(p.PeakRSS, phase+"-MiB-peak-rss")
+	if p.ControlPlaneCPU > 0 {
+		b.ReportMetric(p.ControlPlaneCPU.Seconds(), phase+"-apiserver-etcd-cpu-s")
+	}
+	if p.Requests == nil {
+		b.Logf("%s: %.2fs wall, %.2f CPU-s, peak RSS %.0f MiB, API server and etcd %.2f CPU-s, load %s",
+			phase, p.Elapsed.Seconds(), p.CPU.Seconds(), p.PeakRSS, p.ControlPlaneCPU.Seconds(), benchenv.LoadAverage())
 		return
 	}
 	b.ReportMetric(float64(p.RequestTotal()), phase+"-requests")
@@ -179,14 +252,7 @@ func floor(b *testing.B, env *testenv.Env, s shape, objects int) (cold, reapply 
 	reapply = benchenv.MeasurePhase(b, "floor-reapply", apply)
 	// The floor's objects are deleted before the Kustomization's phases:
 	// deleting them meanwhile would load the API server the phases measure.
-	namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
-	if err := env.Client.Delete(context.Background(), namespace); err != nil {
-		b.Fatalf("deleting the floor: %v", err)
-	}
-	testenv.Eventually(b, 5*time.Minute, func(ctx context.Context) (bool, string) {
-		err := env.Client.Get(ctx, client.ObjectKeyFromObject(namespace), namespace)
-		return apierrors.IsNotFound(err), fmt.Sprintf("the floor's namespace is still there (%v)", err)
-	})
+	benchenv.DeleteNamespace(b, env, ns, 5*time.Minute)
 	return cold, reapply
 }
 
@@ -197,24 +263,6 @@ func requestReconcile(b *testing.B, env *testenv.Env, obj client.Object, token s
 	if err := env.Client.Patch(context.Background(), obj, patch); err != nil {
 		b.Fatal(err)
 	}
-}
-
-// waitArtifact waits until repo has an artifact other than old and
-// returns its revision.
-func waitArtifact(b *testing.B, env *testenv.Env, repo *sourcev1.GitRepository, old string) string {
-	b.Helper()
-	rev := ""
-	testenv.Eventually(b, 5*time.Minute, func(ctx context.Context) (bool, string) {
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(repo), repo); err != nil {
-			return false, err.Error()
-		}
-		if a := repo.Status.Artifact; a != nil && a.Revision != old {
-			rev = a.Revision
-			return true, ""
-		}
-		return false, "no new artifact"
-	})
-	return rev
 }
 
 // wait follows k through a watch of it alone until it is Ready and done

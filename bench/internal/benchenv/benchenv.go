@@ -10,11 +10,15 @@ import (
 	"net"
 	"os"
 	"runtime/pprof"
+	"sync"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/app"
@@ -104,4 +108,62 @@ func CreateRepository(b *testing.B, env *testenv.Env, ns, url string) *sourcev1.
 		b.Fatal(err)
 	}
 	return repo
+}
+
+// StartWeir runs weir's named controllers against env at
+// --concurrent=concurrency until the returned stop is called (b's cleanup
+// calls it too); stop returns once they have stopped.
+func StartWeir(b testing.TB, env *testenv.Env, controllers []string, concurrency int) (stop func()) {
+	b.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done, err := Run(ctx, env.Config, func(o *app.Options) {
+		o.Controllers = controllers
+		o.Concurrent = concurrency
+	})
+	if err != nil {
+		cancel()
+		b.Fatal(err)
+	}
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			<-done
+		})
+	}
+	b.Cleanup(stop)
+	return stop
+}
+
+// DeleteNamespace deletes ns and waits until it is gone, so that what is
+// measured next neither shares the node with its objects nor is loaded by
+// their deletion.
+func DeleteNamespace(b testing.TB, env *testenv.Env, ns string, timeout time.Duration) {
+	b.Helper()
+	namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
+	if err := env.Client.Delete(context.Background(), namespace); err != nil && !apierrors.IsNotFound(err) {
+		b.Fatalf("deleting namespace %s: %v", ns, err)
+	}
+	testenv.Eventually(b, timeout, func(ctx context.Context) (bool, string) {
+		err := env.Client.Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{})
+		return apierrors.IsNotFound(err), fmt.Sprintf("namespace %s still there (%v)", ns, err)
+	})
+}
+
+// WaitArtifact waits until repo has an artifact other than old and
+// returns its revision.
+func WaitArtifact(b testing.TB, env *testenv.Env, repo *sourcev1.GitRepository, old string) string {
+	b.Helper()
+	rev := ""
+	testenv.Eventually(b, 5*time.Minute, func(ctx context.Context) (bool, string) {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(repo), repo); err != nil {
+			return false, err.Error()
+		}
+		if a := repo.Status.Artifact; a != nil && a.Revision != old {
+			rev = a.Revision
+			return true, ""
+		}
+		return false, "no new artifact"
+	})
+	return rev
 }

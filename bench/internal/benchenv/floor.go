@@ -8,9 +8,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -44,13 +41,7 @@ func Floor(b *testing.B, env *testenv.Env, ns string, objs []*unstructured.Unstr
 		return available == deployments, fmt.Sprintf("%d of %d Deployments available", available, deployments)
 	})
 	elapsed := time.Since(start)
-	if err := env.Client.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		b.Fatalf("deleting the floor: %v", err)
-	}
-	testenv.Eventually(b, 30*time.Minute, func(ctx context.Context) (bool, string) {
-		err := env.Client.Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{})
-		return apierrors.IsNotFound(err), "floor namespace still there"
-	})
+	DeleteNamespace(b, env, ns, 30*time.Minute)
 	return elapsed
 }
 

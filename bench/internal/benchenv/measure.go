@@ -72,8 +72,13 @@ func CPUTime() time.Duration {
 }
 
 // CurrentRSS is VmRSS of /proc/self/status in MiB.
-func CurrentRSS() float64 {
-	data, err := os.ReadFile("/proc/self/status")
+func CurrentRSS() float64 { return rssOf("/proc/self/status") }
+
+// ProcessRSS is VmRSS of process pid in MiB (0 once it is gone).
+func ProcessRSS(pid int) float64 { return rssOf(fmt.Sprintf("/proc/%d/status", pid)) }
+
+func rssOf(status string) float64 {
+	data, err := os.ReadFile(status)
 	if err != nil {
 		return 0
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
 )
 
 // Phase is what one measured step cost: its Measurement, the allocations
@@ -22,6 +24,9 @@ type Phase struct {
 	// Requests are the controllers' requests during the step by method
 	// and resource ("PATCH configmaps"), as RequestBreakdown names them.
 	Requests map[string]int64
+	// ControlPlaneCPU is the CPU time the API server and etcd used
+	// during the step.
+	ControlPlaneCPU time.Duration
 }
 
 // RequestTotal is the sum of p.Requests.
@@ -58,6 +63,16 @@ const ProfileDirEnv = "WEIR_BENCH_PROFILE"
 // MeasurePhase runs step as Measure does and adds its allocations and
 // requests; name names its profiles.
 func MeasurePhase(b *testing.B, name string, step func()) Phase {
+	return measurePhase(b, name, nil, step)
+}
+
+// MeasurePhaseOn is MeasurePhase that also counts what the control plane
+// of env spent (Phase.ControlPlaneCPU).
+func MeasurePhaseOn(b *testing.B, env *testenv.Env, name string, step func()) Phase {
+	return measurePhase(b, name, env, step)
+}
+
+func measurePhase(b *testing.B, name string, env *testenv.Env, step func()) Phase {
 	b.Helper()
 	dir := os.Getenv(ProfileDirEnv)
 	before := requestCounts()
@@ -74,8 +89,16 @@ func MeasurePhase(b *testing.B, name string, step func()) Phase {
 			b.Fatal(err)
 		}
 	}
+	var cp0 time.Duration
+	if env != nil {
+		cp0 = ControlPlaneCPU(env)
+	}
 	t0 := time.Now()
 	m := Measure(step)
+	var cp time.Duration
+	if env != nil {
+		cp = ControlPlaneCPU(env) - cp0
+	}
 	if dir != "" {
 		pprof.StopCPUProfile()
 		writeProfile(b, "allocs", filepath.Join(dir, name+".allocs.pprof"))
@@ -83,7 +106,7 @@ func MeasurePhase(b *testing.B, name string, step func()) Phase {
 	runtime.ReadMemStats(&ms1)
 	writeTrace(b, name, t0)
 	p := Phase{Measurement: m, Mallocs: ms1.Mallocs - ms0.Mallocs, AllocBytes: ms1.TotalAlloc - ms0.TotalAlloc,
-		Requests: map[string]int64{}}
+		Requests: map[string]int64{}, ControlPlaneCPU: cp}
 	for k, v := range requestCounts() {
 		if d := v - before[k]; d > 0 {
 			p.Requests[k] = d

@@ -1,0 +1,311 @@
+package benchenv
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
+)
+
+// FluxBinDirEnv names the environment variable that points the *BesideFlux
+// benchmarks at a directory holding Flux's own source-controller and
+// kustomize-controller binaries, built from their module sources outside
+// this repository (docs/design/0038). Without it those benchmarks skip.
+const FluxBinDirEnv = "WEIR_BENCH_FLUX_BIN_DIR"
+
+// fluxControllers are the binaries StartFlux runs, in the order it starts
+// them.
+var fluxControllers = []string{"source-controller", "kustomize-controller"}
+
+// FluxBinDir is $WEIR_BENCH_FLUX_BIN_DIR; it skips b when the variable is
+// not set or the directory lacks one of the binaries.
+func FluxBinDir(b testing.TB) string {
+	b.Helper()
+	dir := os.Getenv(FluxBinDirEnv)
+	if dir == "" {
+		b.Skipf("Flux side by side: set %s to a directory with Flux's %s binaries (docs/design/0038)",
+			FluxBinDirEnv, strings.Join(fluxControllers, " and "))
+	}
+	for _, name := range fluxControllers {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			b.Skipf("Flux side by side: %s: %v", FluxBinDirEnv, err)
+		}
+	}
+	return dir
+}
+
+// Flux is Flux's controllers running as child processes of the benchmark,
+// against its control plane.
+type Flux struct {
+	procs []*fluxProcess
+}
+
+type fluxProcess struct {
+	name   string
+	cmd    *exec.Cmd
+	log    string // its standard output and error
+	exited chan struct{}
+}
+
+// StartFlux starts Flux's source-controller and kustomize-controller from
+// dir against env's control plane, watching every namespace, at
+// --concurrent=concurrent and Flux's other defaults (leader election off,
+// logs at error level as weir's controllers run in the benchmarks), and
+// waits until both report ready. b's cleanup stops them if Stop has not.
+func StartFlux(b testing.TB, env *testenv.Env, dir string, concurrent int) *Flux {
+	b.Helper()
+	work := b.TempDir()
+	storage := filepath.Join(work, "storage")
+	if err := os.Mkdir(storage, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	storageAddr := freeAddr(b)
+	common := []string{
+		"--watch-all-namespaces=true", "--enable-leader-election=false", "--log-level=error",
+		"--concurrent=" + strconv.Itoa(concurrent),
+	}
+	args := map[string][]string{
+		"source-controller": {"--storage-path=" + storage, "--storage-addr=" + storageAddr,
+			"--storage-adv-addr=" + storageAddr},
+		"kustomize-controller": nil,
+	}
+	f := &Flux{}
+	b.Cleanup(f.Stop)
+	for _, name := range fluxControllers {
+		health := freeAddr(b)
+		argv := append(append(append([]string{}, common...), args[name]...),
+			"--metrics-addr="+freeAddr(b), "--health-addr="+health)
+		p, err := startFluxProcess(filepath.Join(dir, name), work, argv, env.ControlPlane.KubeconfigPath())
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.procs = append(f.procs, p)
+		if err := p.waitReady(health, 2*time.Minute); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return f
+}
+
+func startFluxProcess(bin, work string, argv []string, kubeconfig string) (*fluxProcess, error) {
+	name := filepath.Base(bin)
+	p := &fluxProcess{name: name, log: filepath.Join(work, name+".log"), exited: make(chan struct{})}
+	out, err := os.Create(p.log)
+	if err != nil {
+		return nil, fmt.Errorf("creating %s's log: %w", name, err)
+	}
+	p.cmd = exec.Command(bin, argv...)
+	p.cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	p.cmd.Stdout, p.cmd.Stderr, p.cmd.Dir = out, out, work
+	if err := p.cmd.Start(); err != nil {
+		out.Close()
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
+	go func() {
+		_ = p.cmd.Wait()
+		out.Close()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// waitReady polls the process's /readyz until it answers 200, and fails
+// early with its log when it exits.
+func (p *fluxProcess) waitReady(health string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		select {
+		case <-p.exited:
+			return fmt.Errorf("%s exited before it was ready:\n%s", p.name, p.tail())
+		case <-time.After(200 * time.Millisecond):
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+health+"/readyz", nil)
+		resp, err := http.DefaultClient.Do(req)
+		cancel()
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("%s not ready after %s:\n%s", p.name, timeout, p.tail())
+}
+
+// tail is the end of the process's log, for a failure message.
+func (p *fluxProcess) tail() string {
+	data, _ := os.ReadFile(p.log)
+	if len(data) > 4000 {
+		data = data[len(data)-4000:]
+	}
+	return string(data)
+}
+
+// Stop ends the controllers by PID (SIGTERM, then SIGKILL after 30 s)
+// and waits until they have exited. It is safe to call twice.
+func (f *Flux) Stop() {
+	for _, p := range f.procs {
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(30 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-p.exited
+		}
+	}
+	f.procs = nil
+}
+
+// FluxVersion names the release of each binary in dir as its build info
+// records it: built from an unpacked module directory the main module is
+// "(devel)", so it is the version of the controller's api module, which
+// each release requires at its own version ("kustomize-controller
+// v1.9.6").
+func FluxVersion(dir string) string {
+	var parts []string
+	for _, name := range fluxControllers {
+		v := "?"
+		if out, err := exec.Command("go", "version", "-m", filepath.Join(dir, name)).Output(); err == nil {
+			for _, line := range strings.Split(string(out), "\n") {
+				if f := strings.Fields(line); len(f) >= 3 && f[0] == "dep" && f[1] == "github.com/fluxcd/"+name+"/api" {
+					v = f[2]
+					break
+				}
+			}
+		}
+		parts = append(parts, name+" "+v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// MeasurePhase runs step while sampling the controllers' resident sets
+// (their sum) every 100 ms, as Measure samples the benchmark process, and
+// returns the wall time, the CPU time the controllers and the control
+// plane used during it and the controllers' peak; it fails b when one of
+// them exited meanwhile. Flux's requests are not
+// counted: they do not pass through this process.
+func (f *Flux) MeasurePhase(b testing.TB, env *testenv.Env, step func()) Phase {
+	b.Helper()
+	pids := make([]int, len(f.procs))
+	for i, p := range f.procs {
+		pids[i] = p.cmd.Process.Pid
+	}
+	rss := func() float64 {
+		var sum float64
+		for _, pid := range pids {
+			sum += ProcessRSS(pid)
+		}
+		return sum
+	}
+	m := Measurement{RSSBefore: rss()}
+	var mu sync.Mutex
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			r := rss()
+			mu.Lock()
+			m.PeakRSS = max(m.PeakRSS, r)
+			mu.Unlock()
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	})
+	cpu0, cp0 := ProcessesCPU(pids...), ControlPlaneCPU(env)
+	start := time.Now()
+	step()
+	m.Elapsed = time.Since(start)
+	m.CPU = ProcessesCPU(pids...) - cpu0
+	cp := ControlPlaneCPU(env) - cp0
+	close(stop)
+	wg.Wait()
+	for _, p := range f.procs {
+		select {
+		case <-p.exited:
+			b.Fatalf("%s exited during the measured step:\n%s", p.name, p.tail())
+		default:
+		}
+	}
+	return Phase{Measurement: m, ControlPlaneCPU: cp}
+}
+
+// ControlPlaneCPU is the CPU time the API server and etcd have used so
+// far: the difference across a step is what the controllers' requests
+// cost the control plane, counted the same way for Flux and weir.
+func ControlPlaneCPU(env *testenv.Env) time.Duration {
+	pids := env.ControlPlane.PIDs()
+	return ProcessesCPU(pids["kube-apiserver"], pids["etcd"])
+}
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's times: 100 on
+// every Linux architecture Go supports.
+const clockTicks = 100
+
+// ProcessesCPU is the user and system time the processes have used, from
+// /proc/<pid>/stat (all their threads); a process that is gone counts 0.
+func ProcessesCPU(pids ...int) time.Duration {
+	var ticks int64
+	for _, pid := range pids {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		ticks += statTicks(string(data))
+	}
+	return time.Duration(ticks) * time.Second / clockTicks
+}
+
+// statTicks is utime + stime (fields 14 and 15) of a /proc/<pid>/stat
+// line, in clock ticks; 0 when the line is too short. The command name
+// (field 2) is in parentheses and may hold spaces and parentheses itself.
+func statTicks(stat string) int64 {
+	f := strings.Fields(stat[strings.LastIndexByte(stat, ')')+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return u + st
+}
+
+// freeAddr is a free 127.0.0.1:port.
+func freeAddr(b testing.TB) string {
+	b.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatalf("finding a free port: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// ReportBesideFlux reports weir ÷ Flux for a phase measured under both:
+// wall time, CPU seconds of the controllers, their peak RSS and the CPU
+// seconds of the API server and etcd, each metric named prefix + "x-flux-…".
+func ReportBesideFlux(b *testing.B, prefix string, weir, flux Phase) {
+	b.Helper()
+	ratio := func(w, f float64, unit string) {
+		if f > 0 {
+			b.ReportMetric(w/f, prefix+"x-flux-"+unit)
+		}
+	}
+	ratio(weir.Elapsed.Seconds(), flux.Elapsed.Seconds(), "time")
+	ratio(weir.CPU.Seconds(), flux.CPU.Seconds(), "cpu")
+	ratio(weir.PeakRSS, flux.PeakRSS, "rss")
+	ratio(weir.ControlPlaneCPU.Seconds(), flux.ControlPlaneCPU.Seconds(), "apiserver-etcd-cpu")
+}
