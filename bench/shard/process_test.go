@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weir-gitops/weir/bench/internal/benchenv"
 	"github.com/weir-gitops/weir/internal/devenv/testenv"
 )
 
@@ -45,8 +45,8 @@ type replica struct {
 // membership Leases are). It is killed when b ends.
 func startReplica(b *testing.B, env *testenv.Env, bin, ns string) *replica {
 	b.Helper()
-	storage := freeAddr(b)
-	r := &replica{metrics: freeAddr(b), log: filepath.Join(logDir(b), fmt.Sprintf("replica-%s.log", storage[strings.LastIndexByte(storage, ':')+1:]))}
+	storage := benchenv.FreeAddr(b)
+	r := &replica{metrics: benchenv.FreeAddr(b), log: filepath.Join(logDir(b), fmt.Sprintf("replica-%s.log", storage[strings.LastIndexByte(storage, ':')+1:]))}
 	logFile, err := os.Create(r.log)
 	if err != nil {
 		b.Fatal(err)
@@ -146,32 +146,4 @@ func processCPU(b *testing.B, pid int) time.Duration {
 	utime, _ := strconv.ParseInt(f[11], 10, 64)
 	stime, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(utime+stime) * time.Second / clockTick
-}
-
-// processPeakRSS is VmHWM of process pid in MiB: its peak resident set.
-func processPeakRSS(b *testing.B, pid int) float64 {
-	b.Helper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		b.Fatalf("reading the peak RSS of %d: %v", pid, err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		if f := strings.Fields(sc.Text()); len(f) >= 2 && f[0] == "VmHWM:" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb / 1024
-		}
-	}
-	return 0
-}
-
-// freeAddr is a free port of 127.0.0.1.
-func freeAddr(b *testing.B) string {
-	b.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }

@@ -131,7 +131,7 @@ func run(b *testing.B, env *testenv.Env, bin string, n, r int) result {
 	}
 	for i, p := range replicas {
 		res.cpu = append(res.cpu, processCPU(b, p.pid())-cpu0[i])
-		res.rss = append(res.rss, processPeakRSS(b, p.pid()))
+		res.rss = append(res.rss, benchenv.PeakRSSOf(p.pid()))
 		res.requests = append(res.requests, p.requests(b)-req0[i])
 	}
 
