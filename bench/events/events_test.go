@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -75,7 +74,7 @@ func BenchmarkEventServer(b *testing.B) {
 		sinks := newSinks(b)
 		createAlerts(b, env, ns, sinks)
 		kubeconfig := writeKubeconfig(b, env)
-		addr := freeAddr(b)
+		addr := benchenv.FreeAddr(b)
 		ctl := startController(b, kubeconfig, addr, 5*time.Minute)
 		post := &poster{url: "http://" + addr + "/", ns: ns, client: newClient()}
 		post.warmUp(b, sinks)
@@ -256,16 +255,6 @@ func writeKubeconfig(b *testing.B, env *testenv.Env) string {
 		b.Fatal(err)
 	}
 	return path
-}
-
-func freeAddr(b *testing.B) string {
-	b.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 func newClient() *http.Client {

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -66,6 +67,16 @@ func (d *Deps) sharder() reconcile.Sharder {
 		return nil
 	}
 	return d.shard
+}
+
+// remoteFence wraps the transport of spec.kubeConfig clusters: the
+// membership's fence with --shard-mode=auto, so remote writes stop with
+// the Lease as local ones do; nil otherwise.
+func (d *Deps) remoteFence() func(http.RoundTripper) http.RoundTripper {
+	if d.shard == nil {
+		return nil
+	}
+	return d.shard.Fence
 }
 
 // authSettings is the identity settings of a controller whose lockdown

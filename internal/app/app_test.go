@@ -19,7 +19,9 @@ import (
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m, testenv.APIServerOnly) }
+func TestMain(m *testing.M) {
+	testenv.Main(m, testenv.APIServerOnly, func(o *testenv.Options) { o.AuditPolicy = statusWritesAudit })
+}
 
 // TestRunHonoursKubeconfigAndServesArtifacts runs weir-controller's Run the
 // way the binary does: the cluster comes from $KUBECONFIG, flags from

@@ -227,6 +227,9 @@ func assertOwners(t *testing.T, runs map[string][]shardRun, fleet []*kustomizev1
 // objects whose owner changed move, to it, and no object is reconciled by
 // two replicas at once; (c) one is killed with SIGKILL: once its Lease
 // expired the others take its objects, and each is reconciled and Ready.
+// Beside the replicas' own reconcile log, the API server's audit of
+// status writes (by User-Agent, which names the member) shows each
+// Kustomization written by one replica at a time across both hand-overs.
 func TestAutoShardingSharesJoinsAndTakesOver(t *testing.T) {
 	const count = 20
 	env := testenv.Get(t)
@@ -284,6 +287,94 @@ func TestAutoShardingSharesJoinsAndTakesOver(t *testing.T) {
 	runs = runsOf(t, ps)
 	assertNoOverlap(t, runs, killed)
 	assertOwners(t, runs, fleet, left, killed)
+	var identities []string
+	for _, p := range ps {
+		identities = append(identities, readShardLog(t, p).identity)
+	}
+	assertAuditedWriters(t, env, ns, fleet, identities)
+}
+
+// statusWritesAudit is the test API server's audit policy: the status
+// writes of Kustomizations, with their User-Agent (which names the
+// member in auto mode), nothing else.
+const statusWritesAudit = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+  verbs: [patch, update]
+  resources:
+  - group: kustomize.toolkit.fluxcd.io
+    resources: [kustomizations/status]
+- level: None
+`
+
+// auditWriters reads the API server's audit log: for each Kustomization
+// of ns, the members whose status writes succeeded, in the order the API
+// server received them, consecutive writes of one member counted once.
+func auditWriters(t *testing.T, env *testenv.Env, ns string) map[string][]string {
+	t.Helper()
+	data, err := os.ReadFile(env.ControlPlane.AuditLogPath())
+	if err != nil {
+		t.Fatalf("reading the audit log: %v", err)
+	}
+	type write struct {
+		at     time.Time
+		member string
+	}
+	writes := map[string][]write{}
+	for _, line := range strings.Split(string(data), "\n") {
+		var ev struct {
+			Stage, UserAgent         string
+			RequestReceivedTimestamp time.Time
+			ObjectRef                struct{ Resource, Subresource, Namespace, Name string }
+			ResponseStatus           struct{ Code int }
+		}
+		if json.Unmarshal([]byte(line), &ev) != nil || ev.Stage != "ResponseComplete" || ev.ObjectRef.Namespace != ns ||
+			ev.ObjectRef.Resource != "kustomizations" || ev.ObjectRef.Subresource != "status" || ev.ResponseStatus.Code >= 300 {
+			continue
+		}
+		_, member, _ := strings.Cut(ev.UserAgent, ShardUserAgentPrefix)
+		writes[ev.ObjectRef.Name] = append(writes[ev.ObjectRef.Name], write{ev.RequestReceivedTimestamp, member})
+	}
+	out := map[string][]string{}
+	for name, ws := range writes {
+		sort.SliceStable(ws, func(i, j int) bool { return ws[i].at.Before(ws[j].at) })
+		for _, w := range ws {
+			if seq := out[name]; len(seq) == 0 || seq[len(seq)-1] != w.member {
+				out[name] = append(seq, w.member)
+			}
+		}
+	}
+	return out
+}
+
+// assertAuditedWriters checks, from the API server's audit of status
+// writes, that each Kustomization was written by one replica at a time:
+// once another replica wrote it, the one before never did again, and
+// every writer is one of the replicas.
+func assertAuditedWriters(t *testing.T, env *testenv.Env, ns string, fleet []*kustomizev1.Kustomization, replicas []string) {
+	t.Helper()
+	writers := auditWriters(t, env, ns)
+	moved := 0
+	for _, ks := range fleet {
+		seq := writers[ks.Name]
+		if len(seq) == 0 {
+			t.Errorf("%s: no status write in the API server's audit log", ks.Name)
+		}
+		if len(seq) > 1 {
+			moved++
+		}
+		for i, m := range seq {
+			if !slices.Contains(replicas, m) {
+				t.Errorf("%s: status written by %q, not one of the replicas %v", ks.Name, m, replicas)
+			}
+			if slices.Contains(seq[:i], m) {
+				t.Errorf("%s: status writes by %v in turn: %s wrote again after another replica had", ks.Name, seq, m)
+			}
+		}
+	}
+	t.Logf("audit log: %d of %d Kustomizations were written by more than one replica, one after the other", moved, len(fleet))
 }
 
 // runMembers are the replicas that ran rs.

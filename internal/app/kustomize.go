@@ -41,6 +41,7 @@ func setupKustomize(ctx context.Context, deps *Deps) error {
 			InsecureKubeConfigExec: opts.InsecureKubeConfigExec,
 			InsecureKubeConfigTLS:  opts.InsecureKubeConfigTLS,
 			KubeConfigIdentity:     deps.authSettings(opts.FluxOnly.DefaultKubeConfigSA),
+			RemoteWrap:             deps.remoteFence(),
 		},
 		Events: events.NewRecorder(mgr.GetEventRecorderFor(kustomization.ControllerName), mgr.GetScheme(), //nolint:staticcheck // SA1019: events.Recorder wraps the core/v1 record.EventRecorder; GetEventRecorder's events.k8s.io API has another signature
 			kustomization.ControllerName, os.Getenv("POD_NAME"), opts.EventsAddr),

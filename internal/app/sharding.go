@@ -40,8 +40,9 @@ func joinShards(cfg *rest.Config, opts *Options, log logr.Logger) (*shard.Member
 		log.Info("--shard-mode=auto: leader election is off, every replica reconciles its share")
 		opts.EnableLeaderElection = false
 	}
+	identity := shardIdentity()
 	m, err := shard.NewMember(shard.Config{
-		Client: cs, Namespace: ns, Group: group, Identity: shardIdentity(),
+		Client: cs, Namespace: ns, Group: group, Identity: identity,
 		LeaseDuration: opts.LeaseDuration, RenewDeadline: opts.RenewDeadline,
 		Log: log.WithName("sharding"),
 	})
@@ -53,8 +54,18 @@ func joinShards(cfg *rest.Config, opts *Options, log logr.Logger) (*shard.Member
 			"so it should advertise its own address (--storage-adv-addr=$(POD_IP):9090)", "storageAdvAddr", opts.StorageAdvAddr)
 	}
 	cfg.Wrap(m.Fence)
+	// The member's identity in every request's User-Agent, so the API
+	// server's audit log says which replica wrote what (replicas of one
+	// Deployment share a ServiceAccount). After a "/": the API server
+	// names a write's default field manager by what comes before it,
+	// which stays "weir-controller".
+	cfg.UserAgent += "/" + ShardUserAgentPrefix + identity
 	return m, nil
 }
+
+// ShardUserAgentPrefix precedes a replica's member identity in the
+// User-Agent of its requests with --shard-mode=auto.
+const ShardUserAgentPrefix = "shard-member="
 
 // shardIdentity is the Pod's name (or the host's) and a random suffix, so
 // a restarted process is a new member and never takes for its own a Lease

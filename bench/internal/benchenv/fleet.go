@@ -74,13 +74,20 @@ func CreateFleetKustomization(b *testing.B, env *testenv.Env, ns, name string) {
 // each status patch once.
 func WaitFleetReady(b *testing.B, env *testenv.Env, ns string, want int) {
 	b.Helper()
+	WaitFleet(b, env, ns, want, func(*kustomizev1.Kustomization) bool { return true })
+}
+
+// WaitFleet is WaitFleetReady counting only the Ready Kustomizations that
+// also satisfy ok (lastHandledReconcileAt is a request's, for example).
+func WaitFleet(b *testing.B, env *testenv.Env, ns string, want int, ok func(*kustomizev1.Kustomization) bool) {
+	b.Helper()
 	wc, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
 	if err != nil {
 		b.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	f := &fleetWatch{c: wc, ns: ns, ready: map[string]bool{}}
+	f := &fleetWatch{c: wc, ns: ns, ok: ok, ready: map[string]bool{}}
 	for f.count() < want {
 		if err := f.follow(ctx, want); err != nil {
 			b.Fatalf("%d of %d Kustomizations ready: %v", f.count(), want, err)
@@ -92,13 +99,14 @@ func WaitFleetReady(b *testing.B, env *testenv.Env, ns string, want int) {
 type fleetWatch struct {
 	c     client.WithWatch
 	ns    string
+	ok    func(*kustomizev1.Kustomization) bool
 	ready map[string]bool
 }
 
 func (f *fleetWatch) count() int { return len(f.ready) }
 
 func (f *fleetWatch) see(k *kustomizev1.Kustomization) {
-	if conditions.IsReady(k) && k.Status.LastAppliedRevision != "" {
+	if conditions.IsReady(k) && k.Status.LastAppliedRevision != "" && f.ok(k) {
 		f.ready[k.Name] = true
 	} else {
 		delete(f.ready, k.Name)

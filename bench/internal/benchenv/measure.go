@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"net"
 	"os"
 	"runtime"
 	"runtime/metrics"
@@ -72,24 +73,40 @@ func CPUTime() time.Duration {
 }
 
 // CurrentRSS is VmRSS of /proc/self/status in MiB.
-func CurrentRSS() float64 { return rssOf("/proc/self/status") }
+func CurrentRSS() float64 { return statusMiB("/proc/self/status", "VmRSS:") }
 
 // ProcessRSS is VmRSS of process pid in MiB (0 once it is gone).
-func ProcessRSS(pid int) float64 { return rssOf(fmt.Sprintf("/proc/%d/status", pid)) }
+func ProcessRSS(pid int) float64 { return statusMiB(fmt.Sprintf("/proc/%d/status", pid), "VmRSS:") }
 
-func rssOf(status string) float64 {
-	data, err := os.ReadFile(status)
+// PeakRSSOf is VmHWM of process pid in MiB: its peak resident set (0 when
+// the process is gone).
+func PeakRSSOf(pid int) float64 { return statusMiB(fmt.Sprintf("/proc/%d/status", pid), "VmHWM:") }
+
+// statusMiB is the field (in kB) of a /proc/<pid>/status file in MiB.
+func statusMiB(path, field string) float64 {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0
 	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
-		if f := strings.Fields(sc.Text()); len(f) >= 2 && f[0] == "VmRSS:" {
+		if f := strings.Fields(sc.Text()); len(f) >= 2 && f[0] == field {
 			kb, _ := strconv.ParseFloat(f[1], 64)
 			return kb / 1024
 		}
 	}
 	return 0
+}
+
+// FreeAddr is a free port of 127.0.0.1.
+func FreeAddr(b testing.TB) string {
+	b.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }
 
 // Counts returns the sizes a benchmark runs at: the comma-separated

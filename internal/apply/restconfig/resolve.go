@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -45,6 +46,11 @@ type Resolver struct {
 	// azure.Default. AWS's endpoints are the SDK's.
 	GCP   *gcp.Provider
 	Azure *azure.Provider
+	// RemoteWrap, when set, wraps the transport of every spec.kubeConfig
+	// cluster's config: with --shard-mode=auto the membership's fence
+	// (design 0037), so a replica that lost its Lease writes to no remote
+	// cluster either. The local config comes fenced already.
+	RemoteWrap func(http.RoundTripper) http.RoundTripper
 }
 
 // Request is what an object asks for.
@@ -92,6 +98,9 @@ func (r *Resolver) Resolve(ctx context.Context, req Request) (*Target, error) {
 		cfg, err := r.remote(ctx, req)
 		if err != nil {
 			return nil, err
+		}
+		if r.RemoteWrap != nil {
+			cfg.Wrap(r.RemoteWrap)
 		}
 		t.Config, t.Remote = cfg, true
 	}

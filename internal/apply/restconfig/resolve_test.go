@@ -2,6 +2,8 @@ package restconfig_test
 
 import (
 	"context"
+	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,3 +107,56 @@ func TestResolve(t *testing.T) {
 		t.Error("Resolve changed the controller's own config")
 	}
 }
+
+// TestResolveWrapsRemoteTransports: RemoteWrap (the sharding fence) wraps
+// the transport of a spec.kubeConfig cluster's config, and leaves the
+// controller's own config (fenced already) alone.
+func TestResolveWrapsRemoteTransports(t *testing.T) {
+	reader := fake.NewClientBuilder().WithObjects(&corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "value", Namespace: "apps"}, Data: map[string][]byte{"value": kubeconfig(t, nil)},
+	}).Build()
+	var fenced []string
+	r := restconfig.Resolver{Config: &rest.Config{Host: "https://local:6443"}, Reader: reader,
+		RemoteWrap: func(next http.RoundTripper) http.RoundTripper {
+			return roundTripper(func(req *http.Request) (*http.Response, error) {
+				fenced = append(fenced, req.Method+" "+req.URL.Host)
+				return next.RoundTrip(req)
+			})
+		}}
+	for _, tc := range []struct {
+		name string
+		kc   *meta.KubeConfigReference
+		want []string
+	}{
+		{name: "local", want: nil},
+		{name: "remote", kc: &meta.KubeConfigReference{SecretRef: &meta.SecretKeyReference{Name: "value"}}, want: []string{"PATCH remote:6443"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fenced = nil
+			target, err := r.Resolve(context.Background(), restconfig.Request{Namespace: "apps", KubeConfig: tc.kc})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rt := roundTripper(func(*http.Request) (*http.Response, error) {
+				return &http.Response{StatusCode: http.StatusOK, Body: http.NoBody}, nil
+			})
+			var sent http.RoundTripper = rt
+			if target.Config.WrapTransport != nil {
+				sent = target.Config.WrapTransport(rt)
+			}
+			req, _ := http.NewRequest(http.MethodPatch, target.Config.Host+"/api/v1/namespaces/apps/configmaps/x", http.NoBody)
+			resp, err := sent.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = resp.Body.Close()
+			if !slices.Equal(fenced, tc.want) {
+				t.Errorf("requests through RemoteWrap: %v, want %v", fenced, tc.want)
+			}
+		})
+	}
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

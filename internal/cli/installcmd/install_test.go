@@ -62,6 +62,10 @@ func TestExport(t *testing.T) {
 		// skip labelled objects, each shard runs its own copies.
 		{"export-shards-split.golden", []string{"--shards=shard1,shard2", "--network-policy=false"}},
 		{"export-shards-single.golden", []string{"--layout=single", "--shards=shard1", "--network-policy=false"}},
+		// Automatic sharding: three active replicas of the source,
+		// kustomize and helm controllers, each advertising its pod IP.
+		{"export-shard-auto.golden", []string{"--shard-mode=auto", "--replicas=3", "--network-policy=false"}},
+		{"export-shard-auto-single.golden", []string{"--layout=single", "--shard-mode=auto", "--replicas=2", "--network-policy=false"}},
 	}
 	for _, tc := range cases {
 		res := clitest.Run(t, append([]string{"install", "--export"}, tc.args...)...)
@@ -90,6 +94,16 @@ func TestExport(t *testing.T) {
 	res = clitest.Run(t, "install", "--export", "--shards=shard1,shard1")
 	if res.Code != 1 || !strings.Contains(res.Stderr, `shard "shard1" is given twice`) {
 		t.Errorf("duplicate shard: exit %d, stderr %s", res.Code, res.Stderr)
+	}
+	for _, tc := range []struct{ args, want string }{
+		{"--replicas=2", "--replicas=2 needs --shard-mode=auto"},
+		{"--shard-mode=manual", `unknown shard mode "manual": want off or auto`},
+		{"--shard-mode=auto --replicas=0", "--replicas=0: want at least 1"},
+	} {
+		res = clitest.Run(t, append([]string{"install", "--export"}, strings.Fields(tc.args)...)...)
+		if res.Code != 1 || !strings.Contains(res.Stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %s; want %q", tc.args, res.Code, res.Stderr, tc.want)
+		}
 	}
 	res = clitest.Run(t, "install", "--export", "--layout=both")
 	if res.Code != 1 || !strings.Contains(res.Stderr, `unknown layout "both"`) {

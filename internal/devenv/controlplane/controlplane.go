@@ -42,6 +42,9 @@ type Options struct {
 	WithoutNode bool
 	// StartTimeout bounds the wait for each component (default 60s).
 	StartTimeout time.Duration
+	// AuditPolicy, when set, is the API server's audit policy (YAML): the
+	// events it selects are written as JSON lines to AuditLogPath.
+	AuditPolicy string
 }
 
 // ControlPlane is a running local control plane.
@@ -173,7 +176,11 @@ func (cp *ControlPlane) startAPIServer(opts Options, etcdURL string) error {
 		return err
 	}
 	cp.apiURL = "https://" + hostPort(port)
-	p, err := cp.start(opts, "kube-apiserver", []string{
+	audit, err := cp.auditArgs(opts)
+	if err != nil {
+		return err
+	}
+	p, err := cp.start(opts, "kube-apiserver", append([]string{
 		"--etcd-servers=" + etcdURL,
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
@@ -195,7 +202,7 @@ func (cp *ControlPlane) startAPIServer(opts Options, etcdURL string) error {
 		// the control plane's own CA, and reached at the node's address.
 		"--kubelet-certificate-authority=" + cp.pki.CAFile,
 		"--kubelet-preferred-address-types=InternalIP",
-	}, nil)
+	}, audit...), nil)
 	if err != nil {
 		return err
 	}
@@ -425,6 +432,24 @@ func (cp *ControlPlane) Dir() string { return cp.dir }
 
 // KubeconfigPath is the admin kubeconfig file.
 func (cp *ControlPlane) KubeconfigPath() string { return cp.kubeconfig }
+
+// AuditLogPath is the API server's audit log (JSON lines), written when
+// Options.AuditPolicy was set.
+func (cp *ControlPlane) AuditLogPath() string { return filepath.Join(cp.dir, "audit.log") }
+
+// auditArgs are the API server's audit flags for opts.AuditPolicy (none
+// without one), its policy written into the control plane's directory.
+func (cp *ControlPlane) auditArgs(opts Options) ([]string, error) {
+	if opts.AuditPolicy == "" {
+		return nil, nil
+	}
+	policy := filepath.Join(cp.dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(opts.AuditPolicy), 0o600); err != nil {
+		return nil, fmt.Errorf("writing the audit policy: %w", err)
+	}
+	return []string{"--audit-policy-file=" + policy, "--audit-log-path=" + cp.AuditLogPath(),
+		"--audit-log-format=json", "--audit-log-mode=blocking"}, nil
+}
 
 // APIServerURL is the https:// address of the API server.
 func (cp *ControlPlane) APIServerURL() string { return cp.apiURL }

@@ -38,6 +38,9 @@ type Options struct {
 	WithoutNode bool
 	// SkipCRDs leaves weir's CRDs uninstalled.
 	SkipCRDs bool
+	// AuditPolicy, when set, is the API server's audit policy (YAML); the
+	// log is at Env.ControlPlane.AuditLogPath().
+	AuditPolicy string
 	// Setup runs once the environment is up, before the tests, for example
 	// to start controllers; ctx is cancelled when the tests are done.
 	Setup func(ctx context.Context, env *Env) error
@@ -46,7 +49,7 @@ type Options struct {
 // Start launches a control plane and installs weir's CRDs. Stop it with
 // Env.Stop.
 func Start(ctx context.Context, opts Options) (*Env, error) {
-	cp, err := controlplane.Start(ctx, controlplane.Options{WithoutNode: opts.WithoutNode})
+	cp, err := controlplane.Start(ctx, controlplane.Options{WithoutNode: opts.WithoutNode, AuditPolicy: opts.AuditPolicy})
 	if err != nil {
 		return nil, fmt.Errorf("starting control plane: %w", err)
 	}

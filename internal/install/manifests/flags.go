@@ -25,4 +25,8 @@ func (o *Options) BindFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.Shards, "shards", nil,
 		"list of shard names, accepts comma-separated values: each runs its own source, kustomize and helm controllers, "+
 			"reconciling the objects labelled sharding.fluxcd.io/key=<shard>")
+	fs.StringVar(&o.ShardMode, "shard-mode", o.ShardMode,
+		"off, or auto: the source, kustomize and helm controllers run --replicas active replicas that share the objects "+
+			"by consistent hashing (each advertises its pod IP for its artifacts)")
+	fs.IntVar(&o.Replicas, "replicas", o.Replicas, "replicas of the source, kustomize and helm controllers' Deployments (more than one needs --shard-mode=auto)")
 }

@@ -353,9 +353,11 @@ func (g generator) deployment(d deploymentSpec) runtime.Object {
 		grace = 600
 	}
 	strategy := appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType}
-	if serves {
+	if serves && !g.autoSharded(d) {
 		// The artifact store is an emptyDir: two pods would serve
-		// different artifacts under one Service.
+		// different artifacts under one Service. In auto mode each pod
+		// advertises its own address, and a rolling update is a replica
+		// leaving and one joining.
 		strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
 		if len(d.components) == 1 {
 			grace = 10
@@ -383,7 +385,7 @@ func (g generator) deployment(d deploymentSpec) runtime.Object {
 		TypeMeta:   typeMeta(appsv1.SchemeGroupVersion, "Deployment"),
 		ObjectMeta: m,
 		Spec: appsv1.DeploymentSpec{
-			Replicas: ptr.To(int32(1)),
+			Replicas: ptr.To(g.replicas(d)),
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": d.name}},
 			Strategy: strategy,
 			Template: corev1.PodTemplateSpec{
@@ -446,7 +448,7 @@ func (g generator) container(d deploymentSpec, serves bool) corev1.Container {
 		mounts = append([]corev1.VolumeMount{{Name: "data", MountPath: "/data"}}, mounts...)
 	}
 	if serves {
-		args = append(args, fmt.Sprintf("--storage-adv-addr=%s.$(RUNTIME_NAMESPACE).svc.%s.", advertises(d), g.opts.ClusterDomain))
+		args = append(args, g.storageAdvAddr(d))
 		ports = append([]corev1.ContainerPort{{Name: "http", ContainerPort: httpPort, Protocol: corev1.ProtocolTCP}}, ports...)
 	}
 	if g.has(NotificationController) && !slices.Equal(d.components, []string{NotificationController}) && d.name != uiDeployment.name {
@@ -467,6 +469,14 @@ func (g generator) container(d deploymentSpec, serves bool) corev1.Container {
 			corev1.ContainerPort{Name: "http-webhook", ContainerPort: webhookPort, Protocol: corev1.ProtocolTCP})
 	}
 	args = append(args, g.appendedArgs(d)...)
+	env := []corev1.EnvVar{
+		{Name: "RUNTIME_NAMESPACE", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}},
+		{Name: "GOMEMLIMIT", ValueFrom: &corev1.EnvVarSource{ResourceFieldRef: &corev1.ResourceFieldSelector{
+			ContainerName: "manager", Resource: "limits.memory"}}},
+	}
+	if g.autoSharded(d) && serves {
+		env = append(env, podIPEnv)
+	}
 	probe := func(path string) *corev1.Probe {
 		return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
 			Path: path, Port: intstr.FromString("healthz"),
@@ -478,14 +488,10 @@ func (g generator) container(d deploymentSpec, serves bool) corev1.Container {
 		ImagePullPolicy: corev1.PullIfNotPresent,
 		Args:            args,
 		Ports:           ports,
-		Env: []corev1.EnvVar{
-			{Name: "RUNTIME_NAMESPACE", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}},
-			{Name: "GOMEMLIMIT", ValueFrom: &corev1.EnvVarSource{ResourceFieldRef: &corev1.ResourceFieldSelector{
-				ContainerName: "manager", Resource: "limits.memory"}}},
-		},
-		LivenessProbe:  probe("/healthz"),
-		ReadinessProbe: probe("/readyz"),
-		Resources:      resources(d, serves),
+		Env:             env,
+		LivenessProbe:   probe("/healthz"),
+		ReadinessProbe:  probe("/readyz"),
+		Resources:       resources(d, serves),
 		SecurityContext: &corev1.SecurityContext{
 			AllowPrivilegeEscalation: ptr.To(false),
 			ReadOnlyRootFilesystem:   ptr.To(true),
@@ -499,8 +505,8 @@ func (g generator) container(d deploymentSpec, serves bool) corev1.Container {
 
 // appendedArgs are the arguments weir writes after Flux's own, so that
 // patches written against Flux's argument positions still apply: the
-// ExternalArtifact gate, the shard's label selector, and last the
-// --controllers flag.
+// ExternalArtifact gate, the shard's label selector, --shard-mode=auto,
+// and last the --controllers flag.
 func (g generator) appendedArgs(d deploymentSpec) []string {
 	var args []string
 	if g.has(SourceWatcher) && (slices.Contains(d.components, KustomizeController) || slices.Contains(d.components, HelmController)) {
@@ -511,6 +517,10 @@ func (g generator) appendedArgs(d deploymentSpec) []string {
 	if sel := g.selectorArg(d); sel != "" {
 		// Where the Flux Operator appends it.
 		args = append(args, sel)
+	}
+	if g.autoSharded(d) {
+		// --enable-leader-election stays: auto takes precedence.
+		args = append(args, "--shard-mode=auto")
 	}
 	return append(args, controllersArg(d))
 }

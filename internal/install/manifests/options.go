@@ -102,6 +102,14 @@ type Options struct {
 	// sharding.fluxcd.io/key label is the shard's name, while the main
 	// Deployments leave every labelled object alone (see shards.go).
 	Shards []string
+	// ShardMode "auto" runs the sharded controllers' Deployments with
+	// --shard-mode=auto (design 0037): Replicas active replicas each,
+	// every one advertising its own pod IP for its artifacts (see
+	// shards.go). "off" (the default) is Flux's: one replica.
+	ShardMode string
+	// Replicas is the replica count of those Deployments; more than one
+	// needs ShardMode "auto".
+	Replicas int
 }
 
 // DefaultRegistry is where weir's image is published.
@@ -120,6 +128,8 @@ func DefaultOptions(version string) Options {
 		LogLevel:           "info",
 		ClusterDomain:      "cluster.local",
 		Layout:             LayoutSplit,
+		ShardMode:          ShardModeOff,
+		Replicas:           1,
 	}
 }
 
@@ -172,6 +182,9 @@ func (o Options) validate() error {
 	}
 	if o.Version == "" {
 		return fmt.Errorf("version is required")
+	}
+	if err := validateShardMode(o.ShardMode, o.Replicas); err != nil {
+		return err
 	}
 	return validateShards(o.Shards)
 }

@@ -114,3 +114,58 @@ func (g generator) selectorArg(d deploymentSpec) string {
 	}
 	return ""
 }
+
+// Automatic sharding (--shard-mode=auto, design 0037): every replica of a
+// sharded Deployment is active and serves the artifacts of the sources it
+// owns itself, so each must advertise its own address rather than the
+// Service, which balances over the replicas: --storage-adv-addr is the
+// pod's IP (POD_IP, from the downward API) and the artifact port.
+const (
+	ShardModeOff  = "off"
+	ShardModeAuto = "auto"
+)
+
+// validateShardMode rejects an unknown mode, and replicas other than one
+// without auto mode: with leader election the extra replicas would stand
+// by, and their artifact stores would sit behind one Service.
+func validateShardMode(mode string, replicas int) error {
+	switch mode {
+	case ShardModeOff, ShardModeAuto:
+	default:
+		return fmt.Errorf("unknown shard mode %q: want off or auto", mode)
+	}
+	if replicas < 1 {
+		return fmt.Errorf("--replicas=%d: want at least 1", replicas)
+	}
+	if replicas > 1 && mode != ShardModeAuto {
+		return fmt.Errorf("--replicas=%d needs --shard-mode=auto", replicas)
+	}
+	return nil
+}
+
+// autoSharded reports whether d runs in auto mode: it runs a component
+// the shards split, and --shard-mode=auto was given.
+func (g generator) autoSharded(d deploymentSpec) bool {
+	return g.opts.ShardMode == ShardModeAuto && sharded(d)
+}
+
+// replicas is d's replica count.
+func (g generator) replicas(d deploymentSpec) int32 {
+	if g.autoSharded(d) {
+		return int32(g.opts.Replicas) //nolint:gosec // validated: at least 1, and a flag's int
+	}
+	return 1
+}
+
+// podIPEnv is the downward-API variable an auto-sharded pod advertises.
+var podIPEnv = corev1.EnvVar{Name: "POD_IP", ValueFrom: &corev1.EnvVarSource{
+	FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}}
+
+// storageAdvAddr is d's --storage-adv-addr: its pod's IP in auto mode,
+// else the Service its artifact URLs name.
+func (g generator) storageAdvAddr(d deploymentSpec) string {
+	if g.autoSharded(d) {
+		return fmt.Sprintf("--storage-adv-addr=$(POD_IP):%d", httpPort)
+	}
+	return fmt.Sprintf("--storage-adv-addr=%s.$(RUNTIME_NAMESPACE).svc.%s.", advertises(d), g.opts.ClusterDomain)
+}

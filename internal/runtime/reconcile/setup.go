@@ -28,9 +28,11 @@ type SetupOptions struct {
 
 // Sharder wraps a controller's reconciler of kind (obj an empty object of
 // it) so it reconciles only the objects this replica owns
-// (internal/runtime/shard.Member).
+// (internal/runtime/shard.Member). It returns the gated reconciler, the
+// source of the requeues hand-overs bring, and a handler that watches
+// kind to know which objects exist (it enqueues nothing).
 type Sharder interface {
-	Gate(kind string, obj client.Object, r crreconcile.Reconciler) (crreconcile.Reconciler, source.Source)
+	Gate(kind string, obj client.Object, r crreconcile.Reconciler) (crreconcile.Reconciler, source.Source, handler.EventHandler)
 }
 
 // Watch is a further source of reconcile requests: changes to objects of
@@ -61,8 +63,9 @@ func Setup(mgr ctrl.Manager, obj client.Object, r crreconcile.Reconciler, opts S
 		))
 	if opts.Shard != nil {
 		var handOvers source.Source
-		r, handOvers = opts.Shard.Gate(fmt.Sprintf("%T", obj), obj, r)
-		b = b.WatchesRawSource(handOvers)
+		var objects handler.EventHandler
+		r, handOvers, objects = opts.Shard.Gate(fmt.Sprintf("%T", obj), obj, r)
+		b = b.WatchesRawSource(handOvers).Watches(obj, objects)
 	}
 	for _, w := range watches {
 		if w.Source != nil {

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -27,20 +28,58 @@ type Gate struct {
 	events chan event.GenericEvent
 
 	mu sync.Mutex
-	// known are the objects this controller has been asked to reconcile,
-	// true for those owned but held back by the barrier.
+	// known are the objects of kind that exist, as the watch's create and
+	// delete events say, true for those owned but held back by the
+	// barrier. A deleted object is dropped, so the map follows the fleet
+	// rather than everything it ever held.
 	known map[types.NamespacedName]bool
 }
 
 // Gate wraps next, the reconciler of kind (obj is an empty object of it),
-// and returns the source of the requeues a hand-over brings.
-func (m *Member) Gate(kind string, obj client.Object, next crreconcile.Reconciler) (crreconcile.Reconciler, source.Source) {
+// and returns the source of the requeues a hand-over brings and the
+// handler that must watch kind to keep track of its objects (it enqueues
+// nothing).
+func (m *Member) Gate(kind string, obj client.Object, next crreconcile.Reconciler) (
+	crreconcile.Reconciler, source.Source, handler.EventHandler) {
 	g := &Gate{m: m, kind: kind, next: next, proto: obj, events: make(chan event.GenericEvent, 1024),
 		known: map[types.NamespacedName]bool{}}
 	m.mu.Lock()
 	m.gates = append(m.gates, g)
 	m.mu.Unlock()
-	return g, source.Channel(g.events, &handler.EnqueueRequestForObject{})
+	track := handler.Funcs{
+		CreateFunc: func(_ context.Context, e event.CreateEvent, _ workqueue.TypedRateLimitingInterface[crreconcile.Request]) {
+			g.seen(e.Object)
+		},
+		DeleteFunc: func(_ context.Context, e event.DeleteEvent, _ workqueue.TypedRateLimitingInterface[crreconcile.Request]) {
+			g.forget(e.Object)
+		},
+	}
+	return g, source.Channel(g.events, &handler.EnqueueRequestForObject{}), track
+}
+
+// seen records an object of kind that exists (a create event, or the
+// initial list), keeping its held-back mark if it had one.
+func (g *Gate) seen(obj client.Object) {
+	k := client.ObjectKeyFromObject(obj)
+	g.mu.Lock()
+	if _, ok := g.known[k]; !ok {
+		g.known[k] = false
+	}
+	g.mu.Unlock()
+}
+
+// forget drops a deleted object: no hand-over requeues it.
+func (g *Gate) forget(obj client.Object) {
+	g.mu.Lock()
+	delete(g.known, client.ObjectKeyFromObject(obj))
+	g.mu.Unlock()
+}
+
+// knownCount is how many objects of kind the gate tracks.
+func (g *Gate) knownCount() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.known)
 }
 
 // Reconcile runs next for an owned object, and logs each run's start and
@@ -50,7 +89,12 @@ func (g *Gate) Reconcile(ctx context.Context, req crreconcile.Request) (ctrl.Res
 	key := req.String()
 	admitted, owned := g.m.admit(g.kind, key)
 	g.mu.Lock()
-	g.known[req.NamespacedName] = owned && !admitted
+	// Only objects the watch says exist: a request that reaches here
+	// after the object's delete event (the event's own, or a requeue)
+	// does not bring it back.
+	if _, ok := g.known[req.NamespacedName]; ok {
+		g.known[req.NamespacedName] = owned && !admitted
+	}
 	g.mu.Unlock()
 	if !admitted {
 		if owned {

@@ -43,6 +43,9 @@ type ClientFactory struct {
 	// KubeConfigIdentity is the identity of spec.kubeConfig.configMapRef
 	// (restconfig.Resolver.KubeConfigIdentity).
 	KubeConfigIdentity *auth.Settings
+	// RemoteWrap wraps the transport of spec.kubeConfig clusters
+	// (restconfig.Resolver.RemoteWrap): the sharding fence.
+	RemoteWrap func(http.RoundTripper) http.RoundTripper
 
 	mu    sync.Mutex
 	local map[string]client.Client // by impersonated user ("" for none)
@@ -54,7 +57,7 @@ func (f *ClientFactory) For(ctx context.Context, obj *kustomizev1.Kustomization)
 	resolver := restconfig.Resolver{
 		Config: f.Config, Reader: f.Reader, DefaultServiceAccount: f.DefaultServiceAccount,
 		InsecureKubeConfigExec: f.InsecureKubeConfigExec, InsecureKubeConfigTLS: f.InsecureKubeConfigTLS,
-		KubeConfigIdentity: f.KubeConfigIdentity,
+		KubeConfigIdentity: f.KubeConfigIdentity, RemoteWrap: f.RemoteWrap,
 	}
 	t, err := resolver.Resolve(ctx, restconfig.Request{
 		Namespace: obj.Namespace, ServiceAccountName: obj.Spec.ServiceAccountName, KubeConfig: obj.Spec.KubeConfig,
