@@ -7,21 +7,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"k8s.io/client-go/rest"
-
-	"github.com/weir-gitops/weir/internal/devenv/testenv/uiserver"
-	"github.com/weir-gitops/weir/internal/ui/server"
-	"github.com/weir-gitops/weir/internal/ui/web"
 )
-
-// newPagedUI is newUI with the overview's table served pageSize rows at a
-// time, so that the fleet of four fills two pages.
-func newPagedUI(t *testing.T, cfg *rest.Config, pageSize int) *browser {
-	t.Helper()
-	b := launch(t)
-	b.login(uiserver.Start(t, server.Options{Mode: server.Local, Config: cfg, Assets: web.FS(), PageSize: pageSize}))
-	return b
-}
 
 // TestOverviewPages reads the object table two rows at a time, on a phone
 // (390×844) and a desktop (1440×900): the first answer holds one page and
