@@ -20,6 +20,15 @@ func startUI(t *testing.T, cfg *rest.Config) *uiserver.Running {
 	return uiserver.Start(t, server.Options{Mode: server.Local, Config: cfg, Assets: web.FS()})
 }
 
+// newPagedUI is newUI with the overview's table served pageSize rows at a
+// time, so that the fleet of four fills two pages.
+func newPagedUI(t *testing.T, cfg *rest.Config, pageSize int) *browser {
+	t.Helper()
+	b := launch(t)
+	b.login(uiserver.Start(t, server.Options{Mode: server.Local, Config: cfg, Assets: web.FS(), PageSize: pageSize}))
+	return b
+}
+
 // login opens the one-time login URL in the browser, which leaves a session
 // cookie behind, as the link `weir ui` prints does.
 func (b *browser) login(u *uiserver.Running) {

@@ -6,6 +6,8 @@
 // reason a chain is waiting.
 //
 // It reads with the requesting user's client (one List per kind, never a
-// GET per object) and computes the rest with pure functions, so that a
-// fleet of thousands of objects costs thirteen requests.
+// GET per object), decoding the lists without what no page shows (the
+// inventories; design 0042), and computes the rest with pure functions,
+// so that a fleet of thousands of objects costs thirteen requests; the
+// overview's table is sorted here and served a page at a time (Page).
 package fleetview

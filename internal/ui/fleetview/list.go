@@ -8,7 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	"k8s.io/client-go/rest"
 
 	"github.com/weir-gitops/weir/internal/view/kinds"
 )
@@ -39,12 +39,20 @@ type listed struct {
 	forbidden bool
 }
 
+// Lister lists as one user: its REST client (the user's config) reads the
+// lists as JSON, which List decodes without what the pages never show
+// (decodeList), and its mapper finds each kind's resource.
+type Lister struct {
+	Client rest.Interface
+	Mapper apimeta.RESTMapper
+}
+
 // List reads every toolkit kind the cluster serves, one List per kind, in
 // namespace ns ("" for all), a few kinds at a time; the objects come in
-// the order of kinds.All. A kind whose CRD is absent is skipped, as is one
-// the user may not list (both recorded in Skipped); any other error ends
-// the listing.
-func List(ctx context.Context, c client.Reader, ns string) (*Fleet, error) {
+// the order of kinds.All, without their inventories. A kind whose CRD is
+// absent is skipped, as is one the user may not list (both recorded in
+// Skipped); any other error ends the listing.
+func List(ctx context.Context, c Lister, ns string) (*Fleet, error) {
 	results := make([]listed, len(kinds.All))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(listConcurrency)
@@ -73,9 +81,22 @@ func List(ctx context.Context, c client.Reader, ns string) (*Fleet, error) {
 }
 
 // listKind lists the objects of kind k in ns.
-func listKind(ctx context.Context, c client.Reader, k kinds.Kind, ns string) (listed, error) {
-	list := k.NewList()
-	err := c.List(ctx, list, client.InNamespace(ns))
+func listKind(ctx context.Context, c Lister, k kinds.Kind, ns string) (listed, error) {
+	var items []unstructured.Unstructured
+	mapping, err := c.Mapper.RESTMapping(k.GVK().GroupKind(), k.GroupVersion.Version)
+	if err == nil {
+		req := c.Client.Get().AbsPath("/apis", k.GroupVersion.Group, k.GroupVersion.Version)
+		if ns != "" {
+			req = req.Namespace(ns)
+		}
+		res := req.Resource(mapping.Resource.Resource).Do(ctx)
+		// Error, not Raw's error: it decodes the API server's Status (a
+		// 403 naming the user, the verb and the resource).
+		if err = res.Error(); err == nil {
+			raw, _ := res.Raw()
+			items, err = decodeList(raw)
+		}
+	}
 	switch {
 	case err == nil:
 	case apimeta.IsNoMatchError(err) || apierrors.IsNotFound(err):
@@ -85,9 +106,9 @@ func listKind(ctx context.Context, c client.Reader, k kinds.Kind, ns string) (li
 	default:
 		return listed{}, fmt.Errorf("listing %s objects: %w", k.Kind, err)
 	}
-	for i := range list.Items {
-		list.Items[i].SetKind(k.Kind)
-		list.Items[i].SetAPIVersion(k.GroupVersion.String())
+	for i := range items {
+		items[i].SetKind(k.Kind)
+		items[i].SetAPIVersion(k.GroupVersion.String())
 	}
-	return listed{objects: list.Items}, nil
+	return listed{objects: items}, nil
 }

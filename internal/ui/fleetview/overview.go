@@ -2,6 +2,7 @@ package fleetview
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strings"
 
@@ -75,9 +76,16 @@ type Overview struct {
 	Attention []Summary `json:"attention"`
 	// Suspended lists the suspended objects, with who and why.
 	Suspended []Summary `json:"suspended"`
-	// Objects is every selected object, attention first, then by kind,
-	// namespace and name.
+	// Objects is one page (Page) of the selected objects, attention
+	// first, then by kind, namespace and name, unless sorted by a column.
 	Objects []Summary `json:"objects"`
+	// Total is how many objects the filter selects, on every page.
+	Total int `json:"total"`
+	// Offset and Limit say which rows of the whole table Objects holds.
+	Offset int `json:"offset"`
+	Limit  int `json:"limit"`
+	// Namespaces are the namespaces of every object in scope, sorted.
+	Namespaces []string `json:"namespaces"`
 	// Skipped names the kinds left out and why (absent CRD, forbidden).
 	Skipped map[string]string `json:"skipped,omitempty"`
 	// Hidden are the kinds the user may not list in the scope asked for
@@ -89,28 +97,47 @@ type Overview struct {
 // Kustomization whose source's artifact is ahead of what it applied.
 func Summaries(objs []unstructured.Unstructured) []Summary {
 	idx := newIndex(objs)
+	lookup := func(r Ref) *unstructured.Unstructured { return idx[r.String()] }
 	out := make([]Summary, 0, len(objs))
 	for i := range objs {
-		s := Summarize(&objs[i])
-		if s.Sync == "" {
-			s.Sync = idx.behind(&objs[i])
-		}
-		out = append(out, s)
+		out = append(out, SummaryOf(&objs[i], lookup))
 	}
 	return out
 }
 
+// SummaryOf is u's Summary with its Sync judged against the objects
+// lookup finds (nil for an absent one): what the live stream sends, from
+// its watches' caches.
+func SummaryOf(u *unstructured.Unstructured, lookup func(Ref) *unstructured.Unstructured) Summary {
+	s := Summarize(u)
+	if s.Sync == "" {
+		s.Sync = behind(u, lookup)
+	}
+	return s
+}
+
+// KustomizationSource is the source a Kustomization reads (its
+// sourceRef); ok is false for any other kind or a malformed reference.
+func KustomizationSource(u *unstructured.Unstructured) (Ref, bool) {
+	if u.GetKind() != kinds.Kustomization.Kind {
+		return Ref{}, false
+	}
+	k, ns, name, err := kinds.SourceRef(u)
+	return Ref{Kind: k.Kind, Namespace: ns, Name: name}, err == nil
+}
+
+// ArtifactRevision is status.artifact.revision of u, "" for a nil u: a
+// change of it changes the Sync of the Kustomizations reading u.
+func ArtifactRevision(u *unstructured.Unstructured) string { return artifactRevision(u) }
+
 // behind says a Kustomization's source is at a revision it has not
 // applied yet ("source at <revision>"), "" otherwise.
-func (idx index) behind(u *unstructured.Unstructured) string {
-	if u.GetKind() != kinds.Kustomization.Kind {
-		return ""
-	}
-	src, ok := idx.source(u)
+func behind(u *unstructured.Unstructured, lookup func(Ref) *unstructured.Unstructured) string {
+	src, ok := KustomizationSource(u)
 	if !ok {
 		return ""
 	}
-	need := artifactRevision(idx[src.String()])
+	need := artifactRevision(lookup(src))
 	applied, _, _ := unstructured.NestedString(u.Object, "status", "lastAppliedRevision")
 	if need == "" || applied == "" || need == applied {
 		return ""
@@ -122,10 +149,12 @@ func (idx index) behind(u *unstructured.Unstructured) string {
 func NewOverview(all []Summary, f Filter) Overview {
 	o := Overview{Counts: []Count{}, Attention: []Summary{}, Suspended: []Summary{}, Objects: []Summary{}}
 	counts := map[string]*Count{}
+	namespaces := map[string]bool{}
 	for _, s := range all {
 		if !f.matchesScope(s) {
 			continue
 		}
+		namespaces[s.Namespace] = true
 		c := counts[s.Kind]
 		if c == nil {
 			c = &Count{Kind: s.Kind}
@@ -148,6 +177,8 @@ func NewOverview(all []Summary, f Filter) Overview {
 			o.Counts = append(o.Counts, *c)
 		}
 	}
+	o.Namespaces = slices.Sorted(maps.Keys(namespaces))
+	o.Total = len(o.Objects)
 	slices.SortStableFunc(o.Attention, compareAttention)
 	slices.SortStableFunc(o.Suspended, compareNames)
 	slices.SortStableFunc(o.Objects, func(a, b Summary) int {

@@ -15,8 +15,11 @@ import (
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/weir-gitops/weir/internal/ui/fleetview"
 )
 
 // SessionCookie is the session cookie's name, in Local mode followed by
@@ -40,8 +43,10 @@ type session struct {
 	user     identity
 	// cfg and client act as the user: the user's kubeconfig (Local) or
 	// the ServiceAccount impersonating the user (Cluster).
-	cfg     *rest.Config
-	client  client.WithWatch
+	cfg    *rest.Config
+	client client.WithWatch
+	// lister reads the overview's and the graph's lists as the user.
+	lister  fleetview.Lister
 	expires time.Time
 }
 
@@ -210,7 +215,14 @@ func (s *Server) newSession(id identity, cfg *rest.Config, c client.WithWatch) *
 			panic(fmt.Sprintf("building the user's client: %v", err))
 		}
 	}
+	// The dynamic client's config: JSON, and a status error decoded
+	// as the API server wrote it (a 403 names the user and the verb).
+	rc, err := rest.UnversionedRESTClientFor(dynamic.ConfigFor(cfg))
+	if err != nil {
+		panic(fmt.Sprintf("building the user's REST client: %v", err))
+	}
 	sess := &session{id: randomToken(), csrf: randomToken(), user: id, cfg: cfg, client: c,
+		lister:  fleetview.Lister{Client: rc, Mapper: s.mapper},
 		expires: s.opts.Now().Add(s.opts.SessionTTL)}
 	s.mu.Lock()
 	s.sessions[sess.id] = sess

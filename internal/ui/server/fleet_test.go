@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,7 +28,8 @@ func fleet(t *testing.T, env *testenv.Env, ns string) {
 			"conditions":[` + ready("True", "Succeeded", "stored artifact for revision 'main@sha1:0123abc'", now) + `]}`},
 		{`{"apiVersion":"kustomize.toolkit.fluxcd.io/v1","kind":"Kustomization","metadata":{"name":"infrastructure"},
 			"spec":{"interval":"1m","prune":true,"path":"./infra","sourceRef":{"kind":"GitRepository","name":"repo"}}}`,
-			`{"observedGeneration":1,"conditions":[` + ready("False", "BuildFailed", "kustomization path not found: ./infra", now) + `]}`},
+			`{"observedGeneration":1,"inventory":{"entries":[{"id":"` + ns + `_settings__ConfigMap","v":"v1"}]},
+			"conditions":[` + ready("False", "BuildFailed", "kustomization path not found: ./infra", now) + `]}`},
 		{`{"apiVersion":"kustomize.toolkit.fluxcd.io/v1","kind":"Kustomization","metadata":{"name":"apps"},
 			"spec":{"interval":"1m","prune":true,"sourceRef":{"kind":"GitRepository","name":"repo"},"dependsOn":[{"name":"infrastructure"}]}}`,
 			`{"observedGeneration":1,"conditions":[` + ready("False", "DependencyNotReady", "dependency '"+ns+"/infrastructure' is not ready", "2020-01-01T00:00:00Z") + `]}`},
@@ -95,6 +97,7 @@ func TestOverviewAndGraph(t *testing.T) {
 	if len(o.Objects) != 3 || o.Objects[0].Name != "infrastructure" {
 		t.Errorf("objects = %+v, want the failing Kustomization first", o.Objects)
 	}
+	paging(t, b, ns)
 	var g struct {
 		Nodes []struct {
 			ID, Waiting string
@@ -119,5 +122,54 @@ func TestOverviewAndGraph(t *testing.T) {
 	}
 	if len(g.Edges) != 3 {
 		t.Errorf("edges = %+v, want 2 source and 1 dependsOn", g.Edges)
+	}
+}
+
+// paging reads the overview's table a page at a time, sorted by name
+// both ways: the pages hold the rows in order, while the counts and the
+// attention list stay the whole fleet's; a column that is none is 400.
+func paging(t *testing.T, b *browser, ns string) {
+	t.Helper()
+	type page struct {
+		Counts    []struct{ Total int }
+		Attention []struct{ Name string }
+		Objects   []struct{ Name string }
+		Total     int
+		Offset    int
+		Limit     int
+	}
+	for _, tt := range []struct {
+		query string
+		want  []string
+		total int
+	}{
+		{"&sort=name&limit=2", []string{"apps", "infrastructure"}, 3},
+		{"&sort=name&limit=2&offset=2", []string{"repo"}, 3},
+		{"&sort=name&dir=desc&limit=2", []string{"repo", "infrastructure"}, 3},
+		{"&sort=state&limit=1&offset=1", []string{"repo"}, 3},
+		{"&q=app&limit=1", []string{"apps"}, 1},
+	} {
+		var p page
+		if code := b.getJSON("/api/overview?namespace="+ns+tt.query, &p); code != http.StatusOK {
+			t.Fatalf("overview%s: %d", tt.query, code)
+		}
+		var got []string
+		for _, o := range p.Objects {
+			got = append(got, o.Name)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) || p.Total != tt.total {
+			t.Errorf("overview%s: rows %v of %d, want %v of %d", tt.query, got, p.Total, tt.want, tt.total)
+		}
+		if strings.Contains(tt.query, "q=") {
+			continue
+		}
+		if len(p.Attention) != 1 || len(p.Counts) != 2 || p.Counts[0].Total+p.Counts[1].Total != 3 {
+			t.Errorf("overview%s: attention %v, counts %v: want the whole fleet's", tt.query, p.Attention, p.Counts)
+		}
+	}
+	for _, q := range []string{"&sort=owner", "&dir=up", "&limit=0", "&offset=-1", "&limit=5000"} {
+		if code := b.getJSON("/api/overview?namespace="+ns+q, nil); code != http.StatusBadRequest {
+			t.Errorf("overview%s: %d, want 400", q, code)
+		}
 	}
 }

@@ -132,6 +132,7 @@ func TestStreamDeliversStatusChange(t *testing.T) {
 	now := time.Now().UTC().Format(time.RFC3339)
 	_ = unstructured.SetNestedSlice(u.Object, []any{map[string]any{"type": "Ready", "status": "True", "reason": "ReconciliationSucceeded",
 		"message": "Applied revision: main@sha1:0123abc", "lastTransitionTime": now}}, "status", "conditions")
+	_ = unstructured.SetNestedField(u.Object, "main@sha1:0123abc", "status", "lastAppliedRevision")
 	changed := time.Now()
 	if err := env.Client.Status().Update(ctx, u); err != nil {
 		t.Fatal(err)
@@ -141,7 +142,7 @@ func TestStreamDeliversStatusChange(t *testing.T) {
 		if !ok {
 			t.Fatal("stream ended before the change arrived")
 		}
-		var s struct{ Kind, Name, State string }
+		var s struct{ Kind, Name, State, Was string }
 		if event != "object" || json.Unmarshal([]byte(data), &s) != nil || s.Name != "infrastructure" || s.State != "ready" {
 			continue
 		}
@@ -150,8 +151,12 @@ func TestStreamDeliversStatusChange(t *testing.T) {
 		if took > time.Second {
 			t.Errorf("the change took %v to arrive, want under a second", took)
 		}
+		if s.Was != "failing" {
+			t.Errorf("the change says it was %q, want failing (the page moves its counts by it)", s.Was)
+		}
 		break
 	}
+	sourceMoves(ctx, t, env, ns, stream)
 	if err := env.Client.Create(ctx, corev1Event{ns: ns}.build()); err != nil {
 		t.Fatal(err)
 	}
@@ -163,6 +168,35 @@ func TestStreamDeliversStatusChange(t *testing.T) {
 		if event == "k8sevent" && strings.Contains(data, `"reason":"ProgressingWithRetry"`) {
 			break
 		}
+	}
+}
+
+// sourceMoves writes a new artifact revision on the GitRepository: the
+// stream sends the Kustomization that applied the old one, its Sync now
+// saying the source is ahead.
+func sourceMoves(ctx context.Context, t *testing.T, env *testenv.Env, ns string, stream *sse) {
+	t.Helper()
+	repo := object(t, `{"apiVersion":"source.toolkit.fluxcd.io/v1","kind":"GitRepository"}`)
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "repo"}, repo); err != nil {
+		t.Fatal(err)
+	}
+	_ = unstructured.SetNestedField(repo.Object, "main@sha1:4567def", "status", "artifact", "revision")
+	if err := env.Client.Status().Update(ctx, repo); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		event, data, ok := stream.next()
+		if !ok {
+			t.Fatal("stream ended before the Kustomization's new Sync arrived")
+		}
+		var s struct{ Kind, Name, State, Was, Sync string }
+		if event != "object" || json.Unmarshal([]byte(data), &s) != nil || s.Kind != "Kustomization" || s.Name != "infrastructure" {
+			continue
+		}
+		if s.Sync != "source at main@sha1:4567def" || s.Was != "ready" || s.State != "ready" {
+			t.Errorf("infrastructure after its source moved: %+v, want ready, was ready, source at main@sha1:4567def", s)
+		}
+		return
 	}
 }
 

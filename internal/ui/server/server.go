@@ -58,6 +58,9 @@ type Options struct {
 	SessionTTL time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// PageSize is how many rows of the overview's object table one
+	// /api/overview answer holds; zero means fleetview.DefaultPageSize.
+	PageSize int
 }
 
 // Server serves the UI. Create it with New.

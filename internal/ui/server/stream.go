@@ -176,6 +176,7 @@ func (h *hubs) start(ctx context.Context, b *hub, sess *session, ns string) erro
 		}
 	}
 	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dc, 0, ns, nil)
+	stores := watched{}
 	for _, k := range kinds.All {
 		mapping, err := h.s.mapper.RESTMapping(k.GVK().GroupKind(), k.GroupVersion.Version)
 		if apimeta.IsNoMatchError(err) {
@@ -185,7 +186,8 @@ func (h *hubs) start(ctx context.Context, b *hub, sess *session, ns string) erro
 		}
 		inf := factory.ForResource(mapping.Resource).Informer()
 		h.watchErrors(inf, k.Kind)
-		if _, err := inf.AddEventHandler(h.objectHandler(b, k)); err != nil {
+		stores[k.Kind] = inf.GetStore()
+		if _, err := inf.AddEventHandler(h.objectHandler(b, k, stores)); err != nil {
 			return fmt.Errorf("watching %s: %w", k.Kind, err)
 		}
 	}
@@ -212,35 +214,106 @@ func (h *hubs) watchErrors(inf cache.SharedIndexInformer, kind string) {
 	})
 }
 
-// objectMessage is an `event: object` payload.
+// objectMessage is an `event: object` payload: the object's Summary (its
+// Sync judged against the watched sources) and the state it had before,
+// so that a page moves its counts by one without reloading the fleet.
 type objectMessage struct {
 	fleetview.Summary
-	Deleted bool `json:"deleted,omitempty"`
+	// Was is the state before the change; "" for an object just created.
+	Was     string `json:"was,omitempty"`
+	Deleted bool   `json:"deleted,omitempty"`
+}
+
+// watched are the hub's informer caches, by kind.
+type watched map[string]cache.Store
+
+// lookup finds an object in the caches; nil when absent.
+func (w watched) lookup(r fleetview.Ref) *unstructured.Unstructured {
+	st := w[r.Kind]
+	if st == nil {
+		return nil
+	}
+	key := r.Name
+	if r.Namespace != "" {
+		key = r.Namespace + "/" + key
+	}
+	obj, ok, _ := st.GetByKey(key)
+	if !ok {
+		return nil
+	}
+	u, _ := obj.(*unstructured.Unstructured)
+	return u
+}
+
+// readers are the cached Kustomizations reading source src: their Sync
+// follows its artifact.
+func (w watched) readers(src fleetview.Ref) []*unstructured.Unstructured {
+	st := w[kinds.Kustomization.Kind]
+	if st == nil {
+		return nil
+	}
+	var out []*unstructured.Unstructured
+	for _, obj := range st.List() {
+		u := objectOf(obj, kinds.Kustomization)
+		if u == nil {
+			continue
+		}
+		if r, ok := fleetview.KustomizationSource(u); ok && r == src {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// objectOf is the object an informer hands over, its kind set.
+func objectOf(obj any, k kinds.Kind) *unstructured.Unstructured {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil
+	}
+	u.SetKind(k.Kind)
+	u.SetAPIVersion(k.GroupVersion.String())
+	return u
 }
 
 // objectHandler sends a Summary on every change after the initial list
-// (the page has loaded that already).
-func (h *hubs) objectHandler(b *hub, k kinds.Kind) cache.ResourceEventHandler {
-	send := func(obj any, deleted bool) {
-		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = d.Obj
-		}
-		u, ok := obj.(*unstructured.Unstructured)
-		if !ok {
-			return
-		}
-		u.SetKind(k.Kind)
-		u.SetAPIVersion(k.GroupVersion.String())
-		h.send(b, "object", objectMessage{Summary: fleetview.Summarize(u), Deleted: deleted})
+// (the page has loaded that already); a source whose artifact moved also
+// sends the Kustomizations reading it, whose Sync it changed.
+func (h *hubs) objectHandler(b *hub, k kinds.Kind, w watched) cache.ResourceEventHandler {
+	send := func(u *unstructured.Unstructured, was string, deleted bool) {
+		h.send(b, "object", objectMessage{Summary: fleetview.SummaryOf(u, w.lookup), Was: was, Deleted: deleted})
 	}
 	return cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, initial bool) {
-			if !initial {
-				send(obj, false)
+			if u := objectOf(obj, k); u != nil && !initial {
+				send(u, "", false)
 			}
 		},
-		UpdateFunc: func(_, obj any) { send(obj, false) },
-		DeleteFunc: func(obj any) { send(obj, true) },
+		UpdateFunc: func(oldObj, obj any) {
+			old, u := objectOf(oldObj, k), objectOf(obj, k)
+			if u == nil {
+				return
+			}
+			was := ""
+			if old != nil {
+				was = fleetview.State(old)
+			}
+			send(u, was, false)
+			if k.Source && old != nil && fleetview.ArtifactRevision(old) != fleetview.ArtifactRevision(u) {
+				src := fleetview.Ref{Kind: k.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
+				for _, r := range w.readers(src) {
+					send(r, fleetview.State(r), false)
+				}
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if u := objectOf(obj, k); u != nil {
+				send(u, fleetview.State(u), true)
+			}
+		},
 	}
 }
 

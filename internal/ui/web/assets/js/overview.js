@@ -1,7 +1,7 @@
 // The overview: what needs attention, counts per kind and state, what is
 // suspended, and every object in a filterable table with bulk actions.
 import {get, query} from './api.js';
-import {h, badge, clear, debounce, nextRun, nextRunLabel, objectLink, refId, shortRevision, states, stateInfo, time} from './dom.js';
+import {h, badge, clear, nextRunLabel, objectLink, refId, shortRevision, states, stateInfo, time} from './dom.js';
 import {filterBar, readFilters, renderHidden} from './filters.js';
 import {on} from './live.js';
 import {actionLabels, run} from './actions.js';
@@ -9,7 +9,8 @@ import {actionLabels, run} from './actions.js';
 export async function overview(main, _params, params) {
   let filters = readFilters(params);
   const selected = new Set();
-  const rows = new Map(); // id → row element
+  const rows = new Map(); // id → row element, in table order
+  const shown = new Map(); // id → the object of each row
   const sections = {
     hidden: h('div', {'data-testid': 'hidden-kinds', hidden: true}),
     attention: h('section', {'aria-labelledby': 'attention-title', 'data-testid': 'attention-section'}),
@@ -23,14 +24,19 @@ export async function overview(main, _params, params) {
   const bulkButtons = Object.keys(actionLabels).map((a) =>
     h('button', {type: 'button', id: `bulk-${a}`, 'data-testid': `bulk-${a}`, disabled: true, dataset: {action: a}},
       actionLabels[a]));
+  // The table comes a page at a time (sorted and filtered by the server):
+  // the next page on scrolling to its end, or on this button.
+  const moreText = h('span', {'data-testid': 'rows-shown', role: 'status'});
+  const moreButton = h('button', {type: 'button', 'data-testid': 'more-rows', hidden: true}, 'Show more');
   let data = null;
+  let fetching = null;
 
   const syncSelection = () => {
     for (const b of bulkButtons) b.disabled = selected.size === 0;
     countText.textContent = selected.size ? `${selected.size} selected` : 'none selected';
-    const shown = [...rows.keys()];
-    selectAll.checked = shown.length > 0 && shown.every((id) => selected.has(id));
-    selectAll.indeterminate = !selectAll.checked && shown.some((id) => selected.has(id));
+    const ids = [...rows.keys()];
+    selectAll.checked = ids.length > 0 && ids.every((id) => selected.has(id));
+    selectAll.indeterminate = !selectAll.checked && ids.some((id) => selected.has(id));
   };
   selectAll.addEventListener('change', () => {
     for (const [id, row] of rows) {
@@ -42,7 +48,7 @@ export async function overview(main, _params, params) {
   });
   for (const b of bulkButtons) {
     b.addEventListener('click', async () => {
-      const targets = [...selected].map((id) => data.objects.find((o) => refId(o) === id)).filter(Boolean)
+      const targets = [...selected].map((id) => shown.get(id)).filter(Boolean)
         .map((o) => ({kind: o.kind, namespace: o.namespace, name: o.name}));
       await run(b.dataset.action, targets, status);
     });
@@ -61,8 +67,8 @@ export async function overview(main, _params, params) {
     return tr;
   };
 
-  // sort is the column the table is sorted by (null: the server's order,
-  // what needs attention first) and its direction.
+  // sort is the column the server sorts the table by (null: its default
+  // order, what needs attention first) and its direction.
   const sort = {col: null, dir: 1};
   const headers = columns.map((col, i) => {
     const button = h('button', {type: 'button', class: 'sort', 'data-testid': `sort-${col}`}, columnTitles[i]);
@@ -72,43 +78,36 @@ export async function overview(main, _params, params) {
       sort.col = col;
       for (const other of headers) other.setAttribute('aria-sort', 'none');
       th.setAttribute('aria-sort', sort.dir > 0 ? 'ascending' : 'descending');
-      renderTable();
+      load();
     });
     return th;
   });
-  const sorted = () => {
-    if (!sort.col) return data.objects;
-    const key = (o) => {
-      if (sort.col === 'reason') return `${o.reason || ''} ${o.message || ''}`;
-      if (sort.col === 'next') {
-        const n = nextRun(o);
-        return n.at ? String(n.at.getTime()) : o.suspended ? '~suspended' : '~~';
-      }
-      return String(o[sort.col] || '');
-    };
-    return [...data.objects].sort((a, b) => sort.dir * key(a).localeCompare(key(b), undefined, {numeric: true}) ||
-      refId(a).localeCompare(refId(b)));
+
+  const syncMore = () => {
+    const total = data ? data.total : 0;
+    moreText.textContent = total ? `Showing ${rows.size} of ${total}` : '';
+    moreButton.hidden = !data || rows.size >= total;
+    moreButton.textContent = `Show ${Math.min(data ? data.limit : 0, total - rows.size)} more`;
+  };
+  // fill asks for the next page while the end of the table is on screen
+  // (the observer only tells when that changes).
+  const fill = () => {
+    if (!moreButton.hidden && moreButton.getBoundingClientRect().top < window.innerHeight + 400) more();
   };
 
-  const renderTable = () => {
-    const focused = document.activeElement;
-    const next = new Map();
-    for (const o of sorted()) {
+  // addRows appends a page's objects (a row already shown is skipped: a
+  // live change may have moved it across pages).
+  const addRows = (objects) => {
+    const added = [];
+    for (const o of objects) {
       const id = refId(o);
-      let tr = rows.get(id);
-      if (tr) fillRow(tr, o);
-      else tr = row(o);
-      next.set(id, tr);
+      if (rows.has(id)) continue;
+      const tr = row(o);
+      rows.set(id, tr);
+      shown.set(id, o);
+      added.push(tr);
     }
-    for (const id of selected) if (!next.has(id)) selected.delete(id);
-    rows.clear();
-    for (const [id, tr] of next) rows.set(id, tr);
-    tbody.replaceChildren(...next.values());
-    if (!data.objects.length) {
-      tbody.append(h('tr', {}, h('td', {colspan: 9, class: 'empty'}, 'No object matches these filters.')));
-    }
-    if (focused && focused !== document.activeElement && document.contains(focused)) focused.focus();
-    syncSelection();
+    tbody.append(...added);
   };
 
   const renderSections = () => {
@@ -119,23 +118,71 @@ export async function overview(main, _params, params) {
     renderSuspended(sections.suspended, data.suspended);
   };
 
+  const fetchPage = (offset) => {
+    const q = {...filters, offset: offset ? String(offset) : ''};
+    if (sort.col) Object.assign(q, {sort: sort.col, dir: sort.dir > 0 ? 'asc' : 'desc'});
+    return get('/api/overview' + query(q));
+  };
+
+  // load shows the first page, the sections and the counts anew.
   const load = async () => {
+    const req = fetchPage(0);
+    fetching = req;
     try {
-      data = await get('/api/overview' + query(filters));
+      data = await req;
     } catch (err) {
       sections.attention.replaceChildren(h('p', {class: 'error', role: 'alert'}, `Could not load the overview: ${err.message}`));
       return;
+    } finally {
+      if (fetching === req) fetching = null;
     }
+    const focused = document.activeElement;
     renderSections();
-    renderTable();
+    rows.clear();
+    shown.clear();
+    tbody.replaceChildren();
+    addRows(data.objects);
+    for (const id of selected) if (!rows.has(id)) selected.delete(id);
+    if (!data.objects.length) {
+      tbody.append(h('tr', {}, h('td', {colspan: 9, class: 'empty'}, 'No object matches these filters.')));
+    }
+    if (focused && focused !== document.activeElement && document.contains(focused)) focused.focus();
+    syncSelection();
+    syncMore();
     main.dataset.loaded = 'true';
   };
 
-  const namespaces = [];
+  // more appends the next page of the same order.
+  const more = async () => {
+    if (fetching || !data || rows.size >= data.total) return;
+    const req = fetchPage(rows.size);
+    fetching = req;
+    let page;
+    try {
+      page = await req;
+    } catch (err) {
+      moreText.textContent = `Could not load more rows: ${err.message}`;
+      return;
+    } finally {
+      if (fetching === req) fetching = null;
+    }
+    data = {...page, objects: data.objects};
+    renderSections();
+    addRows(page.objects);
+    syncSelection();
+    syncMore();
+    fill();
+  };
+  moreButton.addEventListener('click', more);
+  const nearEnd = new IntersectionObserver((entries) => {
+    if (entries.some((e) => e.isIntersecting)) more();
+  }, {rootMargin: '400px'});
+  nearEnd.observe(moreButton);
+
   main.dataset.loaded = 'false';
   main.replaceChildren(
     h('h1', {}, 'Overview'),
-    filterBar(filters, namespaces, (f) => {
+    filterBar(filters, [], (f) => {
       filters = f;
       load();
     }),
@@ -154,22 +201,118 @@ export async function overview(main, _params, params) {
           h('thead', {}, h('tr', {},
             h('th', {scope: 'col'}, selectAll),
             ...headers)),
-          tbody))));
+          tbody)),
+      h('p', {class: 'more-rows'}, moreText, ' ', moreButton)));
   await load();
   if (data) {
-    const seen = new Set(data.objects.map((o) => o.namespace));
-    for (const n of [...seen].sort()) namespaces.push(n);
     const list = document.getElementById('namespaces');
-    if (list) list.replaceChildren(...namespaces.map((n) => h('option', {value: n})));
+    if (list) list.replaceChildren(...(data.namespaces || []).map((n) => h('option', {value: n})));
   }
 
-  const refresh = debounce(load, 400);
+  // A change touches its row (if shown), the counts by one, and the
+  // attention and suspended lists: never the whole table.
   const off = on('object', (o) => {
-    const tr = rows.get(refId(o));
-    if (tr && !o.deleted) fillRow(tr, o);
-    refresh();
+    if (!data || !inScope(o, filters)) return;
+    const id = refId(o);
+    countChange(data.counts, o);
+    renderCounts(sections.counts, data.counts, (data.hidden || []).length);
+    const keep = !o.deleted && (!filters.state || o.state === filters.state);
+    if (placeIn(data.attention, o, keep && attentionStates.has(o.state), compareAttention)) {
+      renderAttention(sections.attention, data.attention, (data.hidden || []).length);
+    }
+    if (placeIn(data.suspended, o, keep && o.state === 'suspended', compareNames)) {
+      renderSuspended(sections.suspended, data.suspended);
+    }
+    const tr = rows.get(id);
+    if (tr && o.deleted) {
+      tr.remove();
+      rows.delete(id);
+      shown.delete(id);
+      selected.delete(id);
+      data.total--;
+      syncSelection();
+    } else if (tr) {
+      fillRow(tr, o);
+      shown.set(id, o);
+    } else if (!o.was && keep) {
+      data.total++; // a new object: on a page not loaded yet
+    }
+    syncMore();
   });
-  return off;
+  return () => {
+    off();
+    nearEnd.disconnect();
+  };
+}
+
+// inScope is the server's scope of the counts (namespace, kind and name;
+// the state filter aside), for a change the stream brings.
+function inScope(o, f) {
+  return (!f.namespace || o.namespace === f.namespace) &&
+    (!f.kind || o.kind.toLowerCase() === f.kind.toLowerCase()) &&
+    (!f.q || o.name.toLowerCase().includes(f.q.toLowerCase()));
+}
+
+// countChange moves a kind's counts by one change: out of the state it
+// was in, into the one it is in (neither for a creation or a deletion).
+function countChange(counts, o) {
+  let c = counts.find((x) => x.kind === o.kind);
+  if (!c) {
+    c = {kind: o.kind, total: 0};
+    counts.push(c);
+    counts.sort((a, b) => kindRank(a.kind) - kindRank(b.kind));
+  }
+  if (o.was) {
+    c.total--;
+    c[o.was] = (c[o.was] || 0) - 1;
+  }
+  if (!o.deleted) {
+    c.total++;
+    c[o.state] = (c[o.state] || 0) + 1;
+  }
+  if (c.total <= 0) counts.splice(counts.indexOf(c), 1);
+}
+
+const attentionStates = new Set(['stalled', 'failing']);
+
+// placeIn puts o into list (sorted by compare) when keep, out of it
+// otherwise; it reports whether the list changed.
+function placeIn(list, o, keep, compare) {
+  const id = refId(o);
+  const at = list.findIndex((x) => refId(x) === id);
+  if (at < 0 && !keep) return false;
+  if (at >= 0) list.splice(at, 1);
+  if (keep) {
+    list.push(o);
+    list.sort(compare);
+  }
+  return true;
+}
+
+// kindOrder is the server's order of kinds (internal/view/kinds.All, the
+// order of `weir get all`), by which its lists sort.
+const kindOrder = ['OCIRepository', 'Bucket', 'GitRepository', 'HelmRepository', 'HelmChart', 'ExternalArtifact',
+  'ArtifactGenerator', 'HelmRelease', 'Kustomization', 'Receiver', 'Provider', 'Alert', 'ImageRepository', 'ImagePolicy',
+  'ImageUpdateAutomation'];
+
+function kindRank(kind) {
+  const i = kindOrder.indexOf(kind);
+  return i < 0 ? kindOrder.length : i;
+}
+
+function compareNames(a, b) {
+  return kindRank(a.kind) - kindRank(b.kind) || cmp(a.namespace, b.namespace) || cmp(a.name, b.name);
+}
+
+// compareAttention is the server's order: stalled before failing, newest
+// transition first, then by name.
+function compareAttention(a, b) {
+  const rank = (o) => (o.state === 'stalled' ? 0 : 1);
+  return rank(a) - rank(b) || cmp(b.lastTransition || '', a.lastTransition || '') || compareNames(a, b);
+}
+
+function cmp(a, b) {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 // The object table's columns after the checkbox, and their titles.
