@@ -13,8 +13,9 @@ import (
 // (390×844) and a desktop (1440×900): the first answer holds one page and
 // the whole fleet's counts and attention list; the rows of the second page
 // come on scrolling to the table's end, in the same order; a sort by name,
-// either way, is the server's across both pages; nothing sticks out of the
-// phone's screen.
+// either way (the header's button on a desktop, the visible "Sort by"
+// select on a phone), is the server's across both pages; nothing sticks
+// out of the phone's screen.
 func TestOverviewPages(t *testing.T) {
 	f := newFleet(t)
 	b := newPagedUI(t, f.env.Config, 2)
@@ -60,13 +61,25 @@ func TestOverviewPages(t *testing.T) {
 			}
 			b.eval(`window.scrollTo(0, 0)`, nil)
 			// On a phone the header is for screen readers and keyboards
-			// only (the rows are cards): the button is pressed, not
-			// clicked at a place.
-			sortBy := `document.querySelector('[data-testid=sort-name]').click()`
-			b.eval(sortBy, nil)
+			// only (the rows are cards): a visible select sorts there, and
+			// is not shown where the header is.
+			selectShown := b.str(`String(document.querySelector('[data-testid=sort-select]').getBoundingClientRect().width > 0)`)
+			sortBy := func(dir string) string {
+				if vp.w < 640 {
+					return `(s => { s.value = 'name:` + dir + `'; s.dispatchEvent(new Event('change')); })(document.querySelector('[data-testid=sort-select]'))`
+				}
+				return `document.querySelector('[data-testid=sort-name]').click()`
+			}
+			if want := fmt.Sprint(vp.w < 640); selectShown != want {
+				t.Errorf("at %d px the sort select shown: %s, want %s", vp.w, selectShown, want)
+			}
+			b.eval(sortBy("asc"), nil)
 			scrollToEnd("both pages by name", "apps,broken,fleet,infrastructure")
+			if got := b.str(`document.querySelector('[data-testid=sort-select]').value + ' ' + document.querySelector('[data-testid=sort-name]').parentElement.getAttribute('aria-sort')`); got != "name:asc ascending" {
+				t.Errorf("the select and the header say %q, want name:asc ascending", got)
+			}
 			b.eval(`window.scrollTo(0, 0)`, nil)
-			b.eval(sortBy, nil)
+			b.eval(sortBy("desc"), nil)
 			scrollToEnd("both pages by name, descending", "infrastructure,fleet,broken,apps")
 			if l := b.measure(); l.PageWidth > l.ViewWidth+1 || len(l.Overflowing) > 0 {
 				t.Errorf("at %d px: page %v px wide; sticking out: %v", vp.w, l.PageWidth, l.Overflowing)

@@ -70,18 +70,35 @@ export async function overview(main, _params, params) {
   // sort is the column the server sorts the table by (null: its default
   // order, what needs attention first) and its direction.
   const sort = {col: null, dir: 1};
+  // sortBy sorts by col in dir and says so on the header and on the
+  // narrow screens' select (one state for both).
+  const sortBy = (col, dir) => {
+    sort.col = col;
+    sort.dir = dir;
+    headers.forEach((th, i) => th.setAttribute('aria-sort',
+      columns[i] !== col ? 'none' : dir > 0 ? 'ascending' : 'descending'));
+    sortSelect.value = col ? `${col}:${dir > 0 ? 'asc' : 'desc'}` : '';
+    load();
+  };
   const headers = columns.map((col, i) => {
     const button = h('button', {type: 'button', class: 'sort', 'data-testid': `sort-${col}`}, columnTitles[i]);
     const th = h('th', {scope: 'col', 'aria-sort': 'none'}, button);
-    button.addEventListener('click', () => {
-      sort.dir = sort.col === col ? -sort.dir : 1;
-      sort.col = col;
-      for (const other of headers) other.setAttribute('aria-sort', 'none');
-      th.setAttribute('aria-sort', sort.dir > 0 ? 'ascending' : 'descending');
-      load();
-    });
+    button.addEventListener('click', () => sortBy(col, sort.col === col ? -sort.dir : 1));
     return th;
   });
+  // On a narrow screen the rows are cards and the header is for screen
+  // readers only: this select sorts there, by any column either way.
+  const sortSelect = h('select', {id: 'sort-select', 'data-testid': 'sort-select'},
+    h('option', {value: ''}, 'What needs attention first'),
+    ...columns.flatMap((col, i) => [
+      h('option', {value: `${col}:asc`}, `${columnTitles[i]} (A→Z, 0→9)`),
+      h('option', {value: `${col}:desc`}, `${columnTitles[i]} (Z→A, 9→0)`),
+    ]));
+  sortSelect.addEventListener('change', () => {
+    const [col, dir] = sortSelect.value.split(':');
+    sortBy(col || null, dir === 'desc' ? -1 : 1);
+  });
+  const sortField = h('p', {class: 'sort-narrow'}, h('label', {for: 'sort-select'}, 'Sort by '), sortSelect);
 
   const syncMore = () => {
     const total = data ? data.total : 0;
@@ -195,6 +212,7 @@ export async function overview(main, _params, params) {
       h('div', {class: 'toolbar', role: 'toolbar', 'aria-label': 'Actions on the selected objects', 'data-testid': 'bulk-actions'},
         countText, ...bulkButtons),
       status,
+      sortField,
       h('div', {class: 'table-wrap'},
         h('table', {class: 'objects', 'data-testid': 'objects-table'},
           h('caption', {class: 'sr-only'}, 'Every toolkit object, the ones needing attention first'),
