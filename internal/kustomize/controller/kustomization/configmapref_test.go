@@ -120,8 +120,9 @@ func TestKubeConfigConfigMapGenericProvider(t *testing.T) {
 	}
 }
 
-// TestKubeConfigConfigMapRefusals: the clouds' providers are refused by
-// name until weir builds them, and bad ConfigMaps stall with what to fix.
+// TestKubeConfigConfigMapRefusals: bad ConfigMaps stall with what to fix,
+// a cloud's cluster named in a form that cloud does not have among them
+// (the clouds' providers themselves: internal/apply/restconfig).
 func TestKubeConfigConfigMapRefusals(t *testing.T) {
 	f, _ := newFixture(t, map[string]string{"app/a.yaml": configMapYAML("never", "k", "v")})
 	tests := []struct {
@@ -129,10 +130,9 @@ func TestKubeConfigConfigMapRefusals(t *testing.T) {
 		data           map[string]string
 		want           string
 	}{
-		{"aws", "aws", map[string]string{restconfig.KeyCluster: "arn:aws:eks:eu-central-1:123456789012:cluster/c"},
-			"provider 'aws' (remote EKS clusters) is not supported yet by weir"},
-		{"azure", "azure", nil, "provider 'azure' (remote AKS clusters) is not supported yet by weir"},
-		{"gcp", "gcp", nil, "provider 'gcp' (remote GKE clusters) is not supported yet by weir"},
+		{"aws", "aws", map[string]string{restconfig.KeyCluster: "prod"}, "invalid EKS cluster ARN: 'prod'"},
+		{"azure", "azure", map[string]string{restconfig.KeyCluster: "prod"}, "invalid AKS cluster ID: 'prod'"},
+		{"gcp", "gcp", map[string]string{restconfig.KeyCluster: "prod"}, "invalid GKE cluster ID: 'prod'"},
 		{"unknown", "digitalocean", nil, "provider 'digitalocean' is not one of aws, azure, gcp or generic"},
 		{"no-address", "generic", map[string]string{restconfig.KeyAddress: ""}, "key 'address' is required for provider 'generic'"},
 		{"http", "generic", map[string]string{restconfig.KeyAddress: "http://127.0.0.1:6443"}, "scheme 'http' is not https"},
