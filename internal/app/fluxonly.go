@@ -53,7 +53,7 @@ func (f *FluxOnlyFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.DefaultKubeConfigSA, "default-kubeconfig-service-account", f.DefaultKubeConfigSA, "default service account (in the object's namespace) whose token spec.kubeConfig.configMapRef presents when the ConfigMap names none, with the ObjectLevelWorkloadIdentity gate on")
 	fs.StringVar(&f.DefaultDecryptionSA, "default-decryption-service-account", f.DefaultDecryptionSA, "default ServiceAccount, in the Kustomization's namespace, whose identity SOPS decryption uses when spec.decryption names none (needs the ObjectLevelWorkloadIdentity gate)")
 	fs.StringVar(&f.SOPSAgeSecret, "sops-age-secret", f.SOPSAgeSecret, "Secret in the controller's namespace whose age keys decrypt SOPS content for a Kustomization whose spec.decryption names no Secret")
-	fs.StringVar(&f.SOPSVaultConfigMap, "sops-vault-configmap", f.SOPSVaultConfigMap, notYet("kustomize-controller", "ConfigMap listing the Vault/OpenBao addresses SOPS may use"))
+	fs.StringVar(&f.SOPSVaultConfigMap, "sops-vault-configmap", f.SOPSVaultConfigMap, "ConfigMap in the controller's namespace whose config.yaml lists the Vault/OpenBao instances (address, loginPath) SOPS decryption logs in to with a ServiceAccount token when the decryption Secret has no sops.vault-token")
 	fs.DurationVar(&f.HTTPTimeout, "http-timeout", f.HTTPTimeout, notYet("helm-controller", "timeout of a chart download"))
 	fs.Uint8Var(&f.OOMWatchThreshold, "oom-watch-memory-threshold", f.OOMWatchThreshold, notYet("helm-controller", "memory use in percent of the limit at which Helm actions are cancelled"))
 	fs.DurationVar(&f.OOMWatchInterval, "oom-watch-interval", f.OOMWatchInterval, notYet("helm-controller", "how often memory use is checked"))

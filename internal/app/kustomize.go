@@ -65,7 +65,8 @@ func setupKustomize(ctx context.Context, deps *Deps) error {
 			WatchNamespace:             watchNamespace(opts),
 			MemoNamespace:              os.Getenv("RUNTIME_NAMESPACE"),
 			MemoName:                   memoName(opts),
-			SOPSAgeSecret:              sopsAgeSecret(opts.FluxOnly.SOPSAgeSecret),
+			SOPSAgeSecret:              inControllerNamespace(opts.FluxOnly.SOPSAgeSecret),
+			SOPSVaultConfigMap:         inControllerNamespace(opts.FluxOnly.SOPSVaultConfigMap),
 		},
 	}
 	if err := r.WatchHealth(mgr); err != nil {
@@ -79,9 +80,9 @@ func setupKustomize(ctx context.Context, deps *Deps) error {
 	})
 }
 
-// sopsAgeSecret is --sops-age-secret in the controller's namespace, nil
-// when unset.
-func sopsAgeSecret(name string) *types.NamespacedName {
+// inControllerNamespace is an object a flag names in the controller's
+// namespace (--sops-age-secret, --sops-vault-configmap), nil when unset.
+func inControllerNamespace(name string) *types.NamespacedName {
 	if name == "" {
 		return nil
 	}

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 
-	"github.com/golang-jwt/jwt/v5"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
@@ -36,11 +34,6 @@ const (
 	ProviderAzure   = "azure"
 	ProviderGCP     = "gcp"
 )
-
-// controllerTokenFile is where the controller's own ServiceAccount token
-// is mounted; its subject names the account the generic provider asks a
-// token for when the ConfigMap names none (Flux reads the same file).
-var controllerTokenFile = "/var/run/secrets/kubernetes.io/serviceaccount/token"
 
 // clusterAccess is what a ConfigMap says.
 type clusterAccess struct {
@@ -193,13 +186,9 @@ func (c *clusterTokens) get(ctx context.Context) (auth.Token, error) {
 	}
 	cacheKey := "kubeconfig/generic/" + c.id.String() + "/" + strings.Join(c.audiences, "\n")
 	tok, err := cache.Get(ctx, cacheKey, func(ctx context.Context) (auth.Token, error) {
-		id := c.id
-		if !id.ObjectLevel() {
-			sa, err := controllerServiceAccount()
-			if err != nil {
-				return auth.Token{}, err
-			}
-			id = auth.Identity{ServiceAccount: &sa}
+		id, err := auth.Subject(c.id)
+		if err != nil {
+			return auth.Token{}, err
 		}
 		return c.settings.ServiceAccountToken(ctx, id, c.audiences...)
 	})
@@ -207,25 +196,6 @@ func (c *clusterTokens) get(ctx context.Context) (auth.Token, error) {
 		return auth.Token{}, fmt.Errorf("KubeConfig ConfigMap '%s': %w", c.key, err)
 	}
 	return tok, nil
-}
-
-// controllerServiceAccount is the controller's own ServiceAccount, read
-// from the subject (system:serviceaccount:NS:NAME) of its mounted token.
-func controllerServiceAccount() (types.NamespacedName, error) {
-	b, err := os.ReadFile(controllerTokenFile)
-	if err != nil {
-		return types.NamespacedName{}, fmt.Errorf("failed to read service account token file %s: %w", controllerTokenFile, err)
-	}
-	tok, _, err := jwt.NewParser().ParseUnverified(strings.TrimSpace(string(b)), jwt.MapClaims{})
-	if err != nil {
-		return types.NamespacedName{}, errors.New("failed to parse the controller's service account token")
-	}
-	sub, _ := tok.Claims.GetSubject()
-	parts := strings.Split(sub, ":")
-	if len(parts) != 4 || parts[0] != "system" || parts[1] != "serviceaccount" {
-		return types.NamespacedName{}, fmt.Errorf("invalid subject format in service account token: %s", sub)
-	}
-	return types.NamespacedName{Namespace: parts[2], Name: parts[3]}, nil
 }
 
 // bearer sets the identity's current token on every request.

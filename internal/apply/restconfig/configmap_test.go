@@ -71,8 +71,9 @@ func TestConfigMapGenericIdentityAndAudiences(t *testing.T) {
 	if err := os.WriteFile(tokenFile, []byte(own), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	controllerTokenFile = tokenFile
-	t.Cleanup(func() { controllerTokenFile = "/var/run/secrets/kubernetes.io/serviceaccount/token" })
+	saved := auth.ControllerTokenFile
+	auth.ControllerTokenFile = tokenFile
+	t.Cleanup(func() { auth.ControllerTokenFile = saved })
 
 	tests := []struct {
 		name       string

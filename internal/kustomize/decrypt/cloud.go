@@ -2,8 +2,10 @@ package decrypt
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"unicode/utf16"
 
@@ -56,6 +58,15 @@ type Options struct {
 	// ServiceAccount token as Entra's client assertion. Nil uses the
 	// controller's own identity (the SDK's default credential chain).
 	Azure azcore.TokenCredential
+	// Vault, when set, gives the token Vault transit calls carry for a
+	// key at address (its vault_address) when the Secret holds no
+	// sops.vault-token: the Kubernetes workload identity's login to the
+	// instance --sops-vault-configmap lists for address. For an address
+	// not listed it returns an error wrapping ErrVaultAddressNotListed;
+	// the controller's own VAULT_TOKEN then stands in for the
+	// controller's identity (Flux's precedence: sops.vault-token, the
+	// login, VAULT_TOKEN), never for an object-level one.
+	Vault func(ctx context.Context, address string) (string, error)
 	// ObjectLevel names the object-level identity ("serviceaccount/ns/name")
 	// when the Kustomization uses one. A key whose service gets neither
 	// credentials from the Secret nor the identity above (Vault, and GCP
@@ -71,6 +82,10 @@ type Options struct {
 	AzureTransport policy.Transporter
 }
 
+// ErrVaultAddressNotListed marks a Vault address --sops-vault-configmap
+// does not list: no ServiceAccount token is presented to it.
+var ErrVaultAddressNotListed = errors.New("not listed in --sops-vault-configmap")
+
 // ErrNotSupported marks a key the Kustomization's identity cannot reach
 // in weir yet.
 var ErrNotSupported = errors.New("not supported by weir yet")
@@ -83,6 +98,8 @@ type cloudCreds struct {
 	gcp    []byte
 	azure  azcore.TokenCredential
 	vault  string
+	// vaultLogin is Options.Vault.
+	vaultLogin func(ctx context.Context, address string) (string, error)
 	// gcpObject and azureObject are Options.GCP and Options.Azure.
 	gcpObject   oauth2.TokenSource
 	azureObject azcore.TokenCredential
@@ -250,4 +267,25 @@ func (c *cloudCreds) redact(msg string) string {
 // read; it names the key, never the value.
 func describeImportError(name string, err error) error {
 	return fmt.Errorf("%w: data key %q: %w", ErrInvalidKey, name, err)
+}
+
+// vaultToken is the token of a Vault key at address, in Flux's order: the
+// Secret's sops.vault-token, else the Kubernetes workload identity's
+// login (Options.Vault), else none, which leaves SOPS its own lookup
+// (VAULT_TOKEN) for the controller's identity. An address the login
+// does not list falls through to VAULT_TOKEN only for the controller's
+// identity and only when the controller has one; otherwise it fails
+// naming the address.
+func (c *cloudCreds) vaultToken(ctx context.Context, address string) (string, error) {
+	if c.vault != "" {
+		return c.vault, nil
+	}
+	if c.vaultLogin == nil {
+		return "", nil
+	}
+	tok, err := c.vaultLogin(ctx, address)
+	if err != nil && errors.Is(err, ErrVaultAddressNotListed) && c.objectLevel == "" && os.Getenv("VAULT_TOKEN") != "" {
+		return "", nil
+	}
+	return tok, err
 }

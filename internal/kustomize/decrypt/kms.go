@@ -39,7 +39,7 @@ var kmsARNRegion = regexp.MustCompile(`^arn:aws[\w-]*:kms:(.+):[0-9]+:(key|alias
 
 // cloudMasterKey builds the SOPS master key of a cloud key stanza. ok is
 // false for a key type that is not a cloud key service.
-func (s *keyServer) cloudMasterKey(k *keyservice.Key) (cloudKey, bool, error) {
+func (s *keyServer) cloudMasterKey(ctx context.Context, k *keyservice.Key) (cloudKey, bool, error) {
 	c := &s.cloud
 	kind, _ := describeKey(k)
 	switch t := k.GetKeyType().(type) {
@@ -83,10 +83,18 @@ func (s *keyServer) cloudMasterKey(k *keyservice.Key) (cloudKey, bool, error) {
 	case *keyservice.Key_VaultKey:
 		mk := &hcvault.MasterKey{VaultAddress: t.VaultKey.GetVaultAddress(), EnginePath: t.VaultKey.GetEnginePath(),
 			KeyName: t.VaultKey.GetKeyName()}
-		if c.vault != "" {
-			hcvault.Token(c.vault).ApplyToMasterKey(mk)
+		token, err := c.vaultToken(ctx, mk.VaultAddress)
+		if err != nil {
+			return nil, true, err
 		}
-		return c.unlessRefused(mk, c.vault != "", kind)
+		if token != "" {
+			hcvault.Token(token).ApplyToMasterKey(mk)
+		}
+		if token == "" && c.objectLevel != "" {
+			return nil, true, fmt.Errorf("object-level workload identity (%s) for %s needs the controller's --sops-vault-configmap to list the Vault address %s, or a %s in the decryption Secret",
+				c.objectLevel, service[kind], mk.VaultAddress, VaultTokenKey)
+		}
+		return mk, true, nil
 	}
 	return nil, false, nil
 }
@@ -94,8 +102,7 @@ func (s *keyServer) cloudMasterKey(k *keyservice.Key) (cloudKey, bool, error) {
 // unlessRefused returns mk, or refuses it when neither the Secret nor the
 // Kustomization's ServiceAccount gives credentials for it (credentialed
 // false) and the Kustomization names a ServiceAccount: the controller's
-// own identity must not stand in for it. Vault is the one service weir
-// does not exchange that identity for.
+// own identity must not stand in for it.
 func (c *cloudCreds) unlessRefused(mk cloudKey, credentialed bool, kind string) (cloudKey, bool, error) {
 	if credentialed || c.objectLevel == "" {
 		return mk, true, nil
@@ -118,8 +125,8 @@ func encryptionContext(in map[string]string) map[string]*string {
 // cloudCall builds the master key of a cloud key stanza and runs call
 // with it; ok is false when the stanza is no cloud key. Errors name the
 // key and the service, with the Secret's credential values scrubbed.
-func (s *keyServer) cloudCall(k *keyservice.Key, call func(cloudKey) error) (ok bool, err error) {
-	mk, ok, err := s.cloudMasterKey(k)
+func (s *keyServer) cloudCall(ctx context.Context, k *keyservice.Key, call func(cloudKey) error) (ok bool, err error) {
+	mk, ok, err := s.cloudMasterKey(ctx, k)
 	if !ok {
 		return false, nil
 	}
@@ -136,7 +143,7 @@ func (s *keyServer) cloudCall(k *keyservice.Key, call func(cloudKey) error) (ok 
 // decryptCloud recovers a data key through a key service.
 func (s *keyServer) decryptCloud(ctx context.Context, k *keyservice.Key, ciphertext []byte) ([]byte, bool, error) {
 	var plain []byte
-	ok, err := s.cloudCall(k, func(mk cloudKey) error {
+	ok, err := s.cloudCall(ctx, k, func(mk cloudKey) error {
 		mk.SetEncryptedDataKey(ciphertext)
 		var err error
 		plain, err = mk.DecryptContext(ctx)
@@ -155,7 +162,7 @@ func (s *keyServer) decryptCloud(ctx context.Context, k *keyservice.Key, ciphert
 // encryptCloud wraps a data key through a key service (tests, examples).
 func (s *keyServer) encryptCloud(ctx context.Context, k *keyservice.Key, dataKey []byte) ([]byte, bool, error) {
 	var out []byte
-	ok, err := s.cloudCall(k, func(mk cloudKey) error {
+	ok, err := s.cloudCall(ctx, k, func(mk cloudKey) error {
 		if err := mk.EncryptContext(ctx, dataKey); err != nil {
 			return err
 		}

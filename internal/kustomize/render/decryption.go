@@ -36,6 +36,11 @@ func configureDecryption(ctx context.Context, reader client.Reader, obj *kustomi
 	if err != nil {
 		return err
 	}
+	if opts.Identity != nil && opts.SOPSVaultConfigMap != nil {
+		id, _ := opts.Identity.IdentityFor(obj.Namespace, spec.ServiceAccountName) // decryptionIdentity checked it
+		login := &vaultLogin{reader: reader, key: *opts.SOPSVaultConfigMap, settings: opts.Identity, id: id}
+		identity.Vault = login.token
+	}
 	dec, err := decrypt.New(keys, identity)
 	if err != nil {
 		return fmt.Errorf("decryption Secret of Kustomization %s/%s: %w", obj.Namespace, obj.Name, err)

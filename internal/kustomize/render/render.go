@@ -49,6 +49,11 @@ type Options struct {
 	// SOPSAgeSecret is --sops-age-secret: the Secret whose age keys
 	// decrypt for a Kustomization whose spec.decryption has no secretRef.
 	SOPSAgeSecret *client.ObjectKey `json:"-"`
+	// SOPSVaultConfigMap is --sops-vault-configmap: the ConfigMap listing
+	// the Vault/OpenBao instances a decryption logs in to with its
+	// ServiceAccount's token (internal/auth/vault). Used only with
+	// Identity; nil turns the login off.
+	SOPSVaultConfigMap *client.ObjectKey `json:"-"`
 	// Variables, when not nil, are spec.postBuild's variables as Variables
 	// already read them for this build: the build substitutes them and
 	// reads no substituteFrom object again.

@@ -131,6 +131,11 @@ type Options struct {
 	// its age keys decrypt for a Kustomization whose spec.decryption
 	// names no Secret. Nil when unset.
 	SOPSAgeSecret *types.NamespacedName
+	// SOPSVaultConfigMap is --sops-vault-configmap, in the controller's
+	// namespace: the Vault/OpenBao instances SOPS decryption logs in to
+	// with a ServiceAccount token (render.Options.SOPSVaultConfigMap).
+	// Nil when unset.
+	SOPSVaultConfigMap *types.NamespacedName
 }
 
 func (r *Reconciler) now() time.Time {
@@ -340,6 +345,7 @@ func (r *Reconciler) renderOptions() render.Options {
 		AllowUndefinedVariables: r.Options.AllowUndefinedVariables,
 		Identity:                r.Identity,
 		SOPSAgeSecret:           r.Options.SOPSAgeSecret,
+		SOPSVaultConfigMap:      r.Options.SOPSVaultConfigMap,
 	}
 }
 
