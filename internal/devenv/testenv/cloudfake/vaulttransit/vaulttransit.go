@@ -8,16 +8,22 @@
 package vaulttransit
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 
+	authnv1 "k8s.io/api/authentication/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/kmscipher"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/reqlog"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/satoken"
 )
 
 // Request is one call the fake answered or refused.
@@ -28,7 +34,32 @@ type Request struct {
 	Token string
 	// Status is the HTTP status answered.
 	Status int
+	// Login is set for a login request: the role asked for and the
+	// claims of the JWT presented (never the JWT itself).
+	Login *Login
+	// TokenRole is the role whose login issued Token, empty for a token
+	// given to New.
+	TokenRole string
 }
+
+// Login is what a login request presented.
+type Login struct {
+	Role     string
+	Subject  string
+	Audience []string
+}
+
+// Role is a login role: the ServiceAccount subject and the audience it
+// binds (bound_service_account_names/namespaces and audience in Vault's
+// Kubernetes auth method, bound_subject and bound_audiences in its JWT
+// method).
+type Role struct {
+	Subject, Audience string
+}
+
+// Review decides whether a JWT presented to the login is valid and returns
+// its claims; the Kubernetes auth method asks the API server (TokenReview).
+type Review func(jwt string) (satoken.Claims, error)
 
 // Server is the fake.
 type Server struct {
@@ -37,21 +68,54 @@ type Server struct {
 
 	ring   kmscipher.Ring
 	mu     sync.Mutex
-	tokens map[string]bool
+	tokens map[string]string // token → the role that logged in, "" for New's
 	log    reqlog.Log[Request]
+
+	loginPath string
+	review    Review
+	roles     map[string]Role
+	lease     int
+	issued    int
 }
 
 // New starts the fake for the test's lifetime; tokens are the valid
 // X-Vault-Token values.
 func New(t testing.TB, tokens ...string) *Server {
-	s := &Server{tokens: map[string]bool{}}
+	s := &Server{tokens: map[string]string{}, roles: map[string]Role{}}
 	for _, tok := range tokens {
-		s.tokens[tok] = true
+		s.tokens[tok] = ""
 	}
 	srv := httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
 	return s
+}
+
+// EnableLogin serves the auth method's login at /v1/<loginPath>,
+// validating JWTs with review and issuing tokens with a lease of
+// leaseSeconds.
+func (s *Server) EnableLogin(loginPath string, leaseSeconds int, review Review) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.loginPath, s.lease, s.review = "/v1/"+strings.Trim(loginPath, "/"), leaseSeconds, review
+}
+
+// AddRole adds a login role.
+func (s *Server) AddRole(name string, r Role) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.roles[name] = r
+}
+
+// Logins returns the login requests, answered or refused.
+func (s *Server) Logins() []Request {
+	var out []Request
+	for _, r := range s.Requests() {
+		if r.Login != nil {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Requests returns what the fake was asked so far.
@@ -61,7 +125,18 @@ const prefix = "vault:v1:"
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	rec := Request{Method: r.Method, Path: r.URL.Path, Token: r.Header.Get("X-Vault-Token")}
-	status, body := s.answer(r, rec.Token)
+	var status int
+	var body any
+	s.mu.Lock()
+	isLogin := s.loginPath != "" && r.URL.Path == s.loginPath
+	rec.TokenRole = s.tokens[rec.Token]
+	s.mu.Unlock()
+	if isLogin {
+		rec.Login = &Login{}
+		status, body = s.login(r, rec.Login)
+	} else {
+		status, body = s.answer(r, rec.Token)
+	}
 	rec.Status = status
 	s.log.Add(rec)
 	w.Header().Set("Content-Type", "application/json")
@@ -76,7 +151,7 @@ func (s *Server) answer(r *http.Request, token string) (int, any) {
 		return http.StatusMethodNotAllowed, vaultErrors("unsupported operation")
 	}
 	s.mu.Lock()
-	known := s.tokens[token]
+	_, known := s.tokens[token]
 	s.mu.Unlock()
 	if !known {
 		return http.StatusForbidden, vaultErrors("permission denied")
@@ -117,4 +192,70 @@ func (s *Server) answer(r *http.Request, token string) (int, any) {
 		return http.StatusOK, map[string]any{"data": map[string]any{"plaintext": base64.StdEncoding.EncodeToString(plain)}}
 	}
 	return http.StatusNotFound, vaultErrors("no handler for route")
+}
+
+// login answers a login request and records what it presented in rec.
+func (s *Server) login(r *http.Request, rec *Login) (int, any) {
+	if r.Method != http.MethodPost && r.Method != http.MethodPut {
+		return http.StatusMethodNotAllowed, vaultErrors("unsupported operation")
+	}
+	var in struct {
+		Role string `json:"role"`
+		JWT  string `json:"jwt"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		return http.StatusBadRequest, vaultErrors("failed to parse JSON input")
+	}
+	rec.Role = in.Role
+	if in.JWT == "" {
+		return http.StatusBadRequest, vaultErrors("missing jwt")
+	}
+	s.mu.Lock()
+	role, ok := s.roles[in.Role]
+	review := s.review
+	s.mu.Unlock()
+	if in.Role == "" || !ok {
+		return http.StatusBadRequest, vaultErrors(fmt.Sprintf("invalid role name %q", in.Role))
+	}
+	claims, err := satoken.Parse(in.JWT)
+	if err == nil && review != nil {
+		claims, err = review(in.JWT)
+	}
+	if err != nil {
+		return http.StatusForbidden, vaultErrors("permission denied")
+	}
+	rec.Subject, rec.Audience = claims.Subject, claims.Audience
+	switch {
+	case claims.Subject != role.Subject:
+		return http.StatusForbidden, vaultErrors("service account name not authorized")
+	case !claims.HasAudience(role.Audience):
+		return http.StatusForbidden, vaultErrors("invalid audience (aud) claim: audience claim does not match any expected audience")
+	}
+	s.mu.Lock()
+	s.issued++
+	token := fmt.Sprintf("hvs.login-%d", s.issued)
+	s.tokens[token] = in.Role
+	lease := s.lease
+	s.mu.Unlock()
+	return http.StatusOK, map[string]any{"auth": map[string]any{
+		"client_token": token, "accessor": "accessor-" + token, "policies": []string{"default", "sops"},
+		"lease_duration": lease, "renewable": true, "metadata": map[string]string{"role": in.Role},
+	}}
+}
+
+// TokenReview is the Review of Vault's Kubernetes auth method: it asks
+// the API server c talks to (a TokenReview for audience) whether the JWT
+// is one of its ServiceAccount tokens, and takes the subject and
+// audiences from the answer rather than from the unverified claims.
+func TokenReview(c client.Client, audience string) Review {
+	return func(jwt string) (satoken.Claims, error) {
+		tr := &authnv1.TokenReview{Spec: authnv1.TokenReviewSpec{Token: jwt, Audiences: []string{audience}}}
+		if err := c.Create(context.Background(), tr); err != nil {
+			return satoken.Claims{}, err
+		}
+		if !tr.Status.Authenticated {
+			return satoken.Claims{}, fmt.Errorf("token review: not authenticated: %s", tr.Status.Error)
+		}
+		return satoken.Claims{Subject: tr.Status.User.Username, Audience: tr.Status.Audiences}, nil
+	}
 }
