@@ -1,6 +1,7 @@
 package decrypt
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -181,11 +182,86 @@ func TestVaultTransitWithTheSecretsToken(t *testing.T) {
 	}
 
 	// A Kustomization naming a ServiceAccount reaches no Vault without a
-	// token in the Secret: weir does not log in to Vault with it yet.
+	// token in the Secret or a login (--sops-vault-configmap).
 	obj, _ := New(nil, Options{ObjectLevel: "serviceaccount/apps/tenant"})
 	err = decryptDoc(t, obj, doc)
-	if !errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), "object-level workload identity (serviceaccount/apps/tenant) for HashiCorp Vault transit") {
+	if err == nil || !strings.Contains(err.Error(), "object-level workload identity (serviceaccount/apps/tenant) for HashiCorp Vault transit needs the controller's --sops-vault-configmap to list the Vault address "+fake.URL) {
 		t.Errorf("object level: err = %v", err)
+	}
+}
+
+// TestVaultTokenPrecedence: Flux's order, sops.vault-token in the Secret,
+// then the workload identity's login, then the controller's VAULT_TOKEN,
+// which never stands in for an object-level identity.
+func TestVaultTokenPrecedence(t *testing.T) {
+	fake := vaulttransit.New(t, "hvs.secret-token", "hvs.login-token", "hvs.env-token")
+	key, err := hcvault.NewMasterKeyFromURI(fake.URL + "/v1/sops/keys/weir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := encryptTo(t, map[string][]byte{VaultTokenKey: []byte("hvs.secret-token")}, key)
+	var asked []string
+	login := func(ctx context.Context, address string) (string, error) {
+		asked = append(asked, address)
+		return "hvs.login-token", nil
+	}
+	notListed := func(ctx context.Context, address string) (string, error) {
+		return "", fmt.Errorf("Vault address '%s' is %w ConfigMap 'weir-system/sops-vault'", address, ErrVaultAddressNotListed)
+	}
+	tests := []struct {
+		name      string
+		secret    map[string][]byte
+		opts      Options
+		env       string
+		wantToken string
+		wantErr   string
+		wantAsked int
+	}{
+		{name: "the Secret's token wins", secret: map[string][]byte{VaultTokenKey: []byte("hvs.secret-token")},
+			opts: Options{Vault: login}, wantToken: "hvs.secret-token"},
+		{name: "the login", opts: Options{Vault: login}, env: "hvs.env-token", wantToken: "hvs.login-token", wantAsked: 1},
+		{name: "the login of an object-level identity", opts: Options{Vault: login, ObjectLevel: "serviceaccount/apps/tenant"},
+			wantToken: "hvs.login-token", wantAsked: 1},
+		{name: "not listed: the controller's VAULT_TOKEN", opts: Options{Vault: notListed}, env: "hvs.env-token", wantToken: "hvs.env-token"},
+		{name: "not listed, no VAULT_TOKEN", opts: Options{Vault: notListed},
+			wantErr: "Vault address '" + fake.URL + "' is not listed in --sops-vault-configmap ConfigMap 'weir-system/sops-vault'"},
+		{name: "not listed, object level: never VAULT_TOKEN", opts: Options{Vault: notListed, ObjectLevel: "serviceaccount/apps/tenant"},
+			env: "hvs.env-token", wantErr: "is not listed in --sops-vault-configmap"},
+		{name: "no login: VAULT_TOKEN", env: "hvs.env-token", wantToken: "hvs.env-token"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("VAULT_TOKEN", tt.env)
+			asked = nil
+			d, err := New(tt.secret, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := len(fake.Requests())
+			err = decryptDoc(t, d, doc)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				if strings.Contains(err.Error(), "hvs.") {
+					t.Errorf("a token leaked: %q", err)
+				}
+				if n := len(fake.Requests()); n != before {
+					t.Errorf("Vault was called %d times", n-before)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			reqs := fake.Requests()
+			if last := reqs[len(reqs)-1]; last.Token != tt.wantToken || last.Status != 200 {
+				t.Errorf("Vault saw %+v, want token %s", last, tt.wantToken)
+			}
+			if len(asked) != tt.wantAsked || (len(asked) == 1 && asked[0] != fake.URL) {
+				t.Errorf("login asked for %v, want %d times for %s", asked, tt.wantAsked, fake.URL)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,108 @@
+package render_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/getsops/sops/v3/hcvault"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
+	"github.com/weir-gitops/weir/internal/auth"
+	"github.com/weir-gitops/weir/internal/auth/vault"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/satoken"
+	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/vaulttransit"
+	"github.com/weir-gitops/weir/internal/kustomize/decrypt"
+	"github.com/weir-gitops/weir/internal/kustomize/render"
+)
+
+// TestDecryptionWithVaultServiceAccounts renders Kustomizations whose
+// spec.decryption names two ServiceAccounts of the real API server
+// against a Vault transit file, with --sops-vault-configmap listing the
+// fake: each build logs in as role <namespace>_<name> with its
+// ServiceAccount's token (audience the Vault address, checked by a
+// TokenReview), and the transit calls carry the token its own login
+// returned; a third build reuses tenant-a's cached token. The lockdown
+// default ServiceAccount logs in the same way; the gate off refuses the
+// field before anything is asked.
+func TestDecryptionWithVaultServiceAccounts(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	fake := vaulttransit.New(t, "hvs.author")
+	fake.EnableLogin("auth/kubernetes/login", 3600, vaulttransit.TokenReview(env.Client, fake.URL))
+	for _, sa := range []string{"tenant-a", "tenant-b", "locked-down"} {
+		env.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sa}})
+		fake.AddRole(ns+"_"+sa, vaulttransit.Role{Subject: satoken.ServiceAccount(ns, sa), Audience: fake.URL})
+	}
+	env.Create(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sops-vault-config"},
+		Data: map[string]string{vault.ConfigKey: "instances:\n- address: " + fake.URL + "\n  loginPath: auth/kubernetes/login\n"}})
+	key, err := hcvault.NewMasterKeyFromURI(fake.URL + "/v1/transit/keys/tenants")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := sourceWith(t, encryptWith(t, map[string][]byte{decrypt.VaultTokenKey: []byte("hvs.author")}, decrypt.Options{}, key))
+	settings := &auth.Settings{ObjectLevel: true, Client: env.Client, Cache: auth.NewCache(10, time.Hour)}
+	opts := render.Options{Identity: settings, SOPSVaultConfigMap: &client.ObjectKey{Namespace: ns, Name: "sops-vault-config"}}
+
+	for _, sa := range []string{"tenant-a", "tenant-b", "tenant-a"} {
+		res, err := render.Kustomization(context.Background(), env.Client, sopsKustomization(ns, sa, kustomizev1.Decryption{ServiceAccountName: sa}), root, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", sa, err)
+		}
+		if got := password(t, res.Objects); got != "tenant-value" {
+			t.Errorf("%s: password = %q", sa, got)
+		}
+	}
+	locked := *settings
+	locked.DefaultServiceAccount = "locked-down"
+	lockedOpts := opts
+	lockedOpts.Identity = &locked
+	if _, err := render.Kustomization(context.Background(), env.Client, sopsKustomization(ns, "plain", kustomizev1.Decryption{}), root, lockedOpts); err != nil {
+		t.Fatalf("lockdown default: %v", err)
+	}
+
+	logins := map[string]int{}
+	for _, r := range fake.Logins() {
+		if r.Status != 200 || r.Login.Subject != satoken.ServiceAccount(ns, strings.TrimPrefix(r.Login.Role, ns+"_")) || !slices.Contains(r.Login.Audience, fake.URL) {
+			t.Errorf("login %+v: %+v", r, r.Login)
+		}
+		logins[r.Login.Role]++
+	}
+	for _, sa := range []string{"tenant-a", "tenant-b", "locked-down"} {
+		if logins[ns+"_"+sa] != 1 {
+			t.Errorf("logins of %s: %d, want 1 (then cached): %v", sa, logins[ns+"_"+sa], logins)
+		}
+	}
+	decrypts := map[string]int{}
+	tokens := map[string]string{}
+	for _, r := range fake.Requests() {
+		if r.Path == "/v1/transit/decrypt/tenants" && r.Status == 200 {
+			decrypts[r.TokenRole]++
+			if prev, ok := tokens[r.TokenRole]; ok && prev != r.Token {
+				t.Errorf("%s decrypted with two tokens", r.TokenRole)
+			}
+			tokens[r.TokenRole] = r.Token
+		}
+	}
+	if decrypts[ns+"_tenant-a"] != 2 || decrypts[ns+"_tenant-b"] != 1 || decrypts[ns+"_locked-down"] != 1 || len(decrypts) != 3 {
+		t.Errorf("transit decrypts by the role of their token: %v, want tenant-a twice, tenant-b and locked-down once", decrypts)
+	}
+	if tokens[ns+"_tenant-a"] == tokens[ns+"_tenant-b"] {
+		t.Error("two ServiceAccounts decrypted with one Vault token")
+	}
+
+	// The gate off: the field is refused before any login.
+	gateOff := opts
+	gateOff.Identity = &auth.Settings{Client: env.Client}
+	before := len(fake.Requests())
+	_, err = render.Kustomization(context.Background(), env.Client, sopsKustomization(ns, "off", kustomizev1.Decryption{ServiceAccountName: "tenant-a"}), root, gateOff)
+	if err == nil || !strings.Contains(err.Error(), "please enable the ObjectLevelWorkloadIdentity feature gate") || len(fake.Requests()) != before {
+		t.Errorf("gate off: err = %v, %d requests", err, len(fake.Requests())-before)
+	}
+}
