@@ -3,14 +3,18 @@ package kustomization
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -42,6 +46,9 @@ func TestMain(m *testing.M) {
 }
 
 func startControllers(ctx context.Context, env *testenv.Env) error {
+	if err := mountControllerToken(); err != nil {
+		return err
+	}
 	storage, err := testenv.StartArtifactStorage(ctx)
 	if err != nil {
 		return err
@@ -60,6 +67,30 @@ func startControllers(ctx context.Context, env *testenv.Env) error {
 	})
 }
 
+// The controller's own ServiceAccount, as the token mounted in its Pod
+// names it (auth.ControllerTokenFile), and its --sops-vault-configmap,
+// in its namespace: default.
+var (
+	controllerSA       = types.NamespacedName{Namespace: "default", Name: "weir-controller"}
+	sopsVaultConfigMap = types.NamespacedName{Namespace: "default", Name: "sops-vault-config"}
+)
+
+// mountControllerToken writes the controller's token file; only its
+// subject is read.
+func mountControllerToken() error {
+	dir, err := os.MkdirTemp("", "weir-controller-token-")
+	if err != nil {
+		return err
+	}
+	own, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
+		"sub": "system:serviceaccount:" + controllerSA.Namespace + ":" + controllerSA.Name}).SignedString([]byte("test"))
+	if err != nil {
+		return err
+	}
+	auth.ControllerTokenFile = filepath.Join(dir, "token")
+	return os.WriteFile(auth.ControllerTokenFile, []byte(own), 0o600)
+}
+
 // mainReconciler is the reconciler the tests' manager runs.
 var mainReconciler *Reconciler
 
@@ -71,6 +102,7 @@ func newReconciler(mgr ctrl.Manager, opts Options) *Reconciler {
 	opts.HealthPollInterval = 200 * time.Millisecond
 	opts.ConfigsSelector = labels.SelectorFromSet(labels.Set{"reconcile.fluxcd.io/watch": "Enabled"})
 	opts.FollowProducedConfigs = true
+	opts.SOPSVaultConfigMap = &sopsVaultConfigMap
 	return &Reconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
@@ -83,7 +115,10 @@ func newReconciler(mgr ctrl.Manager, opts Options) *Reconciler {
 		},
 		Events:  events.NewRecorder(mgr.GetEventRecorderFor(ControllerName), mgr.GetScheme(), ControllerName, "test", ""), //nolint:staticcheck // SA1019: events.Recorder wraps the core/v1 record.EventRecorder; GetEventRecorder's events.k8s.io API has another signature
 		Fetcher: &artifact.Fetcher{Retries: 1},
-		Options: opts,
+		// The controller's identity only: the ObjectLevelWorkloadIdentity
+		// gate is off.
+		Identity: &auth.Settings{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Cache: auth.NewCache(10, time.Hour)},
+		Options:  opts,
 	}
 }
 
