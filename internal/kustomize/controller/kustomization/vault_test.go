@@ -2,17 +2,20 @@ package kustomization
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/getsops/sops/v3/hcvault"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/auth/vault"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/satoken"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/vaulttransit"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/gitserver"
@@ -147,5 +150,62 @@ func (f *fixture) wantPassword(name, want string) {
 	}
 	if got := string(secret.Data["password"]); got != want {
 		f.t.Errorf("%s: password = %q, want %q", name, got, want)
+	}
+}
+
+// TestSOPSVaultObjectLevelIdentity: a controller with the
+// ObjectLevelWorkloadIdentity gate on (its own manager, as a new process
+// starts it; the tests' main controller has the gate off and stalls these
+// objects) reconciles two Kustomizations naming two ServiceAccounts: each
+// logs in to Vault as its own role with its own ServiceAccount's token,
+// and the transit calls of each carry a token of its own.
+func TestSOPSVaultObjectLevelIdentity(t *testing.T) {
+	listed, unlisted := vaulttransit.New(t, "hvs.author"), vaulttransit.New(t, "hvs.author")
+	f, _ := vaultFixture(t, listed, unlisted)
+	var r *Reconciler
+	if err := testenv.StartManager(t.Context(), f.env, func(mgr ctrl.Manager) error {
+		r = newReconciler(mgr, Options{})
+		r.Identity.ObjectLevel = true
+		return r.WatchHealth(mgr)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	tenants := []string{"tenant-a", "tenant-b"}
+	for _, sa := range tenants {
+		f.env.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: sa}})
+		listed.AddRole(f.ns+"_"+sa, vaulttransit.Role{Subject: satoken.ServiceAccount(f.ns, sa), Audience: listed.URL})
+		k := f.kustomization(sa, "./listed", func(spec *kustomizev1.KustomizationSpec) {
+			spec.NamePrefix = sa + "-"
+			spec.Decryption = &kustomizev1.Decryption{Provider: kustomizev1.DecryptionProviderSOPS, ServiceAccountName: sa}
+		})
+		f.env.Create(t, k)
+		testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
+			_, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(k)})
+			return err == nil, fmt.Sprint(err)
+		})
+		f.wantPassword(sa+"-db", "from-listed")
+	}
+	roles := map[string]int{}
+	for _, l := range listed.Logins() {
+		if l.Status == 200 {
+			roles[l.Login.Role]++
+			if sa := strings.TrimPrefix(l.Login.Role, f.ns+"_"); l.Login.Subject != satoken.ServiceAccount(f.ns, sa) {
+				t.Errorf("role %s logged in with %s's token", l.Login.Role, l.Login.Subject)
+			}
+		}
+	}
+	tokens := map[string]string{}
+	for _, req := range listed.Requests() {
+		if req.Path == "/v1/transit/decrypt/fleet" && req.Status == 200 {
+			tokens[req.TokenRole] = req.Token
+		}
+	}
+	for _, sa := range tenants {
+		if roles[f.ns+"_"+sa] != 1 || tokens[f.ns+"_"+sa] == "" {
+			t.Errorf("%s: %d logins and transit token %q; logins %v", sa, roles[f.ns+"_"+sa], tokens[f.ns+"_"+sa], roles)
+		}
+	}
+	if tokens[f.ns+"_tenant-a"] == tokens[f.ns+"_tenant-b"] {
+		t.Error("two ServiceAccounts decrypted with one Vault token")
 	}
 }
