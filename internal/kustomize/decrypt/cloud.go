@@ -69,10 +69,10 @@ type Options struct {
 	Vault func(ctx context.Context, address string) (string, error)
 	// ObjectLevel names the object-level identity ("serviceaccount/ns/name")
 	// when the Kustomization uses one. A key whose service gets neither
-	// credentials from the Secret nor the identity above (Vault, and GCP
-	// or Azure when the caller set no GCP or Azure) then fails with
-	// ErrNotSupported instead of falling back to the controller's
-	// identity, which would let a tenant decrypt with it.
+	// credentials from the Secret nor the identity above (GCP or Azure
+	// when the caller set no GCP or Azure, failing with ErrNotSupported;
+	// Vault without a login) then fails instead of falling back to the
+	// controller's identity, which would let a tenant decrypt with it.
 	ObjectLevel string
 	// AzureTransport carries Entra and Key Vault calls; nil is azcore's
 	// default. Only tests set it, to reach a TLS fake (azcore sends

@@ -21,17 +21,22 @@
 // The calls to AWS KMS, GCP KMS, Azure Key Vault and Vault transit are
 // SOPS's own (its kms, gcpkms, azkv and hcvault packages); what this
 // package decides is the credentials they carry (kms.go): the Secret's
-// when it has the service's key; else, for AWS, GCP and Azure, the
-// Kustomization's ServiceAccount exchanged by the caller (Options.AWS
+// when it has the service's key; else the identity the caller exchanged:
+// for AWS, GCP and Azure the Kustomization's ServiceAccount (Options.AWS
 // through STS AssumeRoleWithWebIdentity, Options.GCP through Google STS
 // and IAM Credentials, Options.Azure through Entra's federated client
-// assertion); else the SDK's default chain, which is the controller's own
-// identity (environment credentials, IRSA or EKS Pod Identity, the GCE
-// metadata server, Azure workload or managed identity, VAULT_TOKEN). When
-// the Kustomization names a ServiceAccount (Options.ObjectLevel), a Vault
-// key without a token in the Secret fails with ErrNotSupported instead of
-// falling back to the controller's identity (Flux 2.9's Vault login with
-// a ServiceAccount token, --sops-vault-configmap, is not in weir).
+// assertion), for Vault that ServiceAccount or the controller's own
+// through a Vault login with its token (Options.Vault,
+// internal/auth/vault, --sops-vault-configmap); else the SDK's default chain, which is the
+// controller's own identity (environment credentials, IRSA or EKS Pod
+// Identity, the GCE metadata server, Azure workload or managed identity,
+// VAULT_TOKEN). When the Kustomization names a ServiceAccount
+// (Options.ObjectLevel), a key whose service gets nothing from the Secret
+// or the identity fails instead of falling back to the controller's
+// identity. For Vault the order is Flux 2.9's: sops.vault-token, the
+// login, VAULT_TOKEN; an address --sops-vault-configmap does not list
+// (ErrVaultAddressNotListed) gets no login, and only the controller's
+// identity may then use VAULT_TOKEN.
 // Encryption context and role assumption (arn+role in the metadata) are
 // SOPS's: the context is sent with every call and the role assumed with
 // the credentials above. The Vault address is the file's vault_address.

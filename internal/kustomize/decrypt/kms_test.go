@@ -201,11 +201,11 @@ func TestVaultTokenPrecedence(t *testing.T) {
 	}
 	doc := encryptTo(t, map[string][]byte{VaultTokenKey: []byte("hvs.secret-token")}, key)
 	var asked []string
-	login := func(ctx context.Context, address string) (string, error) {
+	login := func(_ context.Context, address string) (string, error) {
 		asked = append(asked, address)
 		return "hvs.login-token", nil
 	}
-	notListed := func(ctx context.Context, address string) (string, error) {
+	notListed := func(_ context.Context, address string) (string, error) {
 		return "", fmt.Errorf("Vault address '%s' is %w ConfigMap 'weir-system/sops-vault'", address, ErrVaultAddressNotListed)
 	}
 	tests := []struct {
