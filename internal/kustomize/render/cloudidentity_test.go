@@ -13,6 +13,7 @@ import (
 	"github.com/getsops/sops/v3/keys"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/internal/auth"
@@ -72,15 +73,7 @@ func TestDecryptionWithGCPServiceAccounts(t *testing.T) {
 		decrypt.Options{}, sopsgcpkms.NewMasterKeyFromResourceID(gcpKey)))
 	opts := render.Options{Identity: &auth.Settings{ObjectLevel: true, Client: env.Client, Cache: auth.NewCache(10, time.Hour)}}
 
-	for _, sa := range []string{"tenant-a", "tenant-b", "tenant-a"} {
-		res, err := render.Kustomization(context.Background(), env.Client, sopsKustomization(ns, sa, kustomizev1.Decryption{ServiceAccountName: sa}), root, opts)
-		if err != nil {
-			t.Fatalf("%s: %v", sa, err)
-		}
-		if got := password(t, res.Objects); got != "tenant-value" {
-			t.Errorf("%s: password = %q", sa, got)
-		}
-	}
+	decryptAs(t, env.Client, ns, root, opts, "tenant-a", "tenant-b", "tenant-a")
 	principals := map[string]int{}
 	for _, r := range kms.Requests() {
 		if r.Operation == "decrypt" && r.Status == http.StatusOK {
@@ -146,15 +139,7 @@ func TestDecryptionWithAzureServiceAccounts(t *testing.T) {
 	root := sourceWith(t, encryptWith(t, author, decrypt.Options{AzureTransport: vault.Client}, azkv.NewMasterKey(vault.URL, "sops", "1")))
 	opts := render.Options{Identity: &auth.Settings{ObjectLevel: true, Client: env.Client, Cache: auth.NewCache(10, time.Hour)}}
 
-	for _, sa := range []string{"tenant-a", "tenant-b"} {
-		res, err := render.Kustomization(context.Background(), env.Client, sopsKustomization(ns, sa, kustomizev1.Decryption{ServiceAccountName: sa}), root, opts)
-		if err != nil {
-			t.Fatalf("%s: %v", sa, err)
-		}
-		if got := password(t, res.Objects); got != "tenant-value" {
-			t.Errorf("%s: password = %q", sa, got)
-		}
-	}
+	decryptAs(t, env.Client, ns, root, opts, "tenant-a", "tenant-b")
 	decrypted := map[string]bool{}
 	for _, r := range vault.Requests() {
 		if r.Operation == "decrypt" && r.Status == http.StatusOK {
@@ -171,6 +156,22 @@ func TestDecryptionWithAzureServiceAccounts(t *testing.T) {
 		sa := map[string]string{clients["tenant-a"]: "tenant-a", clients["tenant-b"]: "tenant-b"}[r.Form.Get("client_id")]
 		if r.Assertion.Subject != satoken.ServiceAccount(ns, sa) || !strings.Contains(r.Form.Get("scope"), scope) {
 			t.Errorf("Entra got %s's assertion for client %s, scope %q", r.Assertion.Subject, r.Form.Get("client_id"), r.Form.Get("scope"))
+		}
+	}
+}
+
+// decryptAs renders, one after the other, a Kustomization per name whose
+// spec.decryption names that ServiceAccount, and checks each decrypted
+// the one Secret of root.
+func decryptAs(t *testing.T, c client.Client, ns, root string, opts render.Options, serviceAccounts ...string) {
+	t.Helper()
+	for _, sa := range serviceAccounts {
+		res, err := render.Kustomization(context.Background(), c, sopsKustomization(ns, sa, kustomizev1.Decryption{ServiceAccountName: sa}), root, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", sa, err)
+		}
+		if got := password(t, res.Objects); got != "tenant-value" {
+			t.Errorf("%s: password = %q", sa, got)
 		}
 	}
 }

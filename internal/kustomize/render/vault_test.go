@@ -50,15 +50,7 @@ func TestDecryptionWithVaultServiceAccounts(t *testing.T) {
 	settings := &auth.Settings{ObjectLevel: true, Client: env.Client, Cache: auth.NewCache(10, time.Hour)}
 	opts := render.Options{Identity: settings, SOPSVaultConfigMap: &client.ObjectKey{Namespace: ns, Name: "sops-vault-config"}}
 
-	for _, sa := range []string{"tenant-a", "tenant-b", "tenant-a"} {
-		res, err := render.Kustomization(context.Background(), env.Client, sopsKustomization(ns, sa, kustomizev1.Decryption{ServiceAccountName: sa}), root, opts)
-		if err != nil {
-			t.Fatalf("%s: %v", sa, err)
-		}
-		if got := password(t, res.Objects); got != "tenant-value" {
-			t.Errorf("%s: password = %q", sa, got)
-		}
-	}
+	decryptAs(t, env.Client, ns, root, opts, "tenant-a", "tenant-b", "tenant-a")
 	locked := *settings
 	locked.DefaultServiceAccount = "locked-down"
 	lockedOpts := opts
