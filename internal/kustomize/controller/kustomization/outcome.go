@@ -3,6 +3,8 @@ package kustomization
 import (
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/internal/apply/ssa"
 )
@@ -66,17 +68,22 @@ type healthResult struct {
 	applyChanged bool
 }
 
-// progress is what the run reported while it ran (quiet.go): whether it
-// began steady (quiet) and when, whether it has patched the status since
-// (wrote), the "Detecting drift" message the first stage's intent
-// reports while it is due (detecting), and the inventory the apply's
-// stages recorded ahead of their writes: written is what they wrote or
-// were about to write (recordWrites), intended is true once recordIntent
-// added objects that may not be among them (forgetIntent).
+// progress is what the run reported while it ran (quiet.go, hold.go):
+// whether it began steady (quiet) and when, whether it has patched the
+// status since (wrote), the phase it holds back (held) and until when
+// (until), the conditions the status shows (shown: as the run found them
+// or as it last wrote them), the "Detecting drift" message the first
+// stage's intent reports while it is due (detecting), and the inventory
+// the apply's stages recorded ahead of their writes: written is what they
+// wrote or were about to write (recordWrites), intended is true once
+// recordIntent added objects that may not be among them (forgetIntent).
 type progress struct {
 	quiet     bool
 	begun     time.Time
 	wrote     bool
+	held      *held
+	until     time.Time
+	shown     []metav1.Condition
 	detecting string
 	written   []ssa.ChangeSetEntry
 	intended  bool

@@ -11,7 +11,6 @@ import (
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
-	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
 
 // quietProgressAfter is how long a steady reconcile holds its progress
@@ -38,10 +37,10 @@ func steady(obj *kustomizev1.Kustomization, src sourceResult) bool {
 
 // progress reports the phase that begins, in kustomize-controller's words,
 // on Reconciling=True and Ready=Unknown (reason Progressing), and patches
-// the status. kustomize-controller leaves "Reconciliation in progress" on
-// Ready; weir puts the phase there too, so that `get` shows which phase
-// runs (see docs/design/0005-finalizer-inventory-progress.md). A quiet
-// run holds the patch back for its first quietProgressAfter.
+// the status once the phase has run for its hold (progressMessage).
+// kustomize-controller leaves "Reconciliation in progress" on Ready; weir
+// puts the phase there too, so that `get` shows which phase runs (see
+// docs/design/0005-finalizer-inventory-progress.md).
 func (r *Reconciler) progress(ctx context.Context, obj *kustomizev1.Kustomization, p *progress, revision, phase string) error {
 	return r.progressMessage(ctx, obj, p, progressText(obj, revision, phase))
 }
@@ -51,19 +50,44 @@ func progressText(obj *kustomizev1.Kustomization, revision, phase string) string
 	return fmt.Sprintf("%s for revision %s with a timeout of %s", phase, revision, timeoutOf(obj))
 }
 
+// progressMessage begins a phase that reports msg. The phase is held back
+// (hold.go): written when it has lasted progressHold, never when the next
+// phase or the run's end comes sooner
+// (docs/design/0043-coalesced-progress-writes.md). A quiet run that wrote
+// nothing yet holds its phases back for its first quietProgressAfter.
 func (r *Reconciler) progressMessage(ctx context.Context, obj *kustomizev1.Kustomization, p *progress, msg string) error {
-	conditions.MarkReconciling(obj, meta.ProgressingReason, "%s", msg)
-	if p.quiet && !p.wrote && r.now().Sub(p.begun) < quietProgressAfter {
-		return nil
+	if _, err := r.release(obj, p); err != nil {
+		return err
 	}
-	return r.patch(ctx, obj, p)
+	conditions.MarkReconciling(obj, meta.ProgressingReason, "%s", msg)
+	now := r.now()
+	p.until = now.Add(r.progressHold(obj))
+	if quiet := p.begun.Add(quietProgressAfter); p.quiet && !p.wrote && quiet.After(p.until) {
+		p.until = quiet
+	}
+	return r.holdPhase(ctx, obj, p)
 }
 
-// patch sends the status as the phases left it so far; from then on the
-// run is visible and ends with a status of its own.
+// patch sends the status as the phases left it so far, but for a phase
+// still held back: that write (the inventory ahead of an apply stage's
+// writes) shows the conditions as the status showed them, and the phase
+// stays held for what is left of its hold. From then on the run is
+// visible and ends with a status of its own.
 func (r *Reconciler) patch(ctx context.Context, obj *kustomizev1.Kustomization, p *progress) error {
-	p.wrote = true
-	return reconcile.Patch(ctx, obj)
+	switch pending, err := r.release(obj, p); {
+	case err != nil:
+		return err
+	case !pending:
+		return r.write(ctx, obj, p)
+	}
+	current := obj.Status.Conditions
+	obj.Status.Conditions = cloneConditions(p.shown)
+	err := r.write(ctx, obj, p)
+	obj.Status.Conditions = current
+	if err != nil {
+		return err
+	}
+	return r.holdPhase(ctx, obj, p)
 }
 
 // quietEnd settles the status of a quiet run that wrote nothing so far

@@ -27,7 +27,6 @@ import (
 	"github.com/weir-gitops/weir/internal/kustomize/buildcache"
 	"github.com/weir-gitops/weir/internal/kustomize/render"
 	"github.com/weir-gitops/weir/internal/kustomize/sharedtree"
-	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 	"github.com/weir-gitops/weir/internal/runtime/metrics"
@@ -74,6 +73,9 @@ type Reconciler struct {
 	memos   applymemo.Memos
 	store   *applymemo.Store
 	trees   sharedtree.Trees
+	// holdFor, when set, replaces progressAfter (hold.go) for the
+	// Kustomizations it gives a positive hold: a test's.
+	holdFor func(*kustomizev1.Kustomization) time.Duration
 }
 
 // Options are the controller's flags and feature gates.
@@ -207,7 +209,7 @@ func (r *Reconciler) events(ctx context.Context, obj *kustomizev1.Kustomization,
 
 // reconcile runs the steps of a Kustomization in order and stops at the
 // first error: the skeleton's one phase (not yet split into several).
-func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomization, out *outcome) error {
+func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomization, out *outcome) (err error) {
 	checks, err := r.compileHealthChecks(obj)
 	if err != nil {
 		return err
@@ -245,7 +247,14 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomizati
 		}
 	}
 
-	out.progress = progress{quiet: steady(obj, out.source), begun: r.now()}
+	out.progress = progress{quiet: steady(obj, out.source), begun: r.now(), shown: cloneConditions(obj.Status.Conditions)}
+	// A phase still held back when the run ends is never written: the
+	// final status replaces it (docs/design/0043-coalesced-progress-writes.md).
+	defer func() {
+		if _, releaseErr := r.release(obj, &out.progress); releaseErr != nil {
+			err = errors.Join(err, releaseErr)
+		}
+	}()
 	if err := r.progress(ctx, obj, &out.progress, out.source.revision, "Fetching manifests"); err != nil {
 		return err
 	}
@@ -426,24 +435,24 @@ func (r *Reconciler) recordWrites(obj *kustomizev1.Kustomization, p *progress) f
 // forgetIntent takes them out again in the run's final status
 // (docs/design/0020-large-and-idle-fleets.md, decision 7).
 //
-// The first stage's call also reports the "Detecting drift" phase that
-// apply left to it (p.detecting), in the same status patch: a first
-// apply sends one patch for both where it sent two. A quiet run holds that
-// progress back as any other, but never the inventory: when the intent
-// grew it, the patch goes out.
+// The first stage's call also begins the "Detecting drift" phase that
+// apply left to it (p.detecting). The phase is held back as any other
+// (docs/design/0043-coalesced-progress-writes.md), never the inventory:
+// when the intent grew it, the patch goes out at once, with the
+// conditions as the status showed them, and the phase is written only
+// if it lasts.
 func (r *Reconciler) recordIntent(obj *kustomizev1.Kustomization, p *progress) func(context.Context, []ssa.ChangeSetEntry) error {
 	return func(ctx context.Context, objects []ssa.ChangeSetEntry) error {
 		msg := p.detecting
 		p.detecting = ""
 		grew := mergeInventory(obj, objects)
 		p.intended = p.intended || grew
-		switch {
-		case msg != "" && !grew:
-			return r.progressMessage(ctx, obj, p, msg)
-		case msg != "":
-			conditions.MarkReconciling(obj, meta.ProgressingReason, "%s", msg)
-			return r.patch(ctx, obj, p)
-		case grew:
+		if msg != "" {
+			if err := r.progressMessage(ctx, obj, p, msg); err != nil {
+				return err
+			}
+		}
+		if grew {
 			return r.patch(ctx, obj, p)
 		}
 		return nil
