@@ -5,8 +5,6 @@ import (
 	"sync"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
@@ -32,7 +30,7 @@ type held struct {
 	// it did not write; err is its failure.
 	version string
 	err     error
-	// snapshot is the copy; once written, the object as stored.
+	// snapshot is the copy.
 	snapshot *kustomizev1.Kustomization
 }
 
@@ -57,13 +55,13 @@ func holdProgress(ctx context.Context, obj *kustomizev1.Kustomization, d time.Du
 
 // release ends the hold: the timer writes nothing from now on. It
 // reports the resourceVersion the timer's write left (empty when it wrote
-// nothing) and the conditions it wrote, or the write's error.
-func (h *held) release() (string, []metav1.Condition, error) {
+// nothing), or the write's error.
+func (h *held) release() (string, error) {
 	h.timer.Stop()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.released = true
-	return h.version, h.snapshot.Status.Conditions, h.err
+	return h.version, h.err
 }
 
 // progressHold is how long r holds a phase of obj back: progressAfter
@@ -77,53 +75,19 @@ func (r *Reconciler) progressHold(obj *kustomizev1.Kustomization) time.Duration 
 	return progressAfter
 }
 
-// holdPhase holds the phase obj now reports back until p.until, or writes
-// it at once when that time has passed.
-func (r *Reconciler) holdPhase(ctx context.Context, obj *kustomizev1.Kustomization, p *progress) error {
-	d := p.until.Sub(r.now())
-	if d <= 0 {
-		return r.write(ctx, obj, p)
-	}
-	p.held = holdProgress(ctx, obj, d)
-	return nil
-}
-
 // release ends p's hold, if one runs: when its timer wrote, the run is
-// visible (p.wrote), what it wrote is what the status shows (p.shown), and
-// obj takes the resourceVersion it left, so that the next patch diffs
-// against the write (patch.Helper.PatchCopy). It reports whether a phase
-// was held and not written, and the timer's error.
-func (r *Reconciler) release(obj *kustomizev1.Kustomization, p *progress) (pending bool, err error) {
+// visible (p.wrote), and obj takes the resourceVersion the write left, so
+// that the next patch diffs against it (patch.Helper.PatchCopy). It
+// returns the timer's error.
+func (r *Reconciler) release(obj *kustomizev1.Kustomization, p *progress) error {
 	if p.held == nil {
-		return false, nil
-	}
-	version, written, err := p.held.release()
-	p.held = nil
-	if version == "" {
-		return err == nil, err
-	}
-	obj.SetResourceVersion(version)
-	p.wrote = true
-	p.shown = written
-	return false, nil
-}
-
-// write patches the status as the phases left it so far, progress and
-// all: from then on the run is visible and ends with a status of its own.
-func (r *Reconciler) write(ctx context.Context, obj *kustomizev1.Kustomization, p *progress) error {
-	p.wrote = true
-	if err := reconcile.Patch(ctx, obj); err != nil {
-		return err
-	}
-	p.shown = cloneConditions(obj.Status.Conditions)
-	return nil
-}
-
-func cloneConditions(c []metav1.Condition) []metav1.Condition {
-	if c == nil {
 		return nil
 	}
-	out := make([]metav1.Condition, len(c))
-	copy(out, c)
-	return out
+	version, err := p.held.release()
+	p.held = nil
+	if version != "" {
+		obj.SetResourceVersion(version)
+		p.wrote = true
+	}
+	return err
 }

@@ -98,6 +98,36 @@ func TestColdApplyInventoryBeforeWrites(t *testing.T) {
 	}
 }
 
+// TestFirstApplyDetectsDriftAndRecordsInOnePatch: the first stage's
+// intent carries the "Detecting drift" progress, so a first apply writes
+// one status version for both: no version shows the phase without the
+// inventory, and the first version with the inventory shows the phase
+// (held back, docs/design/0043-coalesced-progress-writes.md, it rides on
+// the inventory's write).
+func TestFirstApplyDetectsDriftAndRecordsInOnePatch(t *testing.T) {
+	f, sha := newFixture(t, map[string]string{"app/a.yaml": configMapYAML("a", "k", "1"), "app/b.yaml": configMapYAML("b", "k", "1")})
+	from := etcdRevision(t, f)
+	k := f.kustomization("onepatch", "./app", nil)
+	f.env.Create(t, k)
+	f.waitApplied(k, "main@sha1:"+sha)
+	detecting := 0
+	var first *inventoryVersion
+	for _, v := range inventoryVersions(t, f, k, from, etcdRevision(t, f)) {
+		if strings.HasPrefix(v.reconciling, "Detecting drift for revision main@sha1:"+sha) {
+			detecting++
+			if len(v.ids) != 2 {
+				t.Errorf("version %s shows %q with inventory %v, want both objects", v.resourceVersion, v.reconciling, v.ids)
+			}
+		}
+		if first == nil && len(v.ids) > 0 {
+			first = &v
+		}
+	}
+	if detecting != 1 || first == nil || !strings.HasPrefix(first.reconciling, "Detecting drift") {
+		t.Errorf("%d versions detecting drift; the first with an inventory shows %+v; want 1, and that one", detecting, first)
+	}
+}
+
 // inventoriesSince returns the inventory ids of each version k had
 // between two etcd revisions.
 func inventoriesSince(t *testing.T, f *fixture, k *kustomizev1.Kustomization, from, to string) [][]string {

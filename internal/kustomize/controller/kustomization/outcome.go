@@ -3,8 +3,6 @@ package kustomization
 import (
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/internal/apply/ssa"
 )
@@ -70,9 +68,7 @@ type healthResult struct {
 
 // progress is what the run reported while it ran (quiet.go, hold.go):
 // whether it began steady (quiet) and when, whether it has patched the
-// status since (wrote), the phase it holds back (held) and until when
-// (until), the conditions the status shows (shown: as the run found them
-// or as it last wrote them), the "Detecting drift" message the first
+// status since (wrote), the phase it holds back (held), the "Detecting drift" message the first
 // stage's intent reports while it is due (detecting), and the inventory
 // the apply's stages recorded ahead of their writes: written is what they
 // wrote or were about to write (recordWrites), intended is true once
@@ -82,8 +78,6 @@ type progress struct {
 	begun     time.Time
 	wrote     bool
 	held      *held
-	until     time.Time
-	shown     []metav1.Condition
 	detecting string
 	written   []ssa.ChangeSetEntry
 	intended  bool

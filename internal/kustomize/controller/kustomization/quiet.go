@@ -11,6 +11,7 @@ import (
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
+	"github.com/weir-gitops/weir/internal/runtime/reconcile"
 )
 
 // quietProgressAfter is how long a steady reconcile holds its progress
@@ -51,43 +52,36 @@ func progressText(obj *kustomizev1.Kustomization, revision, phase string) string
 }
 
 // progressMessage begins a phase that reports msg. The phase is held back
-// (hold.go): written when it has lasted progressHold, never when the next
-// phase or the run's end comes sooner
-// (docs/design/0043-coalesced-progress-writes.md). A quiet run that wrote
-// nothing yet holds its phases back for its first quietProgressAfter.
+// (hold.go): written when it has lasted progressHold, or with the next
+// write the run makes (patch), never when the next phase or the run's end
+// comes sooner (docs/design/0043-coalesced-progress-writes.md). A quiet
+// run that wrote nothing yet holds its phases back for its first
+// quietProgressAfter.
 func (r *Reconciler) progressMessage(ctx context.Context, obj *kustomizev1.Kustomization, p *progress, msg string) error {
-	if _, err := r.release(obj, p); err != nil {
+	if err := r.release(obj, p); err != nil {
 		return err
 	}
 	conditions.MarkReconciling(obj, meta.ProgressingReason, "%s", msg)
 	now := r.now()
-	p.until = now.Add(r.progressHold(obj))
-	if quiet := p.begun.Add(quietProgressAfter); p.quiet && !p.wrote && quiet.After(p.until) {
-		p.until = quiet
+	until := now.Add(r.progressHold(obj))
+	if quiet := p.begun.Add(quietProgressAfter); p.quiet && !p.wrote && quiet.After(until) {
+		until = quiet
 	}
-	return r.holdPhase(ctx, obj, p)
+	p.held = holdProgress(ctx, obj, until.Sub(now))
+	return nil
 }
 
-// patch sends the status as the phases left it so far, but for a phase
-// still held back: that write (the inventory ahead of an apply stage's
-// writes) shows the conditions as the status showed them, and the phase
-// stays held for what is left of its hold. From then on the run is
-// visible and ends with a status of its own.
+// patch sends the status as the phases left it so far, a phase held back
+// included: the inventory written ahead of an apply stage's writes is
+// never held, and it carries the phase, so that no version of the status
+// pairs the last run's end with this run's inventory. From then on the
+// run is visible and ends with a status of its own.
 func (r *Reconciler) patch(ctx context.Context, obj *kustomizev1.Kustomization, p *progress) error {
-	switch pending, err := r.release(obj, p); {
-	case err != nil:
-		return err
-	case !pending:
-		return r.write(ctx, obj, p)
-	}
-	current := obj.Status.Conditions
-	obj.Status.Conditions = cloneConditions(p.shown)
-	err := r.write(ctx, obj, p)
-	obj.Status.Conditions = current
-	if err != nil {
+	if err := r.release(obj, p); err != nil {
 		return err
 	}
-	return r.holdPhase(ctx, obj, p)
+	p.wrote = true
+	return reconcile.Patch(ctx, obj)
 }
 
 // quietEnd settles the status of a quiet run that wrote nothing so far

@@ -247,11 +247,11 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomizati
 		}
 	}
 
-	out.progress = progress{quiet: steady(obj, out.source), begun: r.now(), shown: cloneConditions(obj.Status.Conditions)}
+	out.progress = progress{quiet: steady(obj, out.source), begun: r.now()}
 	// A phase still held back when the run ends is never written: the
 	// final status replaces it (docs/design/0043-coalesced-progress-writes.md).
 	defer func() {
-		if _, releaseErr := r.release(obj, &out.progress); releaseErr != nil {
+		if releaseErr := r.release(obj, &out.progress); releaseErr != nil {
 			err = errors.Join(err, releaseErr)
 		}
 	}()
@@ -436,11 +436,11 @@ func (r *Reconciler) recordWrites(obj *kustomizev1.Kustomization, p *progress) f
 // (docs/design/0020-large-and-idle-fleets.md, decision 7).
 //
 // The first stage's call also begins the "Detecting drift" phase that
-// apply left to it (p.detecting). The phase is held back as any other
-// (docs/design/0043-coalesced-progress-writes.md), never the inventory:
-// when the intent grew it, the patch goes out at once, with the
-// conditions as the status showed them, and the phase is written only
-// if it lasts.
+// apply left to it (p.detecting), in the same status patch: a first
+// apply sends one patch for both where it sent two. The phase is held
+// back as any other (docs/design/0043-coalesced-progress-writes.md), but
+// never the inventory: when the intent grew it, the patch goes out, and
+// carries the phase.
 func (r *Reconciler) recordIntent(obj *kustomizev1.Kustomization, p *progress) func(context.Context, []ssa.ChangeSetEntry) error {
 	return func(ctx context.Context, objects []ssa.ChangeSetEntry) error {
 		msg := p.detecting
