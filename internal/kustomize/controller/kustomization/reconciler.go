@@ -27,6 +27,7 @@ import (
 	"github.com/weir-gitops/weir/internal/kustomize/buildcache"
 	"github.com/weir-gitops/weir/internal/kustomize/render"
 	"github.com/weir-gitops/weir/internal/kustomize/sharedtree"
+	"github.com/weir-gitops/weir/internal/runtime/conditions"
 	"github.com/weir-gitops/weir/internal/runtime/errs"
 	"github.com/weir-gitops/weir/internal/runtime/events"
 	"github.com/weir-gitops/weir/internal/runtime/metrics"
@@ -437,22 +438,23 @@ func (r *Reconciler) recordWrites(obj *kustomizev1.Kustomization, p *progress) f
 //
 // The first stage's call also begins the "Detecting drift" phase that
 // apply left to it (p.detecting), in the same status patch: a first
-// apply sends one patch for both where it sent two. The phase is held
-// back as any other (docs/design/0043-coalesced-progress-writes.md), but
-// never the inventory: when the intent grew it, the patch goes out, and
-// carries the phase.
+// apply sends one patch for both where it sent two. Without that patch
+// the phase is held back as any other
+// (docs/design/0043-coalesced-progress-writes.md), never the inventory:
+// when the intent grew it, the patch goes out, and carries the phase.
 func (r *Reconciler) recordIntent(obj *kustomizev1.Kustomization, p *progress) func(context.Context, []ssa.ChangeSetEntry) error {
 	return func(ctx context.Context, objects []ssa.ChangeSetEntry) error {
 		msg := p.detecting
 		p.detecting = ""
 		grew := mergeInventory(obj, objects)
 		p.intended = p.intended || grew
-		if msg != "" {
-			if err := r.progressMessage(ctx, obj, p, msg); err != nil {
-				return err
-			}
-		}
-		if grew {
+		switch {
+		case msg != "" && !grew:
+			return r.progressMessage(ctx, obj, p, msg)
+		case msg != "":
+			conditions.MarkReconciling(obj, meta.ProgressingReason, "%s", msg)
+			return r.patch(ctx, obj, p)
+		case grew:
 			return r.patch(ctx, obj, p)
 		}
 		return nil
