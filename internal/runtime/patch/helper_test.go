@@ -2,6 +2,7 @@ package patch
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -73,4 +74,82 @@ func TestHelperPatchesOnlyWhatChanged(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPatchCopyKeepsTheObjectsBase: a copy written from another goroutine
+// (a held progress phase) while a spec edit lands leaves a base the
+// reconcile's own object diffs cleanly against once it takes the
+// resourceVersion PatchCopy returns: its next patch sends its own status
+// change alone, no resourceVersion (which would conflict) and no spec
+// (which would revert the edit).
+func TestPatchCopyKeepsTheObjectsBase(t *testing.T) {
+	stored := &kustomizev1.Kustomization{
+		ObjectMeta: metav1.ObjectMeta{Name: "apps", Namespace: "ns"},
+		Spec:       kustomizev1.KustomizationSpec{Path: "./apps"},
+	}
+	c, sent := patchRecorder(t, stored)
+	ctx := context.Background()
+	var obj kustomizev1.Kustomization
+	if err := c.Get(ctx, client.ObjectKeyFromObject(stored), &obj); err != nil {
+		t.Fatal(err)
+	}
+	h := NewHelper(&obj, c)
+	obj.Status.LastAttemptedRevision = "main@sha1:1"
+	snapshot := obj.DeepCopy()
+
+	edit := obj.DeepCopy()
+	edit.Spec.Path = "./edited"
+	if err := c.Update(ctx, edit); err != nil {
+		t.Fatal(err)
+	}
+	version, err := h.PatchCopy(ctx, snapshot)
+	if err != nil || version == "" || version == obj.ResourceVersion {
+		t.Fatalf("PatchCopy = %q, %v; want the new resourceVersion", version, err)
+	}
+	obj.SetResourceVersion(version)
+	obj.Status.LastAppliedRevision = "main@sha1:1"
+	if err := h.Patch(ctx, &obj); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{`{"status":{"lastAttemptedRevision":"main@sha1:1"}}`, `{"status":{"lastAppliedRevision":"main@sha1:1"}}`}; !reflect.DeepEqual(*sent, want) {
+		t.Errorf("patches sent %q, want %q", *sent, want)
+	}
+	var got kustomizev1.Kustomization
+	if err := c.Get(ctx, client.ObjectKeyFromObject(stored), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Spec.Path != "./edited" || got.Status.LastAttemptedRevision != "main@sha1:1" || got.Status.LastAppliedRevision != "main@sha1:1" {
+		t.Errorf("stored spec.path %q, status %+v; want the edit kept and both writes", got.Spec.Path, got.Status)
+	}
+}
+
+// patchRecorder is a fake API server holding obj that records every patch
+// it is sent, of the object or of its status.
+func patchRecorder(t *testing.T, obj *kustomizev1.Kustomization) (client.Client, *[]string) {
+	t.Helper()
+	s := runtime.NewScheme()
+	if err := kustomizev1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	sent := &[]string{}
+	record := func(p client.Patch, o client.Object) {
+		data, err := p.Data(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		*sent = append(*sent, string(data))
+	}
+	c := fake.NewClientBuilder().WithScheme(s).WithObjects(obj).WithStatusSubresource(obj).
+		WithInterceptorFuncs(interceptor.Funcs{
+			Patch: func(ctx context.Context, c client.WithWatch, o client.Object, p client.Patch, opts ...client.PatchOption) error {
+				record(p, o)
+				return c.Patch(ctx, o, p, opts...)
+			},
+			SubResourcePatch: func(ctx context.Context, c client.Client, sub string, o client.Object, p client.Patch,
+				opts ...client.SubResourcePatchOption) error {
+				record(p, o)
+				return c.SubResource(sub).Patch(ctx, o, p, opts...)
+			},
+		}).Build()
+	return c, sent
 }

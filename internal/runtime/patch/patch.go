@@ -45,20 +45,62 @@ func NewHelper(obj client.Object, c client.Client) *Helper {
 // encodings are. It compares field by field (differing), and only the
 // fields that differ are encoded to compute the patch.
 func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
+	sent, err := h.send(ctx, obj)
+	if err != nil || !sent {
+		return err
+	}
+	// Each reply carries the object's managedFields, which nothing reads
+	// (the manager's caches strip them too): dropped, so that the next
+	// patch of this reconcile (a progress message) does not marshal and
+	// diff them twice — most of a Kustomization's bytes after a status
+	// write. A merge patch of two objects without them never mentions them.
+	obj.SetManagedFields(nil)
+	h.before = obj.DeepCopyObject().(client.Object)
+	return nil
+}
+
+// PatchCopy is Patch for snapshot, a copy of the reconcile's object that
+// another goroutine writes while the reconcile goes on changing the object
+// itself (a progress phase written late by a timer,
+// docs/design/0043-coalesced-progress-writes.md). The base of the next
+// Patch becomes snapshot as it was sent, not the reply: the reconcile's
+// object still carries the metadata and spec it was read with, and a base
+// taken from the reply would make its next Patch send them back — a
+// resourceVersion older than the stored one, which the API server refuses
+// as a conflict, or a spec edited meanwhile, which it would revert. The
+// base takes the reply's resourceVersion alone, and PatchCopy returns it
+// (empty when nothing was sent) for the caller to set on its object
+// before its next Patch, once the two goroutines are ordered again; the
+// base and the object then differ in what the reconcile changed since the
+// snapshot, and nothing else.
+func (h *Helper) PatchCopy(ctx context.Context, snapshot client.Object) (string, error) {
+	base := snapshot.DeepCopyObject().(client.Object)
+	sent, err := h.send(ctx, snapshot)
+	if err != nil || !sent {
+		return "", err
+	}
+	base.SetResourceVersion(snapshot.GetResourceVersion())
+	h.before = base
+	return snapshot.GetResourceVersion(), nil
+}
+
+// send is Patch without the new base: it reports whether the API server
+// took a patch (obj then holds its reply).
+func (h *Helper) send(ctx context.Context, obj client.Object) (bool, error) {
 	before, after, changed := differing(h.before, obj)
 	if !changed {
-		return nil
+		return false, nil
 	}
 	data, err := client.MergeFrom(before).Data(after)
 	if err != nil {
-		return fmt.Errorf("computing patch of %s: %w", obj.GetName(), err)
+		return false, fmt.Errorf("computing patch of %s: %w", obj.GetName(), err)
 	}
 	statusChanged, objectChanged, err := changes(data)
 	if err != nil {
-		return fmt.Errorf("reading patch of %s: %w", obj.GetName(), err)
+		return false, fmt.Errorf("reading patch of %s: %w", obj.GetName(), err)
 	}
 	if !statusChanged && !objectChanged {
-		return nil
+		return false, nil
 	}
 	raw := client.RawPatch(types.MergePatchType, data)
 	// Each reply overwrites obj with the stored object, whose generation
@@ -70,22 +112,15 @@ func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 	defer obj.SetGeneration(generation)
 	if objectChanged {
 		if err := h.client.Patch(ctx, obj, raw); err != nil {
-			return ignoreNotFound(fmt.Errorf("patching %s: %w", obj.GetName(), err))
+			return false, ignoreNotFound(fmt.Errorf("patching %s: %w", obj.GetName(), err))
 		}
 	}
 	if statusChanged {
 		if err := h.client.Status().Patch(ctx, obj, raw); err != nil {
-			return ignoreNotFound(fmt.Errorf("patching status of %s: %w", obj.GetName(), err))
+			return false, ignoreNotFound(fmt.Errorf("patching status of %s: %w", obj.GetName(), err))
 		}
 	}
-	// Each reply carries the object's managedFields, which nothing reads
-	// (the manager's caches strip them too): dropped, so that the next
-	// patch of this reconcile (a progress message) does not marshal and
-	// diff them twice — most of a Kustomization's bytes after a status
-	// write. A merge patch of two objects without them never mentions them.
-	obj.SetManagedFields(nil)
-	h.before = obj.DeepCopyObject().(client.Object)
-	return nil
+	return true, nil
 }
 
 // differing returns copies of before and after that keep only the fields

@@ -30,6 +30,23 @@ func Patch(ctx context.Context, obj Object) error {
 	return nil
 }
 
+// PatchCopy is Patch for snapshot, a copy of the object written from
+// another goroutine while the phase goes on with the object itself (a
+// progress phase a timer writes late). It returns the resourceVersion the
+// write left, empty when it sent nothing: the caller sets it on the
+// object before the run patches it again (patch.Helper.PatchCopy).
+func PatchCopy(ctx context.Context, snapshot Object) (string, error) {
+	h, ok := ctx.Value(patcherKey{}).(*patch.Helper)
+	if !ok {
+		return "", nil
+	}
+	version, err := h.PatchCopy(ctx, snapshot)
+	if err != nil {
+		return "", fmt.Errorf("updating the status: %w", err)
+	}
+	return version, nil
+}
+
 // Progress records that a long phase begins, so that `kubectl get`, kstatus
 // and the flux CLI's waits see the object as in progress while it runs:
 // Reconciling=True with reason Progressing and the message, no Stalled,

@@ -64,7 +64,9 @@
 //     (docs/design/0014-parked-health-checks.md).
 //   - quiet.go: a run that starts converged holds its progress back and,
 //     when it finds nothing to change, writes nothing
-//     (docs/design/0019-quiet-reconciles.md).
+//     (docs/design/0019-quiet-reconciles.md). hold.go: every run holds
+//     each progress phase back for a second; a timer writes one that
+//     lasts longer (docs/design/0043-coalesced-progress-writes.md).
 //   - early.go: a large build's runs are dry-run while the next ones build
 //     (docs/design/0020-large-and-idle-fleets.md, decision 6).
 //   - The apply memo, that skips the dry-run of objects nobody wrote since,

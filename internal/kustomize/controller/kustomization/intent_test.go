@@ -15,6 +15,7 @@ import (
 
 	kustomizev1 "github.com/weir-gitops/weir/api/kustomize/v1"
 	"github.com/weir-gitops/weir/api/meta"
+	"github.com/weir-gitops/weir/internal/devenv/testenv"
 	"github.com/weir-gitops/weir/internal/devenv/testenv/gitserver"
 	"github.com/weir-gitops/weir/internal/runtime/conditions"
 )
@@ -100,7 +101,9 @@ func TestColdApplyInventoryBeforeWrites(t *testing.T) {
 // TestFirstApplyDetectsDriftAndRecordsInOnePatch: the first stage's
 // intent carries the "Detecting drift" progress, so a first apply writes
 // one status version for both: no version shows the phase without the
-// inventory, and the first version with the inventory shows the phase.
+// inventory, and the first version with the inventory shows the phase
+// (held back, docs/design/0043-coalesced-progress-writes.md, it rides on
+// the inventory's write).
 func TestFirstApplyDetectsDriftAndRecordsInOnePatch(t *testing.T) {
 	f, sha := newFixture(t, map[string]string{"app/a.yaml": configMapYAML("a", "k", "1"), "app/b.yaml": configMapYAML("b", "k", "1")})
 	from := etcdRevision(t, f)
@@ -146,11 +149,28 @@ type inventoryVersion struct {
 // inventory of each of its versions up to revision to.
 func inventoryVersions(t *testing.T, f *fixture, k *kustomizev1.Kustomization, from, to string) []inventoryVersion {
 	t.Helper()
+	var out []inventoryVersion
+	for _, got := range versionsOf(t, f, k, from, 2*time.Second, func(got *kustomizev1.Kustomization) bool { return !newer(to, got.ResourceVersion) }) {
+		v := inventoryVersion{resourceVersion: got.ResourceVersion, ids: inventoryIDs(got)}
+		if c := conditions.Get(got, meta.ReconcilingCondition); c != nil {
+			v.reconciling = c.Message
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// versionsOf watches k from etcd revision from and returns each of its
+// versions, up to the first that last accepts, or up to the last before
+// nothing came for idle.
+func versionsOf(t *testing.T, f *fixture, k *kustomizev1.Kustomization, from string, idle time.Duration,
+	last func(*kustomizev1.Kustomization) bool) []*kustomizev1.Kustomization {
+	t.Helper()
 	wc, err := client.NewWithWatch(f.env.Config, client.Options{Scheme: f.env.Scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.DefaultTimeout)
 	defer cancel()
 	w, err := wc.Watch(ctx, &kustomizev1.KustomizationList{}, client.InNamespace(k.Namespace),
 		client.MatchingFields{"metadata.name": k.Name}, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: from}})
@@ -158,7 +178,7 @@ func inventoryVersions(t *testing.T, f *fixture, k *kustomizev1.Kustomization, f
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	var out []inventoryVersion
+	var out []*kustomizev1.Kustomization
 	for {
 		select {
 		case ev, ok := <-w.ResultChan():
@@ -166,15 +186,11 @@ func inventoryVersions(t *testing.T, f *fixture, k *kustomizev1.Kustomization, f
 			if !ok || !isK || ev.Type == watch.Error {
 				t.Fatalf("watching %s ended: %v", k.Name, ev.Object)
 			}
-			v := inventoryVersion{resourceVersion: got.ResourceVersion, ids: inventoryIDs(got)}
-			if c := conditions.Get(got, meta.ReconcilingCondition); c != nil {
-				v.reconciling = c.Message
-			}
-			out = append(out, v)
-			if !newer(to, got.ResourceVersion) {
+			out = append(out, got)
+			if last(got) {
 				return out
 			}
-		case <-time.After(2 * time.Second):
+		case <-time.After(idle):
 			return out
 		}
 	}

@@ -3,6 +3,7 @@ package kustomization
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,11 +115,12 @@ func newReconciler(mgr ctrl.Manager, opts Options) *Reconciler {
 			},
 		},
 		Events:  events.NewRecorder(mgr.GetEventRecorderFor(ControllerName), mgr.GetScheme(), ControllerName, "test", ""), //nolint:staticcheck // SA1019: events.Recorder wraps the core/v1 record.EventRecorder; GetEventRecorder's events.k8s.io API has another signature
-		Fetcher: &artifact.Fetcher{Retries: 1},
+		Fetcher: &artifact.Fetcher{Retries: 1, Client: &http.Client{Timeout: 2 * time.Minute, Transport: gatedTransport{http.DefaultTransport}}},
 		// The controller's identity only: the ObjectLevelWorkloadIdentity
 		// gate is off.
 		Identity: &auth.Settings{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Cache: auth.NewCache(10, time.Hour)},
 		Options:  opts,
+		holdFor:  testHold,
 	}
 }
 

@@ -66,17 +66,19 @@ type healthResult struct {
 	applyChanged bool
 }
 
-// progress is what the run reported while it ran (quiet.go): whether it
-// began steady (quiet) and when, whether it has patched the status since
-// (wrote), the "Detecting drift" message the first stage's intent
-// reports while it is due (detecting), and the inventory the apply's
-// stages recorded ahead of their writes: written is what they wrote or
-// were about to write (recordWrites), intended is true once recordIntent
-// added objects that may not be among them (forgetIntent).
+// progress is what the run reported while it ran (quiet.go, hold.go):
+// whether it began steady (quiet) and when, whether it has patched the
+// status since (wrote), the phase it holds back (held), the "Detecting
+// drift" message the first stage's intent reports while it is due
+// (detecting), and the inventory the apply's stages recorded ahead of
+// their writes: written is what they wrote or were about to write
+// (recordWrites), intended is true once recordIntent added objects that
+// may not be among them (forgetIntent).
 type progress struct {
 	quiet     bool
 	begun     time.Time
 	wrote     bool
+	held      *held
 	detecting string
 	written   []ssa.ChangeSetEntry
 	intended  bool

@@ -38,10 +38,10 @@ func steady(obj *kustomizev1.Kustomization, src sourceResult) bool {
 
 // progress reports the phase that begins, in kustomize-controller's words,
 // on Reconciling=True and Ready=Unknown (reason Progressing), and patches
-// the status. kustomize-controller leaves "Reconciliation in progress" on
-// Ready; weir puts the phase there too, so that `get` shows which phase
-// runs (see docs/design/0005-finalizer-inventory-progress.md). A quiet
-// run holds the patch back for its first quietProgressAfter.
+// the status once the phase has run for its hold (progressMessage).
+// kustomize-controller leaves "Reconciliation in progress" on Ready; weir
+// puts the phase there too, so that `get` shows which phase runs (see
+// docs/design/0005-finalizer-inventory-progress.md).
 func (r *Reconciler) progress(ctx context.Context, obj *kustomizev1.Kustomization, p *progress, revision, phase string) error {
 	return r.progressMessage(ctx, obj, p, progressText(obj, revision, phase))
 }
@@ -51,17 +51,35 @@ func progressText(obj *kustomizev1.Kustomization, revision, phase string) string
 	return fmt.Sprintf("%s for revision %s with a timeout of %s", phase, revision, timeoutOf(obj))
 }
 
+// progressMessage begins a phase that reports msg. The phase is held back
+// (hold.go): written when it has lasted progressHold, or with the next
+// write the run makes (patch), never when the next phase or the run's end
+// comes sooner (docs/design/0043-coalesced-progress-writes.md). A quiet
+// run that wrote nothing yet holds its phases back for its first
+// quietProgressAfter.
 func (r *Reconciler) progressMessage(ctx context.Context, obj *kustomizev1.Kustomization, p *progress, msg string) error {
-	conditions.MarkReconciling(obj, meta.ProgressingReason, "%s", msg)
-	if p.quiet && !p.wrote && r.now().Sub(p.begun) < quietProgressAfter {
-		return nil
+	if err := r.release(obj, p); err != nil {
+		return err
 	}
-	return r.patch(ctx, obj, p)
+	conditions.MarkReconciling(obj, meta.ProgressingReason, "%s", msg)
+	now := r.now()
+	until := now.Add(r.progressHold(obj))
+	if quiet := p.begun.Add(quietProgressAfter); p.quiet && !p.wrote && quiet.After(until) {
+		until = quiet
+	}
+	p.held = holdProgress(ctx, obj, until.Sub(now))
+	return nil
 }
 
-// patch sends the status as the phases left it so far; from then on the
+// patch sends the status as the phases left it so far, a phase held back
+// included: the inventory written ahead of an apply stage's writes is
+// never held, and it carries the phase, so that no version of the status
+// pairs the last run's end with this run's inventory. From then on the
 // run is visible and ends with a status of its own.
 func (r *Reconciler) patch(ctx context.Context, obj *kustomizev1.Kustomization, p *progress) error {
+	if err := r.release(obj, p); err != nil {
+		return err
+	}
 	p.wrote = true
 	return reconcile.Patch(ctx, obj)
 }

@@ -74,6 +74,9 @@ type Reconciler struct {
 	memos   applymemo.Memos
 	store   *applymemo.Store
 	trees   sharedtree.Trees
+	// holdFor, when set, replaces progressAfter (hold.go) for the
+	// Kustomizations it gives a positive hold: a test's.
+	holdFor func(*kustomizev1.Kustomization) time.Duration
 }
 
 // Options are the controller's flags and feature gates.
@@ -212,7 +215,7 @@ func (r *Reconciler) events(ctx context.Context, obj *kustomizev1.Kustomization,
 
 // reconcile runs the steps of a Kustomization in order and stops at the
 // first error: the skeleton's one phase (not yet split into several).
-func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomization, out *outcome) error {
+func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomization, out *outcome) (err error) {
 	checks, err := r.compileHealthChecks(obj)
 	if err != nil {
 		return err
@@ -251,6 +254,13 @@ func (r *Reconciler) reconcile(ctx context.Context, obj *kustomizev1.Kustomizati
 	}
 
 	out.progress = progress{quiet: steady(obj, out.source), begun: r.now()}
+	// A phase still held back when the run ends is never written: the
+	// final status replaces it (docs/design/0043-coalesced-progress-writes.md).
+	defer func() {
+		if releaseErr := r.release(obj, &out.progress); releaseErr != nil {
+			err = errors.Join(err, releaseErr)
+		}
+	}()
 	if err := r.progress(ctx, obj, &out.progress, out.source.revision, "Fetching manifests"); err != nil {
 		return err
 	}
@@ -432,11 +442,12 @@ func (r *Reconciler) recordWrites(obj *kustomizev1.Kustomization, p *progress) f
 // forgetIntent takes them out again in the run's final status
 // (docs/design/0020-large-and-idle-fleets.md, decision 7).
 //
-// The first stage's call also reports the "Detecting drift" phase that
+// The first stage's call also begins the "Detecting drift" phase that
 // apply left to it (p.detecting), in the same status patch: a first
-// apply sends one patch for both where it sent two. A quiet run holds that
-// progress back as any other, but never the inventory: when the intent
-// grew it, the patch goes out.
+// apply sends one patch for both where it sent two. Without that patch
+// the phase is held back as any other
+// (docs/design/0043-coalesced-progress-writes.md), never the inventory:
+// when the intent grew it, the patch goes out, and carries the phase.
 func (r *Reconciler) recordIntent(obj *kustomizev1.Kustomization, p *progress) func(context.Context, []ssa.ChangeSetEntry) error {
 	return func(ctx context.Context, objects []ssa.ChangeSetEntry) error {
 		msg := p.detecting
