@@ -55,14 +55,14 @@ func BenchmarkHealthFanOut(b *testing.B) {
 // is deleted before the next starts; it reports both and weir ÷ Flux.
 // Without WEIR_BENCH_FLUX_BIN_DIR it skips.
 func BenchmarkHealthFanOutBesideFlux(b *testing.B) {
-	dir := benchenv.FluxBinDir(b)
-	b.Logf("Flux: %s", benchenv.FluxVersion(dir))
+	dir := benchenv.FluxBinDir(b, benchenv.FluxKustomize)
+	b.Logf("Flux: %s", benchenv.FluxVersion(dir, benchenv.FluxKustomize))
 	for _, n := range benchenv.Counts(b, "WEIR_BENCH_KUSTOMIZATIONS", []int{200, 1000}) {
 		b.Run(fmt.Sprintf("kustomizations=%d", n), func(b *testing.B) {
 			env := testenv.Get(b)
 			for b.Loop() {
 				floor := floorOf(b, env, n)
-				flux := benchenv.StartFlux(b, env, dir, concurrency)
+				flux := benchenv.StartFlux(b, env, dir, benchenv.FluxKustomize, concurrency)
 				fm, ns := fleet(b, env, n, func(step func()) benchenv.Phase { return flux.MeasurePhase(b, env, step) })
 				benchenv.DeleteNamespace(b, env, ns, 30*time.Minute) // Flux finalizes its Kustomizations
 				flux.Stop()
@@ -73,14 +73,8 @@ func BenchmarkHealthFanOutBesideFlux(b *testing.B) {
 				benchenv.DeleteNamespace(b, env, ns, 30*time.Minute)
 				stop()
 				reportWeir(b, m, floor, n)
-				b.ReportMetric(fm.Elapsed.Seconds(), "flux-s/all-ready")
-				b.ReportMetric(fm.Elapsed.Seconds()/floor.Seconds(), "flux-x-floor")
-				b.ReportMetric(fm.CPU.Seconds(), "flux-cpu-s")
-				b.ReportMetric(fm.PeakRSS, "flux-MiB-peak-rss")
-				b.ReportMetric(fm.ControlPlaneCPU.Seconds(), "flux-apiserver-etcd-cpu-s")
+				benchenv.ReportFlux(b, fm, floor)
 				benchenv.ReportBesideFlux(b, "", m, fm)
-				b.Logf("Flux: %.1f s, %.1f CPU-s, peak RSS %.0f MiB (%.0f before), API server and etcd %.1f CPU-s; load average %s",
-					fm.Elapsed.Seconds(), fm.CPU.Seconds(), fm.PeakRSS, fm.RSSBefore, fm.ControlPlaneCPU.Seconds(), benchenv.LoadAverage())
 			}
 		})
 	}

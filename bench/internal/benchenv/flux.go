@@ -19,25 +19,30 @@ import (
 )
 
 // FluxBinDirEnv names the environment variable that points the *BesideFlux
-// benchmarks at a directory holding Flux's own source-controller and
-// kustomize-controller binaries, built from their module sources outside
-// this repository (docs/design/0038). Without it those benchmarks skip.
+// benchmarks at a directory holding Flux's own source-controller,
+// kustomize-controller and helm-controller binaries, built from their
+// module sources outside this repository (docs/design/0038). Without it
+// those benchmarks skip.
 const FluxBinDirEnv = "WEIR_BENCH_FLUX_BIN_DIR"
 
-// fluxControllers are the binaries StartFlux runs, in the order it starts
-// them.
-var fluxControllers = []string{"source-controller", "kustomize-controller"}
+// The sets of Flux's binaries a benchmark runs, in the order StartFlux
+// starts them: source-controller first, since the other serves nothing
+// without its artifacts.
+var (
+	FluxKustomize = []string{"source-controller", "kustomize-controller"}
+	FluxHelm      = []string{"source-controller", "helm-controller"}
+)
 
 // FluxBinDir is $WEIR_BENCH_FLUX_BIN_DIR; it skips b when the variable is
-// not set or the directory lacks one of the binaries.
-func FluxBinDir(b testing.TB) string {
+// not set or the directory lacks one of controllers' binaries.
+func FluxBinDir(b testing.TB, controllers []string) string {
 	b.Helper()
 	dir := os.Getenv(FluxBinDirEnv)
 	if dir == "" {
 		b.Skipf("Flux side by side: set %s to a directory with Flux's %s binaries (docs/design/0038)",
-			FluxBinDirEnv, strings.Join(fluxControllers, " and "))
+			FluxBinDirEnv, strings.Join(controllers, " and "))
 	}
-	for _, name := range fluxControllers {
+	for _, name := range controllers {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			b.Skipf("Flux side by side: %s: %v", FluxBinDirEnv, err)
 		}
@@ -58,12 +63,12 @@ type fluxProcess struct {
 	exited chan struct{}
 }
 
-// StartFlux starts Flux's source-controller and kustomize-controller from
-// dir against env's control plane, watching every namespace, at
+// StartFlux starts Flux's controllers (FluxKustomize or FluxHelm) from dir
+// against env's control plane, watching every namespace, at
 // --concurrent=concurrent and Flux's other defaults (leader election off,
 // logs at error level as weir's controllers run in the benchmarks), and
-// waits until both report ready. b's cleanup stops them if Stop has not.
-func StartFlux(b testing.TB, env *testenv.Env, dir string, concurrent int) *Flux {
+// waits until each reports ready. b's cleanup stops them if Stop has not.
+func StartFlux(b testing.TB, env *testenv.Env, dir string, controllers []string, concurrent int) *Flux {
 	b.Helper()
 	work := b.TempDir()
 	storage := filepath.Join(work, "storage")
@@ -78,11 +83,10 @@ func StartFlux(b testing.TB, env *testenv.Env, dir string, concurrent int) *Flux
 	args := map[string][]string{
 		"source-controller": {"--storage-path=" + storage, "--storage-addr=" + storageAddr,
 			"--storage-adv-addr=" + storageAddr},
-		"kustomize-controller": nil,
 	}
 	f := &Flux{}
 	b.Cleanup(f.Stop)
-	for _, name := range fluxControllers {
+	for _, name := range controllers {
 		health := freeAddr(b)
 		argv := append(append(append([]string{}, common...), args[name]...),
 			"--metrics-addr="+freeAddr(b), "--health-addr="+health)
@@ -168,14 +172,14 @@ func (f *Flux) Stop() {
 	f.procs = nil
 }
 
-// FluxVersion names the release of each binary in dir as its build info
-// records it: built from an unpacked module directory the main module is
-// "(devel)", so it is the version of the controller's api module, which
-// each release requires at its own version ("kustomize-controller
-// v1.9.6").
-func FluxVersion(dir string) string {
+// FluxVersion names the release of each of controllers' binaries in dir
+// as its build info records it: built from an unpacked module directory
+// the main module is "(devel)", so it is the version of the controller's
+// api module, which each release requires at its own version
+// ("kustomize-controller v1.9.6").
+func FluxVersion(dir string, controllers []string) string {
 	var parts []string
-	for _, name := range fluxControllers {
+	for _, name := range controllers {
 		v := "?"
 		if out, err := exec.Command("go", "version", "-m", filepath.Join(dir, name)).Output(); err == nil {
 			for _, line := range strings.Split(string(out), "\n") {
@@ -292,6 +296,21 @@ func freeAddr(b testing.TB) string {
 	}
 	defer l.Close()
 	return l.Addr().String()
+}
+
+// ReportFlux reports Flux's figures for a phase whose end is "all ready"
+// (flux-s/all-ready, flux-x-floor beside floor, flux-cpu-s,
+// flux-MiB-peak-rss, flux-apiserver-etcd-cpu-s) and logs them with the
+// load average.
+func ReportFlux(b *testing.B, flux Phase, floor time.Duration) {
+	b.Helper()
+	b.ReportMetric(flux.Elapsed.Seconds(), "flux-s/all-ready")
+	b.ReportMetric(flux.Elapsed.Seconds()/floor.Seconds(), "flux-x-floor")
+	b.ReportMetric(flux.CPU.Seconds(), "flux-cpu-s")
+	b.ReportMetric(flux.PeakRSS, "flux-MiB-peak-rss")
+	b.ReportMetric(flux.ControlPlaneCPU.Seconds(), "flux-apiserver-etcd-cpu-s")
+	b.Logf("Flux: %.1f s, %.1f CPU-s, peak RSS %.0f MiB (%.0f before), API server and etcd %.1f CPU-s; load average %s",
+		flux.Elapsed.Seconds(), flux.CPU.Seconds(), flux.PeakRSS, flux.RSSBefore, flux.ControlPlaneCPU.Seconds(), LoadAverage())
 }
 
 // ReportBesideFlux reports weir ÷ Flux for a phase measured under both:
