@@ -3,6 +3,7 @@ package helm
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -145,7 +146,10 @@ func BenchmarkHelmReleases(b *testing.B) {
 // ends when every release is Ready, which both controllers report only
 // after Helm's default wait: every Deployment Available. With
 // WEIR_BENCH_PROFILE set it writes the CPU profile of weir's phase there
-// (releases.cpu.pprof). Without WEIR_BENCH_FLUX_BIN_DIR it skips.
+// (releases.cpu.pprof). With WEIR_BENCH_WEIR_BIN naming a weir-controller
+// binary, weir's controllers also run as a child process after the
+// in-process run and are measured as Flux's are (process-…). Without
+// WEIR_BENCH_FLUX_BIN_DIR it skips.
 func BenchmarkHelmReleasesBesideFlux(b *testing.B) {
 	dir := benchenv.FluxBinDir(b, benchenv.FluxHelm)
 	b.Logf("Flux: %s", benchenv.FluxVersion(dir, benchenv.FluxHelm))
@@ -168,6 +172,21 @@ func BenchmarkHelmReleasesBesideFlux(b *testing.B) {
 				})
 				benchenv.DeleteNamespace(b, env, ns, 30*time.Minute)
 				stop()
+				if bin := os.Getenv(benchenv.WeirBinEnv); bin != "" {
+					weir := benchenv.StartWeirProcess(b, env, bin, controllers, concurrency)
+					wp, ns := releases(b, env, srv.URL(), n, func(step func()) benchenv.Phase {
+						return weir.MeasurePhase(b, env, step)
+					})
+					benchenv.DeleteNamespace(b, env, ns, 30*time.Minute)
+					weir.Stop()
+					b.ReportMetric(wp.Elapsed.Seconds(), "process-s/all-ready")
+					b.ReportMetric(wp.CPU.Seconds(), "process-cpu-s")
+					b.ReportMetric(wp.PeakRSS, "process-MiB-peak-rss")
+					b.ReportMetric(wp.ControlPlaneCPU.Seconds(), "process-apiserver-etcd-cpu-s")
+					b.Logf("weir-controller process: %.1f s, %.1f CPU-s, peak RSS %.0f MiB (%.0f before), API server and etcd %.1f CPU-s; load average %s",
+						wp.Elapsed.Seconds(), wp.CPU.Seconds(), wp.PeakRSS, wp.RSSBefore, wp.ControlPlaneCPU.Seconds(), benchenv.LoadAverage())
+					benchenv.ReportBesideFlux(b, "process-", wp, fm)
+				}
 				b.ReportMetric(m.Elapsed.Seconds(), "s/all-ready")
 				b.ReportMetric(floor.Seconds(), "s/floor")
 				b.ReportMetric(m.Elapsed.Seconds()/floor.Seconds(), "x-floor")

@@ -50,9 +50,10 @@ func FluxBinDir(b testing.TB, controllers []string) string {
 	return dir
 }
 
-// Flux is Flux's controllers running as child processes of the benchmark,
-// against its control plane.
-type Flux struct {
+// Children are controllers running as child processes of the benchmark,
+// against its control plane: Flux's (StartFlux) or weir-controller
+// (StartWeirProcess).
+type Children struct {
 	procs []*fluxProcess
 }
 
@@ -63,34 +64,84 @@ type fluxProcess struct {
 	exited chan struct{}
 }
 
-// StartFlux starts Flux's controllers (FluxKustomize or FluxHelm) from dir
-// against env's control plane, watching every namespace, at
-// --concurrent=concurrent and Flux's other defaults (leader election off,
-// logs at error level as weir's controllers run in the benchmarks), and
-// waits until each reports ready. b's cleanup stops them if Stop has not.
-func StartFlux(b testing.TB, env *testenv.Env, dir string, controllers []string, concurrent int) *Flux {
+// child is one binary to start and its arguments, less the metrics and
+// health addresses startChildren adds.
+type child struct {
+	bin  string
+	argv []string
+}
+
+// childArgs are the arguments Flux's controllers and weir-controller
+// share in a benchmark: every namespace watched, leader election off, logs
+// at error level as weir's in-process controllers run, --concurrent.
+func childArgs(concurrent int) []string {
+	return []string{
+		"--watch-all-namespaces=true", "--enable-leader-election=false", "--log-level=error",
+		"--concurrent=" + strconv.Itoa(concurrent),
+	}
+}
+
+// storageArgs makes a storage directory under work and returns the
+// artifact storage flags of a source controller: that directory and a
+// free 127.0.0.1 port as both the bound and the advertised address.
+func storageArgs(b testing.TB, work string) []string {
 	b.Helper()
-	work := b.TempDir()
 	storage := filepath.Join(work, "storage")
 	if err := os.Mkdir(storage, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	storageAddr := freeAddr(b)
-	common := []string{
-		"--watch-all-namespaces=true", "--enable-leader-election=false", "--log-level=error",
-		"--concurrent=" + strconv.Itoa(concurrent),
-	}
-	args := map[string][]string{
-		"source-controller": {"--storage-path=" + storage, "--storage-addr=" + storageAddr,
-			"--storage-adv-addr=" + storageAddr},
-	}
-	f := &Flux{}
-	b.Cleanup(f.Stop)
+	addr := freeAddr(b)
+	return []string{"--storage-path=" + storage, "--storage-addr=" + addr, "--storage-adv-addr=" + addr}
+}
+
+// StartFlux starts Flux's controllers (FluxKustomize or FluxHelm) from dir
+// against env's control plane, with childArgs and Flux's other defaults,
+// and waits until each reports ready. b's cleanup stops them if Stop has
+// not.
+func StartFlux(b testing.TB, env *testenv.Env, dir string, controllers []string, concurrent int) *Children {
+	b.Helper()
+	work := b.TempDir()
+	var children []child
 	for _, name := range controllers {
+		argv := childArgs(concurrent)
+		if name == "source-controller" {
+			argv = append(argv, storageArgs(b, work)...)
+		}
+		children = append(children, child{bin: filepath.Join(dir, name), argv: argv})
+	}
+	return startChildren(b, env, work, children)
+}
+
+// WeirBinEnv names the environment variable that may point a *BesideFlux
+// benchmark at a weir-controller binary (go build ./cmd/weir-controller):
+// with it, the benchmark also runs weir's controllers as one child
+// process, measured as Flux's are, beside its in-process run.
+const WeirBinEnv = "WEIR_BENCH_WEIR_BIN"
+
+// StartWeirProcess starts the weir-controller binary bin with
+// --controllers=controllers against env's control plane, with childArgs
+// and the storage flags, as StartFlux starts Flux's, and waits until it
+// reports ready. Its requests are not counted and it is not profiled: it
+// runs outside this process.
+func StartWeirProcess(b testing.TB, env *testenv.Env, bin string, controllers []string, concurrent int) *Children {
+	b.Helper()
+	work := b.TempDir()
+	argv := append(childArgs(concurrent), storageArgs(b, work)...)
+	argv = append(argv, "--controllers="+strings.Join(controllers, ","))
+	return startChildren(b, env, work, []child{{bin: bin, argv: argv}})
+}
+
+// startChildren starts children in order with the control plane's admin
+// kubeconfig, each with its metrics and health on free ports, waiting for
+// each one's /readyz before the next.
+func startChildren(b testing.TB, env *testenv.Env, work string, children []child) *Children {
+	b.Helper()
+	f := &Children{}
+	b.Cleanup(f.Stop)
+	for _, c := range children {
 		health := freeAddr(b)
-		argv := append(append(append([]string{}, common...), args[name]...),
-			"--metrics-addr="+freeAddr(b), "--health-addr="+health)
-		p, err := startFluxProcess(filepath.Join(dir, name), work, argv, env.ControlPlane.KubeconfigPath())
+		argv := append(append([]string{}, c.argv...), "--metrics-addr="+freeAddr(b), "--health-addr="+health)
+		p, err := startFluxProcess(c.bin, work, argv, env.ControlPlane.KubeconfigPath())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -159,7 +210,7 @@ func (p *fluxProcess) tail() string {
 
 // Stop ends the controllers by PID (SIGTERM, then SIGKILL after 30 s)
 // and waits until they have exited. It is safe to call twice.
-func (f *Flux) Stop() {
+func (f *Children) Stop() {
 	for _, p := range f.procs {
 		_ = p.cmd.Process.Signal(syscall.SIGTERM)
 		select {
@@ -200,7 +251,7 @@ func FluxVersion(dir string, controllers []string) string {
 // plane used during it and the controllers' peak; it fails b when one of
 // them exited meanwhile. Flux's requests are not
 // counted: they do not pass through this process.
-func (f *Flux) MeasurePhase(b testing.TB, env *testenv.Env, step func()) Phase {
+func (f *Children) MeasurePhase(b testing.TB, env *testenv.Env, step func()) Phase {
 	b.Helper()
 	pids := make([]int, len(f.procs))
 	for i, p := range f.procs {
