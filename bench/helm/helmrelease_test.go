@@ -152,7 +152,6 @@ func BenchmarkHelmReleases(b *testing.B) {
 // WEIR_BENCH_FLUX_BIN_DIR it skips.
 func BenchmarkHelmReleasesBesideFlux(b *testing.B) {
 	dir := benchenv.FluxBinDir(b, benchenv.FluxHelm)
-	b.Logf("Flux: %s", benchenv.FluxVersion(dir, benchenv.FluxHelm))
 	for _, n := range benchenv.Counts(b, "WEIR_BENCH_RELEASES", []int{100, 500}) {
 		b.Run(fmt.Sprintf("releases=%d", n), func(b *testing.B) {
 			env := testenv.Get(b)
@@ -187,16 +186,7 @@ func BenchmarkHelmReleasesBesideFlux(b *testing.B) {
 						wp.Elapsed.Seconds(), wp.CPU.Seconds(), wp.PeakRSS, wp.RSSBefore, wp.ControlPlaneCPU.Seconds(), benchenv.LoadAverage())
 					benchenv.ReportBesideFlux(b, "process-", wp, fm)
 				}
-				b.ReportMetric(m.Elapsed.Seconds(), "s/all-ready")
-				b.ReportMetric(floor.Seconds(), "s/floor")
-				b.ReportMetric(m.Elapsed.Seconds()/floor.Seconds(), "x-floor")
-				b.ReportMetric(m.CPU.Seconds(), "cpu-s")
-				b.ReportMetric(m.RSSBefore, "MiB-rss-before")
-				b.ReportMetric(m.PeakRSS, "MiB-peak-rss")
-				b.ReportMetric(m.PeakHeap, "MiB-peak-heap")
-				b.ReportMetric(m.ControlPlaneCPU.Seconds(), "apiserver-etcd-cpu-s")
-				b.ReportMetric(float64(m.RequestTotal())/float64(n), "api-requests/hr")
-				b.Logf("weir: load average %s; API requests by method and resource: %s", benchenv.LoadAverage(), m.Breakdown())
+				benchenv.ReportWeir(b, m, floor, n, "hr")
 				benchenv.ReportFlux(b, fm, floor)
 				benchenv.ReportBesideFlux(b, "", m, fm)
 			}

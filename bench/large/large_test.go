@@ -105,7 +105,6 @@ func BenchmarkLargeKustomization(b *testing.B) {
 // both and weir ÷ Flux. Without WEIR_BENCH_FLUX_BIN_DIR it skips.
 func BenchmarkLargeKustomizationBesideFlux(b *testing.B) {
 	dir := benchenv.FluxBinDir(b, benchenv.FluxKustomize)
-	b.Logf("Flux: %s", benchenv.FluxVersion(dir, benchenv.FluxKustomize))
 	objects := benchenv.Counts(b, "WEIR_BENCH_OBJECTS", []int{1500})[0]
 	const name = "configmaps"
 	b.Run(fmt.Sprintf("%s=%d", name, objects), func(b *testing.B) {

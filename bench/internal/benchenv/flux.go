@@ -34,7 +34,8 @@ var (
 )
 
 // FluxBinDir is $WEIR_BENCH_FLUX_BIN_DIR; it skips b when the variable is
-// not set or the directory lacks one of controllers' binaries.
+// not set or the directory lacks one of controllers' binaries, and logs
+// their versions (FluxVersion) otherwise.
 func FluxBinDir(b testing.TB, controllers []string) string {
 	b.Helper()
 	dir := os.Getenv(FluxBinDirEnv)
@@ -47,6 +48,7 @@ func FluxBinDir(b testing.TB, controllers []string) string {
 			b.Skipf("Flux side by side: %s: %v", FluxBinDirEnv, err)
 		}
 	}
+	b.Logf("Flux: %s", FluxVersion(dir, controllers))
 	return dir
 }
 
@@ -347,6 +349,25 @@ func freeAddr(b testing.TB) string {
 	}
 	defer l.Close()
 	return l.Addr().String()
+}
+
+// ReportWeir reports weir's in-process phase of n objects (each a
+// unit, "ks" or "hr") beside the floor: time, CPU, RSS before and at the
+// peak, peak heap, the API server's and etcd's CPU and the requests per
+// object, and logs the requests by method and resource with the load
+// average.
+func ReportWeir(b *testing.B, m Phase, floor time.Duration, n int, unit string) {
+	b.Helper()
+	b.ReportMetric(m.Elapsed.Seconds(), "s/all-ready")
+	b.ReportMetric(floor.Seconds(), "s/floor")
+	b.ReportMetric(m.Elapsed.Seconds()/floor.Seconds(), "x-floor")
+	b.ReportMetric(m.CPU.Seconds(), "cpu-s")
+	b.ReportMetric(m.RSSBefore, "MiB-rss-before")
+	b.ReportMetric(m.PeakRSS, "MiB-peak-rss")
+	b.ReportMetric(m.PeakHeap, "MiB-peak-heap")
+	b.ReportMetric(m.ControlPlaneCPU.Seconds(), "apiserver-etcd-cpu-s")
+	b.ReportMetric(float64(m.RequestTotal())/float64(n), "api-requests/"+unit)
+	b.Logf("load average %s; API requests by method and resource: %s", LoadAverage(), m.Breakdown())
 }
 
 // ReportFlux reports Flux's figures for a phase whose end is "all ready"
