@@ -42,7 +42,7 @@ func BenchmarkHealthFanOut(b *testing.B) {
 				m, _ := fleet(b, env, n, func(step func()) benchenv.Phase {
 					return benchenv.MeasurePhaseOn(b, env, "fleet", step)
 				})
-				reportWeir(b, m, floor, n)
+				benchenv.ReportWeir(b, m, floor, n, "ks")
 			}
 		})
 	}
@@ -55,14 +55,13 @@ func BenchmarkHealthFanOut(b *testing.B) {
 // is deleted before the next starts; it reports both and weir ÷ Flux.
 // Without WEIR_BENCH_FLUX_BIN_DIR it skips.
 func BenchmarkHealthFanOutBesideFlux(b *testing.B) {
-	dir := benchenv.FluxBinDir(b)
-	b.Logf("Flux: %s", benchenv.FluxVersion(dir))
+	dir := benchenv.FluxBinDir(b, benchenv.FluxKustomize)
 	for _, n := range benchenv.Counts(b, "WEIR_BENCH_KUSTOMIZATIONS", []int{200, 1000}) {
 		b.Run(fmt.Sprintf("kustomizations=%d", n), func(b *testing.B) {
 			env := testenv.Get(b)
 			for b.Loop() {
 				floor := floorOf(b, env, n)
-				flux := benchenv.StartFlux(b, env, dir, concurrency)
+				flux := benchenv.StartFlux(b, env, dir, benchenv.FluxKustomize, concurrency)
 				fm, ns := fleet(b, env, n, func(step func()) benchenv.Phase { return flux.MeasurePhase(b, env, step) })
 				benchenv.DeleteNamespace(b, env, ns, 30*time.Minute) // Flux finalizes its Kustomizations
 				flux.Stop()
@@ -72,15 +71,9 @@ func BenchmarkHealthFanOutBesideFlux(b *testing.B) {
 				})
 				benchenv.DeleteNamespace(b, env, ns, 30*time.Minute)
 				stop()
-				reportWeir(b, m, floor, n)
-				b.ReportMetric(fm.Elapsed.Seconds(), "flux-s/all-ready")
-				b.ReportMetric(fm.Elapsed.Seconds()/floor.Seconds(), "flux-x-floor")
-				b.ReportMetric(fm.CPU.Seconds(), "flux-cpu-s")
-				b.ReportMetric(fm.PeakRSS, "flux-MiB-peak-rss")
-				b.ReportMetric(fm.ControlPlaneCPU.Seconds(), "flux-apiserver-etcd-cpu-s")
+				benchenv.ReportWeir(b, m, floor, n, "ks")
+				benchenv.ReportFlux(b, fm, floor)
 				benchenv.ReportBesideFlux(b, "", m, fm)
-				b.Logf("Flux: %.1f s, %.1f CPU-s, peak RSS %.0f MiB (%.0f before), API server and etcd %.1f CPU-s; load average %s",
-					fm.Elapsed.Seconds(), fm.CPU.Seconds(), fm.PeakRSS, fm.RSSBefore, fm.ControlPlaneCPU.Seconds(), benchenv.LoadAverage())
 			}
 		})
 	}
@@ -107,20 +100,6 @@ func fleet(b *testing.B, env *testenv.Env, n int, measure func(step func()) benc
 		benchenv.WaitFleetReady(b, env, ns, n)
 	})
 	return m, ns
-}
-
-// reportWeir reports weir's fleet phase beside the floor.
-func reportWeir(b *testing.B, m benchenv.Phase, floor time.Duration, n int) {
-	b.ReportMetric(m.Elapsed.Seconds(), "s/all-ready")
-	b.ReportMetric(floor.Seconds(), "s/floor")
-	b.ReportMetric(m.Elapsed.Seconds()/floor.Seconds(), "x-floor")
-	b.ReportMetric(m.CPU.Seconds(), "cpu-s")
-	b.ReportMetric(m.RSSBefore, "MiB-rss-before")
-	b.ReportMetric(m.PeakRSS, "MiB-peak-rss")
-	b.ReportMetric(m.PeakHeap, "MiB-peak-heap")
-	b.ReportMetric(m.ControlPlaneCPU.Seconds(), "apiserver-etcd-cpu-s")
-	b.ReportMetric(float64(m.RequestTotal())/float64(n), "api-requests/ks")
-	b.Logf("load average %s; API requests by method and resource: %s", benchenv.LoadAverage(), m.Breakdown())
 }
 
 // floorOf measures benchenv.Floor for the objects n Kustomizations apply:

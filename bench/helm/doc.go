@@ -17,6 +17,11 @@
 //	100 releases: 27.2 → 25.5 s (floor 23.1 / 23.4 s), peak RSS 235 → 209 MiB, 8.0 → 6.1 CPU-s
 //	500 releases: 186.8 → 121.3 s (floor 119.9 / 119.6 s), peak RSS 428 → 242 MiB, 81.2 → 33.8 CPU-s
 //
-// Flux's helm-controller, 100 releases (issue 32): 31.5–33.7 s, 269–273
-// MiB, 13–16 CPU-s.
+// BenchmarkHelmReleasesBesideFlux measures the same releases under Flux's
+// own source-controller and helm-controller first, on the same control
+// plane (docs/design/0038-flux-side-by-side.md; figures in
+// docs/bench/0038-flux-side-by-side.md):
+//
+//	WEIR_BENCH_FLUX_BIN_DIR=/work/flux-bin WEIR_BENCH_RELEASES=100 \
+//	  go test ./bench/helm -run '^$' -bench BesideFlux -benchtime 1x -timeout 45m
 package helm

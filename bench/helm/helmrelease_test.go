@@ -3,6 +3,7 @@ package helm
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +32,13 @@ import (
 // runs source-controller and helm-controller.
 const concurrency = 10
 
-func TestMain(m *testing.M) { benchenv.Main(m, []string{"source", "helm"}, concurrency) }
+// controllers are weir's controllers the benchmarks start.
+var controllers = []string{"source", "helm"}
+
+// The benchmarks start weir's controllers themselves: the side-by-side one
+// runs Flux's on the same control plane first, and two sets of controllers
+// must not reconcile the same objects.
+func TestMain(m *testing.M) { benchenv.Main(m, nil, concurrency) }
 
 // The benchmark chart is flux-benchmark's shape: a Deployment, a Service
 // and a ConfigMap. The Deployment has one replica, which the kwok node
@@ -106,6 +113,7 @@ func BenchmarkHelmReleases(b *testing.B) {
 	for _, n := range benchenv.Counts(b, "WEIR_BENCH_RELEASES", []int{100, 500}) {
 		b.Run(fmt.Sprintf("releases=%d", n), func(b *testing.B) {
 			env := testenv.Get(b)
+			benchenv.StartWeir(b, env, controllers, concurrency)
 			srv := helmserver.New(b, helmserver.Options{})
 			srv.AddChart(b, benchChart())
 			for b.Loop() {
@@ -129,6 +137,104 @@ func BenchmarkHelmReleases(b *testing.B) {
 	}
 }
 
+// BenchmarkHelmReleasesBesideFlux runs the same releases under Flux's own
+// source-controller and helm-controller (child processes, from
+// $WEIR_BENCH_FLUX_BIN_DIR, at the same --concurrent) and then under
+// weir's, on the same control plane, each in a namespace of its own that
+// is deleted before the next starts; it reports both, the floor and weir ÷
+// Flux. Each phase starts from a HelmRepository whose index is fetched and
+// ends when every release is Ready, which both controllers report only
+// after Helm's default wait: every Deployment Available. With
+// WEIR_BENCH_PROFILE set it writes the CPU profile of weir's phase there
+// (releases.cpu.pprof). With WEIR_BENCH_WEIR_BIN naming a weir-controller
+// binary, weir's controllers also run as a child process after the
+// in-process run and are measured as Flux's are (process-…). Without
+// WEIR_BENCH_FLUX_BIN_DIR it skips.
+func BenchmarkHelmReleasesBesideFlux(b *testing.B) {
+	dir := benchenv.FluxBinDir(b, benchenv.FluxHelm)
+	for _, n := range benchenv.Counts(b, "WEIR_BENCH_RELEASES", []int{100, 500}) {
+		b.Run(fmt.Sprintf("releases=%d", n), func(b *testing.B) {
+			env := testenv.Get(b)
+			srv := helmserver.New(b, helmserver.Options{})
+			srv.AddChart(b, benchChart())
+			for b.Loop() {
+				floor := applyFloor(b, env, n)
+				flux := benchenv.StartFlux(b, env, dir, benchenv.FluxHelm, concurrency)
+				fm, ns := releases(b, env, srv.URL(), n, func(step func()) benchenv.Phase {
+					return flux.MeasurePhase(b, env, step)
+				})
+				benchenv.DeleteNamespace(b, env, ns, 30*time.Minute) // Flux uninstalls its releases
+				flux.Stop()
+				stop := benchenv.StartWeir(b, env, controllers, concurrency)
+				m, ns := releases(b, env, srv.URL(), n, func(step func()) benchenv.Phase {
+					return benchenv.MeasurePhaseOn(b, env, "releases", step)
+				})
+				benchenv.DeleteNamespace(b, env, ns, 30*time.Minute)
+				stop()
+				if bin := os.Getenv(benchenv.WeirBinEnv); bin != "" {
+					weir := benchenv.StartWeirProcess(b, env, bin, controllers, concurrency)
+					wp, ns := releases(b, env, srv.URL(), n, func(step func()) benchenv.Phase {
+						return weir.MeasurePhase(b, env, step)
+					})
+					benchenv.DeleteNamespace(b, env, ns, 30*time.Minute)
+					weir.Stop()
+					b.ReportMetric(wp.Elapsed.Seconds(), "process-s/all-ready")
+					b.ReportMetric(wp.CPU.Seconds(), "process-cpu-s")
+					b.ReportMetric(wp.PeakRSS, "process-MiB-peak-rss")
+					b.ReportMetric(wp.ControlPlaneCPU.Seconds(), "process-apiserver-etcd-cpu-s")
+					b.Logf("weir-controller process: %.1f s, %.1f CPU-s, peak RSS %.0f MiB (%.0f before), API server and etcd %.1f CPU-s; load average %s",
+						wp.Elapsed.Seconds(), wp.CPU.Seconds(), wp.PeakRSS, wp.RSSBefore, wp.ControlPlaneCPU.Seconds(), benchenv.LoadAverage())
+					benchenv.ReportBesideFlux(b, "process-", wp, fm)
+				}
+				benchenv.ReportWeir(b, m, floor, n, "hr")
+				benchenv.ReportFlux(b, fm, floor)
+				benchenv.ReportBesideFlux(b, "", m, fm)
+			}
+		})
+	}
+}
+
+// releases creates a HelmRepository in a new namespace, waits until its
+// index is fetched, and measures, with measure, the time from the creation
+// of n HelmReleases until all are Ready; it checks that every release's
+// Deployment was Available by then (the releases waited) and returns the
+// phase and the namespace.
+func releases(b *testing.B, env *testenv.Env, url string, n int, measure func(step func()) benchenv.Phase) (benchenv.Phase, string) {
+	b.Helper()
+	ns := env.Namespace(b)
+	createRepository(b, env, ns, url)
+	waitRepository(b, env, ns)
+	var available int
+	m := measure(func() {
+		for i := range n {
+			createRelease(b, env, ns, releaseName(i), nil)
+		}
+		waitReleases(b, env, ns, n, "")
+		var err error
+		if available, err = benchenv.AvailableDeployments(context.Background(), env.Client, ns); err != nil {
+			b.Fatal(err)
+		}
+	})
+	if available != n {
+		b.Fatalf("%d of %d releases Ready with %d Deployments Available: a release did not wait", n, n, available)
+	}
+	return m, ns
+}
+
+// waitRepository waits until the HelmRepository "bench" in ns is Ready:
+// its index fetched, so that a phase does not measure whether a
+// controller saw the index before or after the releases.
+func waitRepository(b *testing.B, env *testenv.Env, ns string) {
+	b.Helper()
+	testenv.Eventually(b, 5*time.Minute, func(ctx context.Context) (bool, string) {
+		repo := &sourcev1.HelmRepository{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "bench"}, repo); err != nil {
+			return false, err.Error()
+		}
+		return conditions.IsReady(repo) && repo.Status.Artifact != nil, "HelmRepository bench not ready"
+	})
+}
+
 // BenchmarkHelmReleaseCRDs measures what extra CRDs cost the helm
 // controller (Flux's ran out of memory with 100 CRDs installed before
 // 2.3): 50 releases installed, then for each count of extra CRDs every
@@ -137,6 +243,7 @@ func BenchmarkHelmReleases(b *testing.B) {
 func BenchmarkHelmReleaseCRDs(b *testing.B) {
 	const releases = 50
 	env := testenv.Get(b)
+	benchenv.StartWeir(b, env, controllers, concurrency)
 	srv := helmserver.New(b, helmserver.Options{})
 	srv.AddChart(b, benchChart())
 	ns := env.Namespace(b)

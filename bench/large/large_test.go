@@ -104,8 +104,7 @@ func BenchmarkLargeKustomization(b *testing.B) {
 // namespace of its own that is deleted before the next starts; it reports
 // both and weir ÷ Flux. Without WEIR_BENCH_FLUX_BIN_DIR it skips.
 func BenchmarkLargeKustomizationBesideFlux(b *testing.B) {
-	dir := benchenv.FluxBinDir(b)
-	b.Logf("Flux: %s", benchenv.FluxVersion(dir))
+	dir := benchenv.FluxBinDir(b, benchenv.FluxKustomize)
 	objects := benchenv.Counts(b, "WEIR_BENCH_OBJECTS", []int{1500})[0]
 	const name = "configmaps"
 	b.Run(fmt.Sprintf("%s=%d", name, objects), func(b *testing.B) {
@@ -114,7 +113,7 @@ func BenchmarkLargeKustomizationBesideFlux(b *testing.B) {
 			cold, reapply := floor(b, env, shapes[name], objects)
 			report(b, "floor-cold", cold, nil)
 			report(b, "floor-reapply", reapply, nil)
-			flux := benchenv.StartFlux(b, env, dir, concurrency)
+			flux := benchenv.StartFlux(b, env, dir, benchenv.FluxKustomize, concurrency)
 			f, ns := phases(b, env, name, shapes[name], objects, func(_ string, step func()) benchenv.Phase {
 				return flux.MeasurePhase(b, env, step)
 			})

@@ -28,21 +28,31 @@ func Floor(b *testing.B, env *testenv.Env, ns string, objs []*unstructured.Unstr
 		b.Fatalf("floor apply: %v", err)
 	}
 	Poll(b, 30*time.Minute, func(ctx context.Context) (bool, string) {
-		var list appsv1.DeploymentList
-		if err := env.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
+		available, err := AvailableDeployments(ctx, env.Client, ns)
+		if err != nil {
 			return false, err.Error()
-		}
-		available := 0
-		for _, d := range list.Items {
-			if d.Status.ObservedGeneration == d.Generation && d.Status.AvailableReplicas == *d.Spec.Replicas {
-				available++
-			}
 		}
 		return available == deployments, fmt.Sprintf("%d of %d Deployments available", available, deployments)
 	})
 	elapsed := time.Since(start)
 	DeleteNamespace(b, env, ns, 30*time.Minute)
 	return elapsed
+}
+
+// AvailableDeployments counts the Deployments in ns whose replicas are
+// all available at their generation.
+func AvailableDeployments(ctx context.Context, c client.Client, ns string) (int, error) {
+	var list appsv1.DeploymentList
+	if err := c.List(ctx, &list, client.InNamespace(ns)); err != nil {
+		return 0, fmt.Errorf("listing Deployments in %s: %w", ns, err)
+	}
+	available := 0
+	for _, d := range list.Items {
+		if d.Status.ObservedGeneration == d.Generation && d.Status.AvailableReplicas == *d.Spec.Replicas {
+			available++
+		}
+	}
+	return available, nil
 }
 
 // ApplyDirect server-side applies objs with c as a plain client does (field

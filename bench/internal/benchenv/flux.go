@@ -19,35 +19,43 @@ import (
 )
 
 // FluxBinDirEnv names the environment variable that points the *BesideFlux
-// benchmarks at a directory holding Flux's own source-controller and
-// kustomize-controller binaries, built from their module sources outside
-// this repository (docs/design/0038). Without it those benchmarks skip.
+// benchmarks at a directory holding Flux's own source-controller,
+// kustomize-controller and helm-controller binaries, built from their
+// module sources outside this repository (docs/design/0038). Without it
+// those benchmarks skip.
 const FluxBinDirEnv = "WEIR_BENCH_FLUX_BIN_DIR"
 
-// fluxControllers are the binaries StartFlux runs, in the order it starts
-// them.
-var fluxControllers = []string{"source-controller", "kustomize-controller"}
+// The sets of Flux's binaries a benchmark runs, in the order StartFlux
+// starts them: source-controller first, since the other serves nothing
+// without its artifacts.
+var (
+	FluxKustomize = []string{"source-controller", "kustomize-controller"}
+	FluxHelm      = []string{"source-controller", "helm-controller"}
+)
 
 // FluxBinDir is $WEIR_BENCH_FLUX_BIN_DIR; it skips b when the variable is
-// not set or the directory lacks one of the binaries.
-func FluxBinDir(b testing.TB) string {
+// not set or the directory lacks one of controllers' binaries, and logs
+// their versions (FluxVersion) otherwise.
+func FluxBinDir(b testing.TB, controllers []string) string {
 	b.Helper()
 	dir := os.Getenv(FluxBinDirEnv)
 	if dir == "" {
 		b.Skipf("Flux side by side: set %s to a directory with Flux's %s binaries (docs/design/0038)",
-			FluxBinDirEnv, strings.Join(fluxControllers, " and "))
+			FluxBinDirEnv, strings.Join(controllers, " and "))
 	}
-	for _, name := range fluxControllers {
+	for _, name := range controllers {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			b.Skipf("Flux side by side: %s: %v", FluxBinDirEnv, err)
 		}
 	}
+	b.Logf("Flux: %s", FluxVersion(dir, controllers))
 	return dir
 }
 
-// Flux is Flux's controllers running as child processes of the benchmark,
-// against its control plane.
-type Flux struct {
+// Children are controllers running as child processes of the benchmark,
+// against its control plane: Flux's (StartFlux) or weir-controller
+// (StartWeirProcess).
+type Children struct {
 	procs []*fluxProcess
 }
 
@@ -58,35 +66,84 @@ type fluxProcess struct {
 	exited chan struct{}
 }
 
-// StartFlux starts Flux's source-controller and kustomize-controller from
-// dir against env's control plane, watching every namespace, at
-// --concurrent=concurrent and Flux's other defaults (leader election off,
-// logs at error level as weir's controllers run in the benchmarks), and
-// waits until both report ready. b's cleanup stops them if Stop has not.
-func StartFlux(b testing.TB, env *testenv.Env, dir string, concurrent int) *Flux {
+// child is one binary to start and its arguments, less the metrics and
+// health addresses startChildren adds.
+type child struct {
+	bin  string
+	argv []string
+}
+
+// childArgs are the arguments Flux's controllers and weir-controller
+// share in a benchmark: every namespace watched, leader election off, logs
+// at error level as weir's in-process controllers run, --concurrent.
+func childArgs(concurrent int) []string {
+	return []string{
+		"--watch-all-namespaces=true", "--enable-leader-election=false", "--log-level=error",
+		"--concurrent=" + strconv.Itoa(concurrent),
+	}
+}
+
+// storageArgs makes a storage directory under work and returns the
+// artifact storage flags of a source controller: that directory and a
+// free 127.0.0.1 port as both the bound and the advertised address.
+func storageArgs(b testing.TB, work string) []string {
 	b.Helper()
-	work := b.TempDir()
 	storage := filepath.Join(work, "storage")
 	if err := os.Mkdir(storage, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	storageAddr := freeAddr(b)
-	common := []string{
-		"--watch-all-namespaces=true", "--enable-leader-election=false", "--log-level=error",
-		"--concurrent=" + strconv.Itoa(concurrent),
+	addr := freeAddr(b)
+	return []string{"--storage-path=" + storage, "--storage-addr=" + addr, "--storage-adv-addr=" + addr}
+}
+
+// StartFlux starts Flux's controllers (FluxKustomize or FluxHelm) from dir
+// against env's control plane, with childArgs and Flux's other defaults,
+// and waits until each reports ready. b's cleanup stops them if Stop has
+// not.
+func StartFlux(b testing.TB, env *testenv.Env, dir string, controllers []string, concurrent int) *Children {
+	b.Helper()
+	work := b.TempDir()
+	var children []child
+	for _, name := range controllers {
+		argv := childArgs(concurrent)
+		if name == "source-controller" {
+			argv = append(argv, storageArgs(b, work)...)
+		}
+		children = append(children, child{bin: filepath.Join(dir, name), argv: argv})
 	}
-	args := map[string][]string{
-		"source-controller": {"--storage-path=" + storage, "--storage-addr=" + storageAddr,
-			"--storage-adv-addr=" + storageAddr},
-		"kustomize-controller": nil,
-	}
-	f := &Flux{}
+	return startChildren(b, env, work, children)
+}
+
+// WeirBinEnv names the environment variable that may point a *BesideFlux
+// benchmark at a weir-controller binary (go build ./cmd/weir-controller):
+// with it, the benchmark also runs weir's controllers as one child
+// process, measured as Flux's are, beside its in-process run.
+const WeirBinEnv = "WEIR_BENCH_WEIR_BIN"
+
+// StartWeirProcess starts the weir-controller binary bin with
+// --controllers=controllers against env's control plane, with childArgs
+// and the storage flags, as StartFlux starts Flux's, and waits until it
+// reports ready. Its requests are not counted and it is not profiled: it
+// runs outside this process.
+func StartWeirProcess(b testing.TB, env *testenv.Env, bin string, controllers []string, concurrent int) *Children {
+	b.Helper()
+	work := b.TempDir()
+	argv := append(childArgs(concurrent), storageArgs(b, work)...)
+	argv = append(argv, "--controllers="+strings.Join(controllers, ","))
+	return startChildren(b, env, work, []child{{bin: bin, argv: argv}})
+}
+
+// startChildren starts children in order with the control plane's admin
+// kubeconfig, each with its metrics and health on free ports, waiting for
+// each one's /readyz before the next.
+func startChildren(b testing.TB, env *testenv.Env, work string, children []child) *Children {
+	b.Helper()
+	f := &Children{}
 	b.Cleanup(f.Stop)
-	for _, name := range fluxControllers {
+	for _, c := range children {
 		health := freeAddr(b)
-		argv := append(append(append([]string{}, common...), args[name]...),
-			"--metrics-addr="+freeAddr(b), "--health-addr="+health)
-		p, err := startFluxProcess(filepath.Join(dir, name), work, argv, env.ControlPlane.KubeconfigPath())
+		argv := append(append([]string{}, c.argv...), "--metrics-addr="+freeAddr(b), "--health-addr="+health)
+		p, err := startFluxProcess(c.bin, work, argv, env.ControlPlane.KubeconfigPath())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -155,7 +212,7 @@ func (p *fluxProcess) tail() string {
 
 // Stop ends the controllers by PID (SIGTERM, then SIGKILL after 30 s)
 // and waits until they have exited. It is safe to call twice.
-func (f *Flux) Stop() {
+func (f *Children) Stop() {
 	for _, p := range f.procs {
 		_ = p.cmd.Process.Signal(syscall.SIGTERM)
 		select {
@@ -168,14 +225,14 @@ func (f *Flux) Stop() {
 	f.procs = nil
 }
 
-// FluxVersion names the release of each binary in dir as its build info
-// records it: built from an unpacked module directory the main module is
-// "(devel)", so it is the version of the controller's api module, which
-// each release requires at its own version ("kustomize-controller
-// v1.9.6").
-func FluxVersion(dir string) string {
+// FluxVersion names the release of each of controllers' binaries in dir
+// as its build info records it: built from an unpacked module directory
+// the main module is "(devel)", so it is the version of the controller's
+// api module, which each release requires at its own version
+// ("kustomize-controller v1.9.6").
+func FluxVersion(dir string, controllers []string) string {
 	var parts []string
-	for _, name := range fluxControllers {
+	for _, name := range controllers {
 		v := "?"
 		if out, err := exec.Command("go", "version", "-m", filepath.Join(dir, name)).Output(); err == nil {
 			for _, line := range strings.Split(string(out), "\n") {
@@ -196,7 +253,7 @@ func FluxVersion(dir string) string {
 // plane used during it and the controllers' peak; it fails b when one of
 // them exited meanwhile. Flux's requests are not
 // counted: they do not pass through this process.
-func (f *Flux) MeasurePhase(b testing.TB, env *testenv.Env, step func()) Phase {
+func (f *Children) MeasurePhase(b testing.TB, env *testenv.Env, step func()) Phase {
 	b.Helper()
 	pids := make([]int, len(f.procs))
 	for i, p := range f.procs {
@@ -292,6 +349,40 @@ func freeAddr(b testing.TB) string {
 	}
 	defer l.Close()
 	return l.Addr().String()
+}
+
+// ReportWeir reports weir's in-process phase of n objects (each a
+// unit, "ks" or "hr") beside the floor: time, CPU, RSS before and at the
+// peak, peak heap, the API server's and etcd's CPU and the requests per
+// object, and logs the requests by method and resource with the load
+// average.
+func ReportWeir(b *testing.B, m Phase, floor time.Duration, n int, unit string) {
+	b.Helper()
+	b.ReportMetric(m.Elapsed.Seconds(), "s/all-ready")
+	b.ReportMetric(floor.Seconds(), "s/floor")
+	b.ReportMetric(m.Elapsed.Seconds()/floor.Seconds(), "x-floor")
+	b.ReportMetric(m.CPU.Seconds(), "cpu-s")
+	b.ReportMetric(m.RSSBefore, "MiB-rss-before")
+	b.ReportMetric(m.PeakRSS, "MiB-peak-rss")
+	b.ReportMetric(m.PeakHeap, "MiB-peak-heap")
+	b.ReportMetric(m.ControlPlaneCPU.Seconds(), "apiserver-etcd-cpu-s")
+	b.ReportMetric(float64(m.RequestTotal())/float64(n), "api-requests/"+unit)
+	b.Logf("load average %s; API requests by method and resource: %s", LoadAverage(), m.Breakdown())
+}
+
+// ReportFlux reports Flux's figures for a phase whose end is "all ready"
+// (flux-s/all-ready, flux-x-floor beside floor, flux-cpu-s,
+// flux-MiB-peak-rss, flux-apiserver-etcd-cpu-s) and logs them with the
+// load average.
+func ReportFlux(b *testing.B, flux Phase, floor time.Duration) {
+	b.Helper()
+	b.ReportMetric(flux.Elapsed.Seconds(), "flux-s/all-ready")
+	b.ReportMetric(flux.Elapsed.Seconds()/floor.Seconds(), "flux-x-floor")
+	b.ReportMetric(flux.CPU.Seconds(), "flux-cpu-s")
+	b.ReportMetric(flux.PeakRSS, "flux-MiB-peak-rss")
+	b.ReportMetric(flux.ControlPlaneCPU.Seconds(), "flux-apiserver-etcd-cpu-s")
+	b.Logf("Flux: %.1f s, %.1f CPU-s, peak RSS %.0f MiB (%.0f before), API server and etcd %.1f CPU-s; load average %s",
+		flux.Elapsed.Seconds(), flux.CPU.Seconds(), flux.PeakRSS, flux.RSSBefore, flux.ControlPlaneCPU.Seconds(), LoadAverage())
 }
 
 // ReportBesideFlux reports weir ÷ Flux for a phase measured under both:
