@@ -180,7 +180,13 @@ func TestSOPSVaultObjectLevelIdentity(t *testing.T) {
 		})
 		f.env.Create(t, k)
 		testenv.Eventually(t, testenv.DefaultTimeout, func(ctx context.Context) (bool, string) {
-			_, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(k)})
+			// A run may end without an error before it applied (a
+			// finalizer added, a source not yet in the cache): run again
+			// until the decrypted Secret is there.
+			if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(k)}); err != nil {
+				return false, err.Error()
+			}
+			err := f.env.Client.Get(ctx, clientKey(f.ns, sa+"-db"), &corev1.Secret{})
 			return err == nil, fmt.Sprint(err)
 		})
 		f.wantPassword(sa+"-db", "from-listed")
