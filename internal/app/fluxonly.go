@@ -8,10 +8,10 @@ import (
 
 // FluxOnlyFlags are flags of Flux's controllers that weir-controller
 // accepts, so that Deployments and patches written for Flux's start
-// unchanged, but does not act on yet: they tune a controller weir does not
-// run yet (the image controllers) or a part weir does not have (token
-// caches, SOPS fallback keys, helm-controller's OOM watch and HTTP timeout). Names, types
-// and defaults are Flux's; the help of each says "not used by weir yet".
+// unchanged. Some are acted on (the token cache, the default ServiceAccounts,
+// --sops-age-secret, --sops-vault-configmap); the others tune a part weir
+// does not have (helm-controller's OOM watch and HTTP timeout, …) and their
+// help says "not used by weir yet". Names, types and defaults are Flux's.
 type FluxOnlyFlags struct {
 	TokenCacheMaxSize     int
 	TokenCacheMaxDuration time.Duration
