@@ -53,6 +53,9 @@ type Client struct {
 	opts    Options
 	cfg     *action.Configuration
 	written *recorder
+	// factory is the shared factory the client was built on; nil
+	// without Options.Factories.
+	factory *sharedFactory
 	// last is the newest revision the last Observe read.
 	last *releasev1.Release
 }
@@ -68,9 +71,10 @@ func init() { kube.ManagedFieldsManager = meta.HelmControllerManager }
 func NewClient(restConfig *rest.Config, opts Options) (*Client, error) {
 	var getter *Getter
 	var kc *kube.Client
+	var shared *sharedFactory
 	if opts.Factories != nil {
-		f := opts.Factories.get(restConfig)
-		getter, kc = f.getter, &kube.Client{Factory: f}
+		shared = opts.Factories.get(restConfig)
+		getter, kc = shared.getter, &kube.Client{Factory: shared}
 	} else {
 		getter = NewGetter(restConfig, opts.Namespace)
 		kc = kube.New(getter)
@@ -86,7 +90,7 @@ func NewClient(restConfig *rest.Config, opts Options) (*Client, error) {
 	kc.Namespace = opts.Namespace
 	kc.SetLogger(logger.Handler())
 
-	secrets := driver.NewSecrets(clientset.CoreV1().Secrets(opts.StorageNamespace))
+	secrets := newReleaseSecrets(clientset.CoreV1().Secrets(opts.StorageNamespace))
 	secrets.SetLogger(logger.Handler())
 	rec := &recorder{Driver: secrets}
 	store := storage.Init(rec)
@@ -98,7 +102,7 @@ func NewClient(restConfig *rest.Config, opts Options) (*Client, error) {
 	cfg.KubeClient = kc
 	cfg.Releases = store
 	cfg.HookOutputFunc = func(_, _, _ string) io.Writer { return io.Discard }
-	return &Client{opts: opts, cfg: cfg, written: rec}, nil
+	return &Client{opts: opts, cfg: cfg, written: rec, factory: shared}, nil
 }
 
 // Written returns the releases actions wrote to storage since the last

@@ -89,13 +89,21 @@ type sharedFactory struct {
 	cmdutil.Factory
 	getter *Getter
 
+	// caps keeps .Capabilities between actions; nil when its probe could
+	// not be built, and Helm reads discovery itself.
+	caps *sharedCapabilities
+
 	mu        sync.RWMutex
 	supported map[schema.GroupVersionKind]error
 }
 
 func newSharedFactory(cfg *rest.Config) *sharedFactory {
 	g := NewGetter(cfg, "")
-	return &sharedFactory{Factory: cmdutil.NewFactory(g), getter: g, supported: map[schema.GroupVersionKind]error{}}
+	caps, err := newSharedCapabilities(cfg)
+	if err != nil {
+		caps = nil
+	}
+	return &sharedFactory{Factory: cmdutil.NewFactory(g), getter: g, caps: caps, supported: map[schema.GroupVersionKind]error{}}
 }
 
 // Validator is kubectl's validator (client-side schema validation only

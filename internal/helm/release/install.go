@@ -30,6 +30,7 @@ func (c *Client) Install(ctx context.Context, hr *helmv2.HelmRelease, chrt *char
 	if c.Parks(hr, chrt, ActionInstall) {
 		install.WaitStrategy, install.WaitForJobs = kube.HookOnlyStrategy, false
 	}
+	c.shareCapabilities(ctx, chrt)
 	rls, err := install.RunWithContext(ctx, chrt, values)
 	rel, _ := toV1(rls)
 	return rel, err

@@ -23,6 +23,7 @@ func (c *Client) Upgrade(ctx context.Context, hr *helmv2.HelmRelease, chrt *char
 	if c.Parks(hr, chrt, ActionUpgrade) {
 		upgrade.WaitStrategy, upgrade.WaitForJobs = kube.HookOnlyStrategy, false
 	}
+	c.shareCapabilities(ctx, chrt)
 	rls, err := upgrade.RunWithContext(ctx, c.opts.Name, chrt, values)
 	rel, _ := toV1(rls)
 	return rel, err
