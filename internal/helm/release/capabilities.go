@@ -110,10 +110,10 @@ func (s *sharedCapabilities) ask(ctx context.Context) (etag string, unchanged bo
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, resp.Body)
-	switch {
-	case resp.StatusCode == http.StatusNotModified:
+	switch resp.StatusCode {
+	case http.StatusNotModified:
 		return s.etag, true, nil
-	case resp.StatusCode == http.StatusOK:
+	case http.StatusOK:
 		return resp.Header.Get("ETag"), false, nil
 	default:
 		return "", false, fmt.Errorf("could not get apiVersions from Kubernetes: GET /apis: %s", resp.Status)
