@@ -178,7 +178,7 @@ func newManager(cfg *rest.Config, opts Options, selected []string) (manager.Mana
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 s,
 		Cache:                  cacheOpts,
-		Metrics:                metricsserver.Options{BindAddress: opts.MetricsAddr},
+		Metrics:                metricsserver.Options{BindAddress: opts.MetricsAddr, ExtraHandlers: profileHandlers()},
 		HealthProbeBindAddress: opts.HealthAddr,
 		LeaderElection:         opts.EnableLeaderElection,
 		LeaderElectionID:       leaderElectionID(opts),
