@@ -60,10 +60,11 @@ type Children struct {
 }
 
 type fluxProcess struct {
-	name   string
-	cmd    *exec.Cmd
-	log    string // its standard output and error
-	exited chan struct{}
+	name    string
+	cmd     *exec.Cmd
+	log     string // its standard output and error
+	exited  chan struct{}
+	metrics string // its --metrics-addr, which serves /debug/pprof/
 }
 
 // child is one binary to start and its arguments, less the metrics and
@@ -141,12 +142,13 @@ func startChildren(b testing.TB, env *testenv.Env, work string, children []child
 	f := &Children{}
 	b.Cleanup(f.Stop)
 	for _, c := range children {
-		health := freeAddr(b)
-		argv := append(append([]string{}, c.argv...), "--metrics-addr="+freeAddr(b), "--health-addr="+health)
+		health, metrics := freeAddr(b), freeAddr(b)
+		argv := append(append([]string{}, c.argv...), "--metrics-addr="+metrics, "--health-addr="+health)
 		p, err := startFluxProcess(c.bin, work, argv, env.ControlPlane.KubeconfigPath())
 		if err != nil {
 			b.Fatal(err)
 		}
+		p.metrics = metrics
 		f.procs = append(f.procs, p)
 		if err := p.waitReady(health, 2*time.Minute); err != nil {
 			b.Fatal(err)
@@ -267,6 +269,7 @@ func (f *Children) MeasurePhase(b testing.TB, env *testenv.Env, step func()) Pha
 		return sum
 	}
 	m := Measurement{RSSBefore: rss()}
+	peaks := newPeakProfiles(f.procs)
 	var mu sync.Mutex
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -274,6 +277,9 @@ func (f *Children) MeasurePhase(b testing.TB, env *testenv.Env, step func()) Pha
 		for {
 			r := rss()
 			mu.Lock()
+			if r > m.PeakRSS {
+				peaks.peak(r)
+			}
 			m.PeakRSS = max(m.PeakRSS, r)
 			mu.Unlock()
 			select {
@@ -291,6 +297,7 @@ func (f *Children) MeasurePhase(b testing.TB, env *testenv.Env, step func()) Pha
 	cp := ControlPlaneCPU(env) - cp0
 	close(stop)
 	wg.Wait()
+	peaks.write(b)
 	for _, p := range f.procs {
 		select {
 		case <-p.exited:
