@@ -158,10 +158,10 @@ func startTLSPubSub(t *testing.T) (*pstest.Server, *[]string) {
 	}
 	go func() { _ = gs.Serve(lis) }()
 	t.Cleanup(gs.Stop)
-	saved := pubSubTestOptions
-	pubSubTestOptions = []option.ClientOption{option.WithEndpoint(lis.Addr().String()),
+	saved := PubSubClientOptions
+	PubSubClientOptions = []option.ClientOption{option.WithEndpoint(lis.Addr().String()),
 		option.WithGRPCDialOption(grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12})))}
-	t.Cleanup(func() { pubSubTestOptions = saved })
+	t.Cleanup(func() { PubSubClientOptions = saved })
 	return srv, &auths
 }
 
