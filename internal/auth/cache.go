@@ -79,6 +79,20 @@ func (c *Cache) Forget(key string) {
 	c.entries.Remove(key)
 }
 
+// ForgetToken drops key's token if it is still value: of callers refused
+// one token at the same time, the first exchanges again and the others
+// get its new token instead of exchanging too.
+func (c *Cache) ForgetToken(key, value string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v, ok := c.entries.Get(key); ok && v.(cached).token.Value == value {
+		c.entries.Remove(key)
+	}
+}
+
 // Len is the number of tokens kept.
 func (c *Cache) Len() int {
 	if c == nil {

@@ -85,6 +85,17 @@ func TestCacheEvictsLeastRecentlyUsedAndForgets(t *testing.T) {
 	if c.Len() != 2 {
 		t.Errorf("Len = %d, want 2", c.Len())
 	}
+	// ForgetToken drops b only while b's token is the one refused: a
+	// second caller refused the same token keeps the first's new one.
+	c.ForgetToken("b", "not b's token")
+	get("b")
+	c.ForgetToken("b", "b")
+	get("b")
+	c.ForgetToken("b", "b-old")
+	get("b")
+	if fetched["b"] != 4 {
+		t.Errorf("after ForgetToken, b fetched %d times, want 4", fetched["b"])
+	}
 }
 
 func TestCacheMakesOneExchangePerKeyAtATime(t *testing.T) {

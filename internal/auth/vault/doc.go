@@ -14,7 +14,7 @@
 //     the list is what the operator trusts with the cluster's tokens.
 //   - Login asks the API server for a token of the ServiceAccount (the
 //     TokenRequest of internal/auth) bound to the audience of the
-//     instance's address, and POSTs it to <address>/v1/<loginPath> as
+//     instance's address, and writes it to <address>/v1/<loginPath> as
 //     {"role": "<namespace>_<name>", "jwt": "..."}: the role is the
 //     ServiceAccount's namespace and name joined by an underscore, Flux's
 //     convention, so a Vault role binds one ServiceAccount and one
@@ -22,6 +22,13 @@
 //     in auth.Cache for its lease_duration (four fifths of it, as every
 //     token there) under a key naming the address, the login path and
 //     the identity.
+//
+// The login goes through hashicorp/vault/api's client configured as SOPS
+// configures its transit client (DefaultConfig): the TLS settings of the
+// controller's environment (VAULT_CACERT, VAULT_CAPATH, VAULT_CLIENT_CERT,
+// VAULT_CLIENT_KEY, VAULT_SKIP_VERIFY, VAULT_TLS_SERVER_NAME) apply to
+// both alike. Forget drops a token transit refused, so the next Login
+// logs in anew.
 //
 // Vault's own messages ({"errors": [...]}) are quoted in errors; the
 // ServiceAccount token and the client token never are.

@@ -1,16 +1,14 @@
 package vault
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
 
+	vaultapi "github.com/hashicorp/vault/api"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
@@ -86,38 +84,22 @@ func normalize(address string) string { return strings.TrimRight(strings.TrimSpa
 // <namespace>_<name>.
 func Role(sa types.NamespacedName) string { return sa.Namespace + "_" + sa.Name }
 
-// Client logs in to Vault. The zero value uses a client with a timeout.
-type Client struct {
-	// HTTPClient carries the login calls; nil is one with a 30 second
-	// timeout and the system's roots.
-	HTTPClient *http.Client
-}
+// Client logs in to Vault.
+type Client struct{}
 
 // Default is the client the controller uses.
 var Default = &Client{}
-
-func (c *Client) httpClient() *http.Client {
-	if c != nil && c.HTTPClient != nil {
-		return c.HTTPClient
-	}
-	return &http.Client{Timeout: 30 * time.Second}
-}
 
 // Login returns the Vault token of id at in: from the settings' cache, or
 // by presenting a ServiceAccount token (audience in.Address) as role
 // <namespace>_<name> to in's login endpoint. The controller's identity
 // presents its own ServiceAccount (auth.ControllerServiceAccount).
 func (c *Client) Login(ctx context.Context, settings *auth.Settings, id auth.Identity, in Instance) (auth.Token, error) {
-	subject, err := auth.Subject(id)
+	subject, key, err := cacheKey(id, in)
 	if err != nil {
 		return auth.Token{}, err
 	}
-	var cache *auth.Cache
-	if settings != nil {
-		cache = settings.Cache
-	}
-	key := "vault\n" + in.Address + "\n" + in.LoginPath + "\n" + subject.String()
-	return cache.Get(ctx, key, func(ctx context.Context) (auth.Token, error) {
+	return cacheOf(settings).Get(ctx, key, func(ctx context.Context) (auth.Token, error) {
 		jwt, err := settings.ServiceAccountToken(ctx, subject, in.Address)
 		if err != nil {
 			return auth.Token{}, err
@@ -126,51 +108,83 @@ func (c *Client) Login(ctx context.Context, settings *auth.Settings, id auth.Ide
 	})
 }
 
-// loginResponse is the part of Vault's login answer used here.
-type loginResponse struct {
-	Auth *struct {
-		ClientToken   string `json:"client_token"`
-		LeaseDuration int64  `json:"lease_duration"`
-	} `json:"auth"`
-	Errors []string `json:"errors"`
+// Forget drops the token Login keeps for id at in if it is still token:
+// Vault refused it (revoked, or its lease cut short), so the next Login
+// logs in again.
+func (c *Client) Forget(settings *auth.Settings, id auth.Identity, in Instance, token string) error {
+	_, key, err := cacheKey(id, in)
+	if err != nil {
+		return err
+	}
+	cacheOf(settings).ForgetToken(key, token)
+	return nil
+}
+
+// cacheKey is the subject that logs in for id and the cache key of its
+// token at in.
+func cacheKey(id auth.Identity, in Instance) (auth.Identity, string, error) {
+	subject, err := auth.Subject(id)
+	if err != nil {
+		return auth.Identity{}, "", err
+	}
+	return subject, "vault\n" + in.Address + "\n" + in.LoginPath + "\n" + subject.String(), nil
+}
+
+func cacheOf(settings *auth.Settings) *auth.Cache {
+	if settings == nil {
+		return nil
+	}
+	return settings.Cache
+}
+
+// apiClient is a Vault API client for address configured the way SOPS
+// configures its transit client (hashicorp/vault/api's DefaultConfig,
+// which reads VAULT_CACERT, VAULT_CAPATH, VAULT_CLIENT_CERT,
+// VAULT_CLIENT_KEY, VAULT_SKIP_VERIFY, VAULT_TLS_SERVER_NAME and the
+// timeouts and retries from the controller's environment), so the login
+// trusts what the transit calls trust. It carries no token and no
+// namespace (the login needs none; loginPath names a namespace itself)
+// and goes to address even when VAULT_AGENT_ADDR is set: the
+// ServiceAccount token is for address only.
+func apiClient(address string) (*vaultapi.Client, error) {
+	cfg := vaultapi.DefaultConfig()
+	if cfg.Error != nil {
+		return nil, fmt.Errorf("configuring the Vault client from the environment: %w", cfg.Error)
+	}
+	cfg.Address, cfg.AgentAddress = address, ""
+	c, err := vaultapi.NewClient(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("configuring the Vault client: %w", err)
+	}
+	c.ClearToken()
+	c.ClearNamespace()
+	return c, nil
 }
 
 func (c *Client) login(ctx context.Context, in Instance, role, jwt string) (auth.Token, error) {
 	url := in.Address + "/v1/" + in.LoginPath
-	body, err := json.Marshal(map[string]string{"role": role, "jwt": jwt})
-	if err != nil {
-		return auth.Token{}, err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	api, err := apiClient(in.Address)
 	if err != nil {
 		return auth.Token{}, fmt.Errorf("vault login at %s: %w", url, err)
 	}
-	req.Header.Set("Content-Type", "application/json")
 	start := time.Now()
-	resp, err := c.httpClient().Do(req)
-	if err != nil {
-		return auth.Token{}, fmt.Errorf("vault login at %s as role '%s': %w", url, role, err)
-	}
-	defer func() { _ = resp.Body.Close() }()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return auth.Token{}, fmt.Errorf("vault login at %s as role '%s': reading the answer: %w", url, role, err)
-	}
-	var out loginResponse
-	decodeErr := json.Unmarshal(raw, &out)
-	if resp.StatusCode != http.StatusOK {
-		reason := http.StatusText(resp.StatusCode)
-		if decodeErr == nil && len(out.Errors) > 0 {
-			reason = strings.Join(out.Errors, "; ")
+	secret, err := api.Logical().WriteWithContext(ctx, in.LoginPath, map[string]any{"role": role, "jwt": jwt})
+	var refused *vaultapi.ResponseError
+	switch {
+	case errors.As(err, &refused):
+		reason := http.StatusText(refused.StatusCode)
+		if !refused.RawError && len(refused.Errors) > 0 {
+			reason = strings.Join(refused.Errors, "; ")
 		}
-		return auth.Token{}, fmt.Errorf("vault login at %s as role '%s' failed: HTTP %d: %s", url, role, resp.StatusCode, reason)
-	}
-	if decodeErr != nil || out.Auth == nil || out.Auth.ClientToken == "" {
+		return auth.Token{}, fmt.Errorf("vault login at %s as role '%s' failed: HTTP %d: %s", url, role, refused.StatusCode, reason)
+	case err != nil:
+		return auth.Token{}, fmt.Errorf("vault login at %s as role '%s': %w", url, role, err)
+	case secret == nil || secret.Auth == nil || secret.Auth.ClientToken == "":
 		return auth.Token{}, fmt.Errorf("vault login at %s as role '%s': %w", url, role, errors.New("the answer holds no auth.client_token"))
 	}
-	t := auth.Token{Value: out.Auth.ClientToken}
-	if out.Auth.LeaseDuration > 0 {
-		t.ExpiresAt = start.Add(time.Duration(out.Auth.LeaseDuration) * time.Second)
+	t := auth.Token{Value: secret.Auth.ClientToken}
+	if secret.Auth.LeaseDuration > 0 {
+		t.ExpiresAt = start.Add(time.Duration(secret.Auth.LeaseDuration) * time.Second)
 	}
 	return t, nil
 }

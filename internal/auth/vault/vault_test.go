@@ -126,7 +126,7 @@ func TestLoginWithServiceAccounts(t *testing.T) {
 	}
 	var got []vaulttransit.Login
 	for _, r := range fake.Logins() {
-		if r.Method != "POST" || r.Path != "/v1/auth/kubernetes/login" || r.Status != 200 {
+		if r.Method != "PUT" || r.Path != "/v1/auth/kubernetes/login" || r.Status != 200 {
 			t.Errorf("login request %+v", r)
 		}
 		got = append(got, *r.Login)
@@ -168,5 +168,83 @@ func TestLoginWithServiceAccounts(t *testing.T) {
 	logins := fake.Logins()
 	if last := logins[len(logins)-1]; last.Status != 200 || last.Login.Role != ns+"_weir-controller" {
 		t.Errorf("controller login %+v %+v", last, last.Login)
+	}
+}
+
+// TestLoginOverTLS logs in to the fake served over HTTPS with the TLS
+// settings of the controller's environment, the ones SOPS's transit
+// client reads (hashicorp/vault/api's): the CA as a file or a directory,
+// verification skipped, a client certificate for a listener that requires
+// one. Without them the login fails naming its call and the TLS error,
+// with no token in the message.
+func TestLoginOverTLS(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	env.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tenant"}})
+	plain, mutual := vaulttransit.NewTLS(t, vaulttransit.TLS{}), vaulttransit.NewTLS(t, vaulttransit.TLS{RequireClientCert: true})
+	for _, fake := range []*vaulttransit.Server{plain, mutual} {
+		fake.EnableLogin("auth/kubernetes/login", 3600, vaulttransit.TokenReview(env.Client, fake.URL))
+		fake.AddRole(ns+"_tenant", vaulttransit.Role{Subject: satoken.ServiceAccount(ns, "tenant"), Audience: fake.URL})
+	}
+	caDir := t.TempDir()
+	ca, err := os.ReadFile(plain.CAFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(caDir, "vault-ca.pem"), ca, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		fake    *vaulttransit.Server
+		env     map[string]string
+		wantErr string
+		// wantCert is whether the login presented a client certificate.
+		wantCert bool
+	}{
+		{name: "system roots only", fake: plain, wantErr: "x509: certificate signed by unknown authority"},
+		{name: "VAULT_CACERT", fake: plain, env: map[string]string{"VAULT_CACERT": plain.CAFile}},
+		{name: "VAULT_CAPATH", fake: plain, env: map[string]string{"VAULT_CAPATH": caDir}},
+		{name: "VAULT_SKIP_VERIFY", fake: plain, env: map[string]string{"VAULT_SKIP_VERIFY": "true"}},
+		{name: "VAULT_CACERT missing", fake: plain, env: map[string]string{"VAULT_CACERT": filepath.Join(caDir, "missing.pem")},
+			wantErr: "configuring the Vault client from the environment"},
+		{name: "client certificate required, none given", fake: mutual, env: map[string]string{"VAULT_CACERT": mutual.CAFile},
+			wantErr: "certificate required"},
+		{name: "VAULT_CLIENT_CERT and VAULT_CLIENT_KEY", fake: mutual, wantCert: true,
+			env: map[string]string{"VAULT_CACERT": mutual.CAFile, "VAULT_CLIENT_CERT": mutual.CertFile, "VAULT_CLIENT_KEY": mutual.KeyFile}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, k := range []string{"VAULT_CACERT", "VAULT_CAPATH", "VAULT_SKIP_VERIFY", "VAULT_CLIENT_CERT", "VAULT_CLIENT_KEY", "VAULT_TOKEN"} {
+				t.Setenv(k, tt.env[k])
+			}
+			s := &auth.Settings{ObjectLevel: true, Client: env.Client, Cache: auth.NewCache(10, time.Hour)}
+			id, err := s.IdentityFor(ns, "tenant")
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := len(tt.fake.Logins())
+			tok, err := vault.Default.Login(context.Background(), s, id, vault.Instance{Address: tt.fake.URL, LoginPath: "auth/kubernetes/login"})
+			if tt.wantErr != "" {
+				prefix := "vault login at " + tt.fake.URL + "/v1/auth/kubernetes/login"
+				if err == nil || !strings.HasPrefix(err.Error(), prefix) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q starting %q", err, tt.wantErr, prefix)
+				}
+				if strings.Contains(err.Error(), "hvs.") || strings.Contains(err.Error(), "eyJ") {
+					t.Errorf("a token leaked into %q", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			logins := tt.fake.Logins()
+			if len(logins) != before+1 || logins[len(logins)-1].Status != 200 || tok.Value == "" {
+				t.Fatalf("logins %+v, token %q: want one answered", logins[before:], tok.Value)
+			}
+			if last := logins[len(logins)-1]; last.ClientCert != tt.wantCert || last.Token != "" {
+				t.Errorf("login presented a client certificate: %v, want %v; X-Vault-Token %q, want none", last.ClientCert, tt.wantCert, last.Token)
+			}
+		})
 	}
 }

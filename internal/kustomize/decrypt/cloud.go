@@ -67,6 +67,11 @@ type Options struct {
 	// controller's identity (Flux's precedence: sops.vault-token, the
 	// login, VAULT_TOKEN), never for an object-level one.
 	Vault func(ctx context.Context, address string) (string, error)
+	// VaultRefused, when set, is told that Vault transit refused (HTTP
+	// 403) a token Vault gave for address: the login forgets it, and the
+	// key's call is made once more with the token Vault then gives (a new
+	// login). A token that is refused again fails the call.
+	VaultRefused func(ctx context.Context, address, token string)
 	// ObjectLevel names the object-level identity ("serviceaccount/ns/name")
 	// when the Kustomization uses one. A key whose service gets neither
 	// credentials from the Secret nor the identity above (GCP or Azure
@@ -98,8 +103,10 @@ type cloudCreds struct {
 	gcp    []byte
 	azure  azcore.TokenCredential
 	vault  string
-	// vaultLogin is Options.Vault.
-	vaultLogin func(ctx context.Context, address string) (string, error)
+	// vaultLogin and vaultRefused are Options.Vault and
+	// Options.VaultRefused.
+	vaultLogin   func(ctx context.Context, address string) (string, error)
+	vaultRefused func(ctx context.Context, address, token string)
 	// gcpObject and azureObject are Options.GCP and Options.Azure.
 	gcpObject   oauth2.TokenSource
 	azureObject azcore.TokenCredential
@@ -271,21 +278,21 @@ func describeImportError(name string, err error) error {
 
 // vaultToken is the token of a Vault key at address, in Flux's order: the
 // Secret's sops.vault-token, else the Kubernetes workload identity's
-// login (Options.Vault), else none, which leaves SOPS its own lookup
-// (VAULT_TOKEN) for the controller's identity. An address the login
-// does not list falls through to VAULT_TOKEN only for the controller's
-// identity and only when the controller has one; otherwise it fails
-// naming the address.
-func (c *cloudCreds) vaultToken(ctx context.Context, address string) (string, error) {
+// login (Options.Vault, fromLogin), else none, which leaves SOPS its own
+// lookup (VAULT_TOKEN) for the controller's identity. An address the
+// login does not list falls through to VAULT_TOKEN only for the
+// controller's identity and only when the controller has one; otherwise
+// it fails naming the address.
+func (c *cloudCreds) vaultToken(ctx context.Context, address string) (token string, fromLogin bool, err error) {
 	if c.vault != "" {
-		return c.vault, nil
+		return c.vault, false, nil
 	}
 	if c.vaultLogin == nil {
-		return "", nil
+		return "", false, nil
 	}
 	tok, err := c.vaultLogin(ctx, address)
 	if err != nil && errors.Is(err, ErrVaultAddressNotListed) && c.objectLevel == "" && os.Getenv("VAULT_TOKEN") != "" {
-		return "", nil
+		return "", false, nil
 	}
-	return tok, err
+	return tok, err == nil && tok != "", err
 }

@@ -43,7 +43,7 @@ func New(keys map[string][]byte, opts ...Options) (*Decryptor, error) {
 	srv := &keyServer{}
 	for _, o := range opts {
 		srv.cloud.awsFor, srv.cloud.objectLevel, srv.cloud.azureTransport = o.AWS, o.ObjectLevel, o.AzureTransport
-		srv.cloud.gcpObject, srv.cloud.azureObject, srv.cloud.vaultLogin = o.GCP, o.Azure, o.Vault
+		srv.cloud.gcpObject, srv.cloud.azureObject, srv.cloud.vaultLogin, srv.cloud.vaultRefused = o.GCP, o.Azure, o.Vault, o.VaultRefused
 	}
 	for _, name := range names {
 		switch {

@@ -2,7 +2,9 @@ package decrypt
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"regexp"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -12,6 +14,7 @@ import (
 	"github.com/getsops/sops/v3/hcvault"
 	"github.com/getsops/sops/v3/keyservice"
 	"github.com/getsops/sops/v3/kms"
+	vaultapi "github.com/hashicorp/vault/api"
 )
 
 // cloudKey is a SOPS master key of a key service, built from a key stanza
@@ -83,7 +86,7 @@ func (s *keyServer) cloudMasterKey(ctx context.Context, k *keyservice.Key) (clou
 	case *keyservice.Key_VaultKey:
 		mk := &hcvault.MasterKey{VaultAddress: t.VaultKey.GetVaultAddress(), EnginePath: t.VaultKey.GetEnginePath(),
 			KeyName: t.VaultKey.GetKeyName()}
-		token, err := c.vaultToken(ctx, mk.VaultAddress)
+		token, fromLogin, err := c.vaultToken(ctx, mk.VaultAddress)
 		if err != nil {
 			return nil, true, err
 		}
@@ -94,9 +97,31 @@ func (s *keyServer) cloudMasterKey(ctx context.Context, k *keyservice.Key) (clou
 			return nil, true, fmt.Errorf("object-level workload identity (%s) for %s needs the controller's --sops-vault-configmap to list the Vault address %s, or a %s in the decryption Secret",
 				c.objectLevel, service[kind], mk.VaultAddress, VaultTokenKey)
 		}
+		if fromLogin {
+			return &loginKey{MasterKey: mk, token: token}, true, nil
+		}
 		return mk, true, nil
 	}
 	return nil, false, nil
+}
+
+// loginKey is a Vault transit key whose token came from a login
+// (Options.Vault), which may be asked for a new one when transit refuses
+// it.
+type loginKey struct {
+	*hcvault.MasterKey
+	token string
+}
+
+// refusedLogin is the key's login token when call's error is Vault
+// refusing it (HTTP 403), empty otherwise.
+func refusedLogin(mk cloudKey, err error) string {
+	lk, ok := mk.(*loginKey)
+	var refused *vaultapi.ResponseError
+	if !ok || !errors.As(err, &refused) || refused.StatusCode != http.StatusForbidden {
+		return ""
+	}
+	return lk.token
 }
 
 // unlessRefused returns mk, or refuses it when neither the Secret nor the
@@ -134,7 +159,20 @@ func (s *keyServer) cloudCall(ctx context.Context, k *keyservice.Key, call func(
 	if err != nil {
 		return true, &keyRequestError{kind: kind, id: id, reason: s.cloud.redact(err.Error()), cause: err}
 	}
-	if err := call(mk); err != nil {
+	err = call(mk)
+	if refused := refusedLogin(mk, err); refused != "" && s.cloud.vaultRefused != nil {
+		// A cached login token Vault no longer honours (revoked, or its
+		// lease cut short): forget it and log in once more.
+		s.cloud.vaultRefused(ctx, k.GetVaultKey().GetVaultAddress(), refused)
+		if mk, _, err = s.cloudMasterKey(ctx, k); err != nil {
+			return true, &keyRequestError{kind: kind, id: id, reason: s.cloud.redact(err.Error()), cause: err}
+		}
+		if err = call(mk); refusedLogin(mk, err) != "" {
+			return true, &keyRequestError{kind: kind, id: id, reason: service[kind] + ": permission denied (HTTP 403) twice, " +
+				"for the login's token and for a new login's: the Vault role of the login has no policy allowing this key"}
+		}
+	}
+	if err != nil {
 		return true, &keyRequestError{kind: kind, id: id, reason: service[kind] + ": " + s.cloud.redact(err.Error())}
 	}
 	return true, nil

@@ -387,3 +387,68 @@ func TestAzureKeyVaultWithTheSecretsClientSecret(t *testing.T) {
 		t.Errorf("the secret leaked: %q", err)
 	}
 }
+
+// TestVaultRefusedTokens: transit refusing (403) a login's token is told
+// to Options.VaultRefused and the call is made once more with the next
+// token Options.Vault gives; a refused Secret or VAULT_TOKEN token, or
+// an error other than 403, is not retried.
+func TestVaultRefusedTokens(t *testing.T) {
+	fake := vaulttransit.New(t, "hvs.author", "hvs.good")
+	key, err := hcvault.NewMasterKeyFromURI(fake.URL + "/v1/sops/keys/weir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := encryptTo(t, map[string][]byte{VaultTokenKey: []byte("hvs.author")}, key)
+	tests := []struct {
+		name   string
+		secret map[string][]byte
+		env    string
+		// logins are the tokens Options.Vault gives, in turn.
+		logins      []string
+		wantRefused []string
+		wantErr     string
+	}{
+		{name: "a refused login token, a new login", logins: []string{"hvs.revoked", "hvs.good"}, wantRefused: []string{"hvs.revoked"}},
+		{name: "refused twice", logins: []string{"hvs.revoked", "hvs.denied"}, wantRefused: []string{"hvs.revoked"},
+			wantErr: "hcvault key " + fake.URL + "/sops/weir: HashiCorp Vault transit: permission denied (HTTP 403) twice, for the login's token and for a new login's"},
+		{name: "the Secret's token is not retried", secret: map[string][]byte{VaultTokenKey: []byte("hvs.wrong")}, logins: []string{"hvs.good"},
+			wantErr: "permission denied"},
+		{name: "VAULT_TOKEN is not retried", env: "hvs.wrong", wantErr: "permission denied"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("VAULT_TOKEN", tt.env)
+			var refused []string
+			opts := Options{VaultRefused: func(_ context.Context, address, token string) {
+				if address != fake.URL {
+					t.Errorf("refused for %s", address)
+				}
+				refused = append(refused, token)
+			}}
+			if tt.logins != nil {
+				logins := tt.logins
+				opts.Vault = func(context.Context, string) (string, error) {
+					tok := logins[0]
+					if len(logins) > 1 {
+						logins = logins[1:]
+					}
+					return tok, nil
+				}
+			}
+			d, err := New(tt.secret, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = decryptDoc(t, d, doc)
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("err = %v, want %q", err, tt.wantErr)
+			}
+			if err != nil && strings.Contains(err.Error(), "hvs.") {
+				t.Errorf("a token leaked: %q", err)
+			}
+			if strings.Join(refused, ",") != strings.Join(tt.wantRefused, ",") {
+				t.Errorf("refused %q, want %q", refused, tt.wantRefused)
+			}
+		})
+	}
+}

@@ -39,7 +39,7 @@ func configureDecryption(ctx context.Context, reader client.Reader, obj *kustomi
 	if opts.Identity != nil && opts.SOPSVaultConfigMap != nil {
 		id, _ := opts.Identity.IdentityFor(obj.Namespace, spec.ServiceAccountName) // decryptionIdentity checked it
 		login := &vaultLogin{reader: reader, key: *opts.SOPSVaultConfigMap, settings: opts.Identity, id: id}
-		identity.Vault = login.token
+		identity.Vault, identity.VaultRefused = login.token, login.refused
 	}
 	dec, err := decrypt.New(keys, identity)
 	if err != nil {

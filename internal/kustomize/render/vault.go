@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/weir-gitops/weir/internal/auth"
@@ -59,4 +60,21 @@ func (v *vaultLogin) token(ctx context.Context, address string) (string, error) 
 		return "", err
 	}
 	return tok.Value, nil
+}
+
+// refused implements decrypt.Options.VaultRefused: the login token of
+// address that transit refused leaves the cache, so the next token is a
+// new login's.
+func (v *vaultLogin) refused(ctx context.Context, address, token string) {
+	config, err := v.load(ctx)
+	if err != nil {
+		return
+	}
+	in, ok := config.Instance(address)
+	if !ok {
+		return
+	}
+	if err := vault.Default.Forget(v.settings, v.id, in, token); err == nil {
+		ctrl.LoggerFrom(ctx).Info("Vault refused a login token, logging in again", "address", in.Address, "loginPath", in.LoginPath)
+	}
 }

@@ -215,3 +215,40 @@ func TestSOPSVaultObjectLevelIdentity(t *testing.T) {
 		t.Error("two ServiceAccounts decrypted with one Vault token")
 	}
 }
+
+// TestSOPSVaultLoginOverTLS serves the listed Vault over HTTPS. Without
+// VAULT_CACERT in the controller's environment the login fails, before
+// any transit call: Ready=False naming the login call and the TLS error,
+// with no token. With VAULT_CACERT, the file SOPS's transit client also
+// trusts, the next reconcile logs in and decrypts.
+func TestSOPSVaultLoginOverTLS(t *testing.T) {
+	listed := vaulttransit.NewTLS(t, vaulttransit.TLS{}, "hvs.author")
+	t.Setenv("VAULT_CACERT", listed.CAFile) // the author's encryption
+	f, sha := vaultFixture(t, listed, vaulttransit.New(t, "hvs.author"))
+	t.Setenv("VAULT_CACERT", "")
+
+	k := f.kustomization("vault-tls", "./listed", func(spec *kustomizev1.KustomizationSpec) {
+		spec.NamePrefix = "tls-"
+		spec.Decryption = &kustomizev1.Decryption{Provider: kustomizev1.DecryptionProviderSOPS}
+	})
+	f.env.Create(t, k)
+	ready := f.waitFailed(k, "main@sha1:"+sha, meta.BuildFailedReason)
+	wantMsg := "vault login at " + listed.URL + "/v1/auth/kubernetes/login as role '" + controllerSA.Namespace + "_" + controllerSA.Name + "'"
+	if !strings.Contains(ready.Message, wantMsg) || !strings.Contains(ready.Message, "x509: certificate signed by unknown authority") {
+		t.Errorf("Ready message %q, want it to name %q and the TLS error", ready.Message, wantMsg)
+	}
+	if strings.Contains(ready.Message, "hvs.") || strings.Contains(ready.Message, "eyJ") {
+		t.Errorf("a token leaked into %q", ready.Message)
+	}
+	if n := len(listed.Requests()); n != 1 { // the author's encrypt only
+		t.Errorf("the Vault answered %d requests, want only the author's", n)
+	}
+
+	t.Setenv("VAULT_CACERT", listed.CAFile)
+	f.env.RequestReconcile(t, k)
+	f.waitApplied(k, "main@sha1:"+sha)
+	f.wantPassword("tls-db", "from-listed")
+	if logins := listed.Logins(); len(logins) != 1 || logins[0].Status != 200 {
+		t.Errorf("logins %+v, want one answered", logins)
+	}
+}

@@ -55,13 +55,15 @@ func newPubSub(o notifier.Options) (notifier.Notifier, error) {
 		// needs a token.
 		p.creds = []option.ClientOption{option.WithTokenSource(gcpTokenSource{ctx: context.Background(), id: o.Identity})}
 	}
-	p.creds = append(p.creds, pubSubTestOptions...)
+	p.creds = append(p.creds, PubSubClientOptions...)
 	return p, nil
 }
 
-// pubSubTestOptions, set by tests only, reach a TLS fake that checks the
-// bearer token (an emulator takes none).
-var pubSubTestOptions []option.ClientOption
+// PubSubClientOptions are added to every Pub/Sub client's options. Only
+// tests set them (this package's, and those that deliver through a
+// Provider to internal/devenv/testenv/cloudfake/gcpfake's PubSub), to
+// reach a TLS fake that checks the bearer token (an emulator takes none).
+var PubSubClientOptions []option.ClientOption
 
 // gcpTokenSource gives Google's client the identity's access tokens.
 type gcpTokenSource struct {

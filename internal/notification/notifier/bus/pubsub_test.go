@@ -2,27 +2,18 @@ package bus
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/json"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	pb "cloud.google.com/go/pubsub/v2/apiv1/pubsubpb"
 	"cloud.google.com/go/pubsub/v2/pstest"
 	"github.com/google/go-cmp/cmp"
-	"google.golang.org/api/option"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 
+	"github.com/weir-gitops/weir/internal/devenv/testenv/cloudfake/gcpfake"
 	"github.com/weir-gitops/weir/internal/notification/notifier"
 	"github.com/weir-gitops/weir/internal/notification/notifier/notifiertest"
 	"github.com/weir-gitops/weir/internal/runtime/events"
@@ -123,52 +114,24 @@ func TestPubSubReportsRefusals(t *testing.T) {
 	}
 }
 
-// startTLSPubSub serves the Pub/Sub fake's publisher over TLS, as Google
-// does, recording each call's authorization metadata, and points the
+// startTLSPubSub serves Pub/Sub's publisher over TLS, as Google does,
+// checking each call's bearer token (gcpfake.StartPubSub), and points the
 // client at it.
-func startTLSPubSub(t *testing.T) (*pstest.Server, *[]string) {
+func startTLSPubSub(t *testing.T) *gcpfake.PubSub {
 	t.Helper()
-	srv := pstest.NewServerWithAddress("127.0.0.1:0")
-	t.Cleanup(func() { _ = srv.Close() })
-	if _, err := srv.GServer.CreateTopic(context.Background(), &pb.Topic{Name: "projects/weir-test/topics/flux"}); err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewTLSServer(http.NotFoundHandler()) // for its 127.0.0.1 certificate
-	cert, roots := ts.TLS.Certificates[0], ts.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
-	ts.Close()
-	var (
-		mu    sync.Mutex
-		auths []string
-	)
-	gs := grpc.NewServer(grpc.Creds(credentials.NewServerTLSFromCert(&cert)),
-		grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-			md, _ := metadata.FromIncomingContext(ctx)
-			mu.Lock()
-			auths = append(auths, md.Get("authorization")...)
-			mu.Unlock()
-			if len(md.Get("authorization")) == 0 {
-				return nil, status.Error(codes.Unauthenticated, "Request is missing required authentication credential.")
-			}
-			return h(ctx, req)
-		}))
-	pb.RegisterPublisherServer(gs, &srv.GServer)
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = gs.Serve(lis) }()
-	t.Cleanup(gs.Stop)
-	saved := pubSubTestOptions
-	pubSubTestOptions = []option.ClientOption{option.WithEndpoint(lis.Addr().String()),
-		option.WithGRPCDialOption(grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12})))}
-	t.Cleanup(func() { pubSubTestOptions = saved })
-	return srv, &auths
+	srv := gcpfake.StartPubSub(t)
+	srv.AddTopic("weir-test", "flux")
+	srv.Accept("ya29.identity", "the identity")
+	saved := PubSubClientOptions
+	PubSubClientOptions = srv.ClientOptions()
+	t.Cleanup(func() { PubSubClientOptions = saved })
+	return srv
 }
 
 // TestPubSubWithWorkloadIdentity: without a token, every Publish carries
 // the access token of the Provider's cloud identity.
 func TestPubSubWithWorkloadIdentity(t *testing.T) {
-	srv, auths := startTLSPubSub(t)
+	srv := startTLSPubSub(t)
 	var asked []string
 	n, err := New(notifier.Options{Type: "googlepubsub", Address: "weir-test", Channel: "flux",
 		ServiceAccountName: "notify", Identity: stubIdentity{&asked}})
@@ -180,11 +143,9 @@ func TestPubSubWithWorkloadIdentity(t *testing.T) {
 	if err := n.Post(ctx, sampleEvent(events.SeverityInfo)); err != nil {
 		t.Fatalf("Post() = %v", err)
 	}
-	if len(srv.Messages()) != 1 {
-		t.Fatalf("fake got %d messages, want 1", len(srv.Messages()))
-	}
-	if len(*auths) == 0 || slices.ContainsFunc(*auths, func(a string) bool { return a != "Bearer ya29.identity" }) || len(asked) == 0 {
-		t.Errorf("authorization = %q (identity asked %q), want the identity's token on every call", *auths, asked)
+	calls := srv.Publishes()
+	if len(calls) == 0 || slices.ContainsFunc(calls, func(p gcpfake.Publish) bool { return p.Bearer != "the identity" || p.Code != codes.OK }) || len(asked) == 0 {
+		t.Errorf("publishes %+v (identity asked %q), want the identity's token on every call", calls, asked)
 	}
 
 	n, _ = New(notifier.Options{Type: "googlepubsub", Address: "weir-test", Channel: "flux", Identity: noIdentity{}})

@@ -13,7 +13,11 @@
 //   - IAM Credentials (POST /v1/projects/-/serviceAccounts/EMAIL:generateAccessToken):
 //     impersonation of a Google service account with a federated token;
 //   - the GKE API (GET /v1/projects/P/locations/L/clusters/C): the endpoint
-//     and CA of the clusters AddCluster made, for a token the fake issued.
+//     and CA of the clusters AddCluster made, for a token the fake issued;
+//   - Pub/Sub's publisher (StartPubSub, a server of its own): the
+//     google.pubsub.v1 Publisher.Publish RPC over TLS, as Google's Go
+//     client calls it, checking the bearer token and the topic and
+//     recording each call's messages (data and attributes).
 //
 // Every request is recorded with its subject token decoded (sub, aud) and
 // its credentials left out, so tests assert what was sent. Access tokens

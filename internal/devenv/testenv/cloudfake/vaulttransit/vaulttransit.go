@@ -4,16 +4,25 @@
 // X-Vault-Token header checked against the tokens it knows, ciphertexts
 // in Vault's "vault:v1:<base64>" form, and Vault's error answers
 // ({"errors": [...]}, 403 for a bad token). SOPS reaches it through the
-// vault_address its files carry (URL).
+// vault_address its files carry (URL). NewTLS serves it over HTTPS, with
+// the CA and a client certificate written to files for VAULT_CACERT,
+// VAULT_CLIENT_CERT and VAULT_CLIENT_KEY; Revoke and Deny make it refuse
+// tokens as Vault does for a revoked token or a role whose policies do not
+// cover the key.
 package vaulttransit
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -40,6 +49,8 @@ type Request struct {
 	// TokenRole is the role whose login issued Token, empty for a token
 	// given to New.
 	TokenRole string
+	// ClientCert is whether the TLS client presented a certificate.
+	ClientCert bool
 }
 
 // Login is what a login request presented.
@@ -65,6 +76,9 @@ type Review func(jwt string) (satoken.Claims, error)
 type Server struct {
 	// URL is the Vault address.
 	URL string
+	// CAFile, CertFile and KeyFile are set by NewTLS: the PEM files of the
+	// server's CA, and of a client certificate and its key.
+	CAFile, CertFile, KeyFile string
 
 	ring   kmscipher.Ring
 	mu     sync.Mutex
@@ -76,19 +90,82 @@ type Server struct {
 	roles     map[string]Role
 	lease     int
 	issued    int
+	denied    map[string]bool // roles whose tokens transit refuses
 }
 
 // New starts the fake for the test's lifetime; tokens are the valid
 // X-Vault-Token values.
 func New(t testing.TB, tokens ...string) *Server {
-	s := &Server{tokens: map[string]string{}, roles: map[string]Role{}}
-	for _, tok := range tokens {
-		s.tokens[tok] = ""
-	}
+	s := newServer(tokens)
 	srv := httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
 	return s
+}
+
+// TLS configures NewTLS.
+type TLS struct {
+	// RequireClientCert refuses a handshake without a client
+	// certificate, as a Vault listener with
+	// tls_require_and_verify_client_cert does. The fake checks that one
+	// was presented, not who issued it.
+	RequireClientCert bool
+}
+
+// NewTLS starts the fake on https://127.0.0.1 for the test's lifetime and
+// writes CAFile (the certificate clients must trust), CertFile and
+// KeyFile (a client certificate and its key).
+func NewTLS(t testing.TB, o TLS, tokens ...string) *Server {
+	t.Helper()
+	s := newServer(tokens)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	srv.TLS = &tls.Config{MinVersion: tls.VersionTLS12}
+	if o.RequireClientCert {
+		srv.TLS.ClientAuth = tls.RequireAnyClientCert
+	}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	s.URL = srv.URL
+	cert := srv.TLS.Certificates[0]
+	key, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]})
+	s.CAFile, s.CertFile, s.KeyFile = filepath.Join(dir, "ca.pem"), filepath.Join(dir, "client.pem"), filepath.Join(dir, "client-key.pem")
+	for file, data := range map[string][]byte{s.CAFile: certPEM, s.CertFile: certPEM,
+		s.KeyFile: pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: key})} {
+		if err := os.WriteFile(file, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+func newServer(tokens []string) *Server {
+	s := &Server{tokens: map[string]string{}, roles: map[string]Role{}, denied: map[string]bool{}}
+	for _, tok := range tokens {
+		s.tokens[tok] = ""
+	}
+	return s
+}
+
+// Revoke invalidates token: transit answers it 403 permission denied, as
+// Vault does for a revoked or expired token.
+func (s *Server) Revoke(token string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.tokens, token)
+}
+
+// Deny makes transit refuse every token role's login issues, now and
+// later (403 permission denied), as Vault does when the role's policies
+// do not cover the key.
+func (s *Server) Deny(role string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.denied[role] = true
 }
 
 // EnableLogin serves the auth method's login at /v1/<loginPath>,
@@ -124,7 +201,8 @@ func (s *Server) Requests() []Request { return s.log.All() }
 const prefix = "vault:v1:"
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	rec := Request{Method: r.Method, Path: r.URL.Path, Token: r.Header.Get("X-Vault-Token")}
+	rec := Request{Method: r.Method, Path: r.URL.Path, Token: r.Header.Get("X-Vault-Token"),
+		ClientCert: r.TLS != nil && len(r.TLS.PeerCertificates) > 0}
 	var status int
 	var body any
 	s.mu.Lock()
@@ -151,9 +229,10 @@ func (s *Server) answer(r *http.Request, token string) (int, any) {
 		return http.StatusMethodNotAllowed, vaultErrors("unsupported operation")
 	}
 	s.mu.Lock()
-	_, known := s.tokens[token]
+	role, known := s.tokens[token]
+	denied := s.denied[role] && role != ""
 	s.mu.Unlock()
-	if !known {
+	if !known || denied {
 		return http.StatusForbidden, vaultErrors("permission denied")
 	}
 	// /v1/<engine path, may hold slashes>/<op>/<key>
