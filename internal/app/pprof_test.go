@@ -25,7 +25,7 @@ func TestMetricsServerServesProfiles(t *testing.T) {
 	metrics := freeAddr(t)
 	opts := DefaultOptions()
 	opts.Controllers = []string{"source"}
-	opts.MetricsAddr, opts.HealthAddr = metrics, "0"
+	opts.MetricsAddr, opts.HealthAddr, opts.SkipNameValidation = metrics, "0", true
 	storage := freeAddr(t)
 	opts.StoragePath, opts.StorageAddr, opts.StorageAdvAddr = t.TempDir(), storage, storage
 	runInBackground(t, cfg, opts)
