@@ -132,24 +132,41 @@ func TestProviderAWSGateOff(t *testing.T) {
 }
 
 // TestProviderAWSCosign: the signature of an "ECR" artifact is fetched
-// with the same ECR login as the artifact.
+// with the same ECR login as the artifact (the registry takes no other),
+// and an artifact re-pushed under a signed tag fails verification.
 func TestProviderAWSCosign(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
-	_, reg, digest, _ := awsSetup(t, env, ns)
+	fake, reg, digest, _ := awsSetup(t, env, ns)
 	key := ociregistry.NewCosignKey(t)
 	key.Sign(t, reg, "org/app", digest)
+	signed := reg.PushArtifact(t, "org/app", "v2", ociregistry.Artifact{Files: map[string]string{"a.yaml": "a: 2\n"}})
+	key.Sign(t, reg, "org/app", signed)
+	reg.PushArtifact(t, "org/app", "v2", ociregistry.Artifact{Files: map[string]string{"a.yaml": "a: evil\n"}})
 	create(t, env, roleSA(ns, "team-a"), &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "cosign-keys", Namespace: ns},
 		Data:       map[string][]byte{"cosign.pub": key.PublicPEM(t)},
 	})
-	obj := ecrRepo(ns, "signed", "team-a")
-	obj.Spec.Verify = &sourcev1.OCIRepositoryVerification{OCIVerification: sourcev1.OCIVerification{
-		Provider: sourcev1.VerificationProviderCosign, SecretRef: &meta.LocalObjectReference{Name: "cosign-keys"},
-	}}
-	create(t, env, obj)
-	obj = waitReady(t, env, obj, "v1@"+digest)
+	verified := func(name, tag string) *sourcev1.OCIRepository {
+		obj := ecrRepo(ns, name, "team-a")
+		obj.Spec.Reference.Tag = tag
+		obj.Spec.Verify = &sourcev1.OCIRepositoryVerification{OCIVerification: sourcev1.OCIVerification{
+			Provider: sourcev1.VerificationProviderCosign, SecretRef: &meta.LocalObjectReference{Name: "cosign-keys"},
+		}}
+		create(t, env, obj)
+		return obj
+	}
+	obj := waitReady(t, env, verified("signed", "v1"), "v1@"+digest)
 	if c := conditions.Get(obj, sourcev1.SourceVerifiedCondition); c == nil || c.Status != metav1.ConditionTrue {
 		t.Errorf("SourceVerified = %+v", c)
+	}
+	tampered := verified("tampered", "v2")
+	ready := env.WaitForFailure(t, tampered, sourcev1.VerificationError)
+	if c := conditions.Get(tampered, sourcev1.SourceVerifiedCondition); c == nil || c.Status != metav1.ConditionFalse ||
+		!strings.HasPrefix(ready.Message, "failed to verify the signature using provider 'cosign'") || tampered.Status.Artifact != nil {
+		t.Errorf("Ready %q, SourceVerified %+v, artifact %v", ready.Message, c, tampered.Status.Artifact)
+	}
+	if n := len(fake.Requests("ecr")); n != 1 {
+		t.Errorf("%d ECR calls, want 1: the signature pulls reuse the cached login", n)
 	}
 }
