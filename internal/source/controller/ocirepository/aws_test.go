@@ -170,3 +170,54 @@ func TestProviderAWSCosign(t *testing.T) {
 		t.Errorf("%d ECR calls, want 1: the signature pulls reuse the cached login", n)
 	}
 }
+
+// TestProviderAWSThroughProxy: with spec.proxySecretRef, the token
+// exchange goes through the object's proxy as the pull does (Flux's
+// behaviour): STS's AssumeRoleWithWebIdentity and ECR's
+// GetAuthorizationToken reach the fake only through it. A proxy that
+// refuses the Secret's password fails with a message that names the call
+// and shows no password.
+func TestProviderAWSThroughProxy(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	fake, reg, digest, _ := awsSetup(t, env, ns)
+	proxy := awsfake.NewProxy(t, awsfake.ProxyOptions{Registry: reg.URL(), Username: "weir", Password: "proxy-pass-" + ns})
+	create(t, env, roleSA(ns, "team-a"), roleSA(ns, "team-b"),
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "proxy", Namespace: ns},
+			Data: map[string][]byte{"address": []byte(proxy.URL), "username": []byte("weir"), "password": []byte("proxy-pass-" + ns)}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "proxy-wrong", Namespace: ns},
+			Data: map[string][]byte{"address": []byte(proxy.URL), "username": []byte("weir"), "password": []byte("wrong-pass-" + ns)}})
+	obj := ecrRepo(ns, "proxied", "team-a")
+	obj.Spec.ProxySecretRef.Name = "proxy"
+	create(t, env, obj)
+	waitReady(t, env, obj, "v1@"+digest)
+
+	fakeHost := strings.TrimPrefix(fake.URL(), "http://")
+	want := []string{
+		fakeHost, // STS: AssumeRoleWithWebIdentity
+		fakeHost + " AmazonEC2ContainerRegistry_V20150921.GetAuthorizationToken",
+		"CONNECT " + ecrHost + ":443", // refused: the insecure registry falls back to HTTP
+		ecrHost,
+	}
+	seen := slices.Compact(proxy.Seen())
+	if len(seen) < len(want) || !slices.Equal(seen[:len(want)], want) {
+		t.Errorf("through the proxy: %q, want %q first", seen, want)
+	}
+	if n, m := len(fake.Requests("sts")), len(fake.Requests("ecr")); n != 1 || m != 1 {
+		t.Errorf("%d STS and %d ECR calls, want 1 and 1", n, m)
+	}
+
+	wrong := ecrRepo(ns, "wrong-password", "team-b")
+	wrong.Spec.ProxySecretRef.Name = "proxy-wrong"
+	create(t, env, wrong)
+	ready := env.WaitForFailure(t, wrong, sourcev1.AuthenticationFailedReason)
+	prefix := "failed to get credential from aws: failed to get access token for artifact registry: " +
+		"failed to create provider access token for service account '" + ns + "/team-b': operation error STS: AssumeRoleWithWebIdentity"
+	if !strings.HasPrefix(ready.Message, prefix) || !strings.Contains(ready.Message, "407") {
+		t.Errorf("wrong proxy password: %q, want prefix %q and the proxy's 407", ready.Message, prefix)
+	}
+	if strings.Contains(ready.Message, "wrong-pass-") || strings.Contains(ready.Message, "proxy-pass-") {
+		t.Errorf("the message shows a proxy password: %s", ready.Message)
+	}
+	t.Log(ready.Message)
+}

@@ -21,12 +21,14 @@ import (
 
 // cloudRepo is an OCIRepository of provider for host/org/app, pulled
 // through a proxy that sends the cloud's host to a local registry that
-// accepts only user/password, as the ServiceAccount sa.
-func cloudRepo(t *testing.T, env *testenv.Env, ns, name, provider, host, sa, user, password string) (*sourcev1.OCIRepository, string) {
+// accepts only user/password, as the ServiceAccount sa. The proxy tunnels
+// CONNECTs (the token exchanges over TLS, which go through it too) to
+// tunnel when it is set.
+func cloudRepo(t *testing.T, env *testenv.Env, ns, name, provider, host, tunnel, sa, user, password string) (*sourcev1.OCIRepository, string) {
 	t.Helper()
 	reg := ociregistry.New(t, ociregistry.Options{Username: user, Password: password})
 	digest := reg.PushArtifact(t, "org/app", "latest", ociregistry.Artifact{Files: map[string]string{name + ".yaml": name + "\n"}})
-	proxy, _ := awsfake.RegistryProxy(t, reg.URL())
+	proxy := awsfake.NewProxy(t, awsfake.ProxyOptions{Registry: reg.URL(), Tunnel: tunnel}).URL
 	create(t, env, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name + "-proxy", Namespace: ns},
 		StringData: map[string]string{"address": proxy}})
 	obj := newRepo(ns, name, "oci://"+host+"/org/app", nil)
@@ -63,7 +65,7 @@ func TestProviderGCP(t *testing.T) {
 	for _, sa := range []string{"tenant-a", "tenant-b"} {
 		create(t, env, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: ns,
 			Annotations: map[string]string{gcp.ServiceAccountAnnotation: emails[sa]}}})
-		obj, rev := cloudRepo(t, env, ns, sa, gcp.ProviderName, host, sa, gcp.RegistryUsername, gcpfake.ImpersonatedToken(emails[sa]))
+		obj, rev := cloudRepo(t, env, ns, sa, gcp.ProviderName, host, "", sa, gcp.RegistryUsername, gcpfake.ImpersonatedToken(emails[sa]))
 		create(t, env, obj)
 		objs, revisions = append(objs, obj), append(revisions, rev)
 	}
@@ -110,7 +112,7 @@ func TestProviderAzure(t *testing.T) {
 	for _, sa := range []string{"tenant-a", "tenant-b"} {
 		create(t, env, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: ns,
 			Annotations: map[string]string{azure.TenantIDAnnotation: tenant, azure.ClientIDAnnotation: clients[sa]}}})
-		obj, rev := cloudRepo(t, env, ns, sa, azure.ProviderName, host, sa, azure.RegistryUsername, fake.RefreshToken(clients[sa], host))
+		obj, rev := cloudRepo(t, env, ns, sa, azure.ProviderName, host, fake.Addr(), sa, azure.RegistryUsername, fake.RefreshToken(clients[sa], host))
 		create(t, env, obj)
 		objs, revisions = append(objs, obj), append(revisions, rev)
 	}
