@@ -12,7 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
 	"github.com/weir-gitops/weir/internal/auth/aws"
 	"github.com/weir-gitops/weir/internal/devenv/testenv"
@@ -43,11 +42,7 @@ func (c cloudRegistries) Remote(ctx context.Context, u string, o oci.Options) (o
 // charts/app 1.0.0, and the proxy that maps every ECR host to it.
 func ecrCharts(t *testing.T, env *testenv.Env, ns string) (*awsfake.Fake, *ociregistry.Registry, string, func() []string) {
 	t.Helper()
-	fake := awsfake.New(t)
-	fake.RegistryPassword = "ecr-pass-" + ns
-	fake.ReviewWebIdentity = awsfake.TokenReview(env.Client, aws.Audience)
-	fake.Setenv(t)
-	reg := ociregistry.New(t, ociregistry.Options{Username: "AWS", Password: fake.RegistryPassword})
+	fake, reg := awsfake.NewECR(t, env.Client, ns)
 	digest := reg.PushChart(t, "charts/app", "1.0.0", packageChart(t, "app", "1.0.0", "a"))
 	proxy, hosts := awsfake.RegistryProxy(t, reg.URL())
 	u, err := url.Parse(proxy)
@@ -154,20 +149,12 @@ func TestProviderAWSCosign(t *testing.T) {
 	reg.PushChart(t, "charts/app", "2.0.0", packageChart(t, "app", "2.0.0", "evil"))
 	env.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "cosign-keys", Namespace: ns},
 		Data: map[string][]byte{"cosign.pub": key.PublicPEM(t)}}, ecrRepo(ns, "ecr", "eu-central-1"))
-	verified := func(name, version string) *sourcev1.HelmChart {
-		hc := newChart(ns, name, sourcev1.HelmRepositoryKind, "ecr", "app", version)
-		hc.Spec.Verify = &sourcev1.OCIVerification{Provider: sourcev1.VerificationProviderCosign,
-			SecretRef: &meta.LocalObjectReference{Name: "cosign-keys"}}
-		env.Create(t, hc)
-		return hc
-	}
-
-	good := verified("good", "1.0.0")
+	good := createVerified(t, env, ns, "good", "ecr", "1.0.0")
 	waitVersion(t, env, good, "1.0.0")
 	if c := conditions.Get(good, sourcev1.SourceVerifiedCondition); c == nil || c.Status != metav1.ConditionTrue {
 		t.Errorf("SourceVerified = %+v", c)
 	}
-	bad := verified("tampered", "2.0.0")
+	bad := createVerified(t, env, ns, "tampered", "ecr", "2.0.0")
 	ready := env.WaitForFailure(t, bad, "ChartVerificationError")
 	if c := conditions.Get(bad, sourcev1.SourceVerifiedCondition); c == nil || c.Status != metav1.ConditionFalse ||
 		!strings.Contains(ready.Message, "failed to verify the signature using provider 'cosign'") {

@@ -30,11 +30,7 @@ const ecrHost = "123456789012.dkr.ecr.eu-west-1.amazonaws.com"
 // login, and a proxy Secret mapping ecrHost to it.
 func awsSetup(t *testing.T, env *testenv.Env, ns string) (*awsfake.Fake, *ociregistry.Registry, string, func() []string) {
 	t.Helper()
-	fake := awsfake.New(t)
-	fake.RegistryPassword = "ecr-pass-" + ns
-	fake.ReviewWebIdentity = awsfake.TokenReview(env.Client, aws.Audience)
-	fake.Setenv(t)
-	reg := ociregistry.New(t, ociregistry.Options{Username: "AWS", Password: fake.RegistryPassword})
+	fake, reg := awsfake.NewECR(t, env.Client, ns)
 	digest := reg.PushArtifact(t, "org/app", "v1", ociregistry.Artifact{Files: map[string]string{"a.yaml": "a: 1\n"}})
 	proxy, hosts := awsfake.RegistryProxy(t, reg.URL())
 	create(t, env, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "to-ecr", Namespace: ns},

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"testing"
 
 	authnv1 "k8s.io/api/authentication/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/weir-gitops/weir/internal/devenv/testenv/ociregistry"
 )
 
 // TokenReview is a ReviewWebIdentity that asks the API server behind c
@@ -23,4 +26,20 @@ func TokenReview(c client.Client, audience string) func(string) (string, error) 
 		}
 		return r.Status.User.Username, nil
 	}
+}
+
+// STSAudience is the audience of the ServiceAccount tokens AWS STS
+// accepts as web identities (EKS's OIDC provider's).
+const STSAudience = "sts.amazonaws.com"
+
+// NewECR starts a Fake whose STS vets web identities with the API server
+// behind c, points the SDK at it for the test, and starts a registry that
+// accepts only the fake's ECR login, with a password unique to ns.
+func NewECR(t *testing.T, c client.Client, ns string) (*Fake, *ociregistry.Registry) {
+	t.Helper()
+	fake := New(t)
+	fake.RegistryPassword = "ecr-pass-" + ns
+	fake.ReviewWebIdentity = TokenReview(c, STSAudience)
+	fake.Setenv(t)
+	return fake, ociregistry.New(t, ociregistry.Options{Username: "AWS", Password: fake.RegistryPassword})
 }
