@@ -1,12 +1,10 @@
 package helmrelease
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
-	authnv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -27,13 +25,7 @@ func TestOCIRepositoryChartFromECR(t *testing.T) {
 	ns := env.Namespace(t)
 	fake, reg := awsfake.NewECR(t, env.Client, ns)
 	digest := reg.PushChart(t, "charts/app", "1.0.0", packageChart(t, newChart("1.0.0")))
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "source-controller"}}
-	env.Create(t, sa)
-	req := &authnv1.TokenRequest{Spec: authnv1.TokenRequestSpec{Audiences: []string{awsfake.STSAudience}}}
-	if err := env.Client.SubResource("token").Create(context.Background(), sa, req); err != nil {
-		t.Fatal(err)
-	}
-	awsfake.SetIRSA(t, "arn:aws:iam::123456789012:role/source-controller", req.Status.Token)
+	awsfake.SetIRSAAs(t, env.Client, ns, "source-controller")
 	proxy := awsfake.NewProxy(t, awsfake.ProxyOptions{Registry: reg.URL()})
 	env.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "proxy", Namespace: ns},
 		Data: map[string][]byte{"address": []byte(proxy.URL)}})

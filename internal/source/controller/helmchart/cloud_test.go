@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	authnv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -54,20 +53,6 @@ func ecrCharts(t *testing.T, env *testenv.Env, ns string) (*awsfake.Fake, *ocire
 	return fake, reg, digest, hosts
 }
 
-// controllerIRSA gives the controller EKS's IRSA identity: a token of the
-// ServiceAccount source-controller (in ns), for STS's audience, in the
-// file AWS_WEB_IDENTITY_TOKEN_FILE names.
-func controllerIRSA(t *testing.T, env *testenv.Env, ns string) {
-	t.Helper()
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "source-controller"}}
-	env.Create(t, sa)
-	req := &authnv1.TokenRequest{Spec: authnv1.TokenRequestSpec{Audiences: []string{aws.Audience}}}
-	if err := env.Client.SubResource("token").Create(context.Background(), sa, req); err != nil {
-		t.Fatal(err)
-	}
-	awsfake.SetIRSA(t, "arn:aws:iam::123456789012:role/source-controller", req.Status.Token)
-}
-
 func ecrRepo(ns, name, region string) *sourcev1.HelmRepository {
 	hr := newOCIRepo(ns, name, "oci://123456789012.dkr.ecr."+region+".amazonaws.com/charts", "")
 	hr.Spec.Provider, hr.Spec.Insecure = aws.ProviderName, true
@@ -84,7 +69,7 @@ func TestProviderAWS(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
 	fake, _, digest, hosts := ecrCharts(t, env, ns)
-	controllerIRSA(t, env, ns)
+	awsfake.SetIRSAAs(t, env.Client, ns, "source-controller")
 	env.Create(t, ecrRepo(ns, "ecr", "eu-west-1"))
 	hc := newChart(ns, "app", sourcev1.HelmRepositoryKind, "ecr", "app", "1.0.0")
 	env.Create(t, hc)
@@ -141,7 +126,7 @@ func TestProviderAWSCosign(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
 	fake, reg, digest, _ := ecrCharts(t, env, ns)
-	controllerIRSA(t, env, ns)
+	awsfake.SetIRSAAs(t, env.Client, ns, "source-controller")
 	key := ociregistry.NewCosignKey(t)
 	key.Sign(t, reg, "charts/app", digest)
 	tampered := reg.PushChart(t, "charts/app", "2.0.0", packageChart(t, "app", "2.0.0", "a"))

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	authnv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/weir-gitops/weir/internal/devenv/testenv/ociregistry"
@@ -42,4 +44,20 @@ func NewECR(t *testing.T, c client.Client, ns string) (*Fake, *ociregistry.Regis
 	fake.ReviewWebIdentity = TokenReview(c, STSAudience)
 	fake.Setenv(t)
 	return fake, ociregistry.New(t, ociregistry.Options{Username: "AWS", Password: fake.RegistryPassword})
+}
+
+// SetIRSAAs is SetIRSA for the ServiceAccount ns/name, created here: a
+// TokenRequest token of it for STSAudience (which TokenReview accepts)
+// and the role arn:aws:iam::123456789012:role/<name>.
+func SetIRSAAs(t *testing.T, c client.Client, ns, name string) {
+	t.Helper()
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	if err := c.Create(context.Background(), sa); err != nil {
+		t.Fatal(err)
+	}
+	req := &authnv1.TokenRequest{Spec: authnv1.TokenRequestSpec{Audiences: []string{STSAudience}}}
+	if err := c.SubResource("token").Create(context.Background(), sa, req); err != nil {
+		t.Fatal(err)
+	}
+	SetIRSA(t, "arn:aws:iam::123456789012:role/"+name, req.Status.Token)
 }
