@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"time"
 
 	authnv1 "k8s.io/api/authentication/v1"
@@ -77,6 +78,9 @@ type Settings struct {
 	Reader client.Reader
 	// Cache keeps exchanged tokens; nil exchanges every time.
 	Cache *Cache
+	// Proxy, when set, carries the exchanges' cloud calls: the object's
+	// spec.proxySecretRef (see WithProxy). Nil is the environment's proxy.
+	Proxy *url.URL
 }
 
 // IdentityFor decides the identity of an object in namespace that names

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
@@ -54,12 +56,15 @@ type subject struct {
 	roleARN string
 	// stsEndpoint overrides the STS endpoint when set.
 	stsEndpoint string
+	// http carries the calls through the object's proxy; nil is the
+	// SDK's client.
+	http aws.HTTPClient
 }
 
 // resolve reads the identity's ServiceAccount and role ARN (none for the
 // controller's identity), with Flux's messages.
 func resolve(ctx context.Context, s *auth.Settings, id auth.Identity) (subject, error) {
-	sub := subject{id: id}
+	sub := subject{id: id, http: httpClient(s)}
 	if !id.ObjectLevel() {
 		return sub, nil
 	}
@@ -129,7 +134,7 @@ func credentials(ctx context.Context, s *auth.Settings, sub subject, region stri
 // STS AssumeRoleWithWebIdentity for a ServiceAccount.
 func exchange(ctx context.Context, s *auth.Settings, sub subject, region string) (aws.Credentials, error) {
 	if sub.sa == nil {
-		cfg, err := controllerConfig(ctx, region, sub.stsEndpoint)
+		cfg, err := controllerConfig(ctx, region, sub)
 		if err == nil {
 			var c aws.Credentials
 			if c, err = cfg.Credentials.Retrieve(ctx); err == nil {
@@ -149,12 +154,16 @@ func exchange(ctx context.Context, s *auth.Settings, sub subject, region string)
 	return c, nil
 }
 
-// controllerConfig is the SDK's default configuration; with an STS
-// endpoint, the web identity exchange of its credential chain goes there.
-func controllerConfig(ctx context.Context, region, stsEndpoint string) (aws.Config, error) {
+// controllerConfig is the SDK's default configuration, on sub's HTTP
+// client when it has one; with an STS endpoint, the web identity exchange
+// of its credential chain goes there.
+func controllerConfig(ctx context.Context, region string, sub subject) (aws.Config, error) {
 	opts := []func(*config.LoadOptions) error{config.WithRegion(region)}
-	if stsEndpoint != "" {
-		client, err := stsClient(ctx, region, stsEndpoint)
+	if sub.http != nil {
+		opts = append(opts, config.WithHTTPClient(sub.http))
+	}
+	if sub.stsEndpoint != "" {
+		client, err := stsClient(ctx, region, sub.stsEndpoint, sub.http)
 		if err != nil {
 			return aws.Config{}, err
 		}
@@ -165,9 +174,14 @@ func controllerConfig(ctx context.Context, region, stsEndpoint string) (aws.Conf
 	return config.LoadDefaultConfig(ctx, opts...)
 }
 
-// stsClient is an unsigned STS client, at endpoint when set.
-func stsClient(ctx context.Context, region, endpoint string) (*sts.Client, error) {
-	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(region), config.WithCredentialsProvider(aws.AnonymousCredentials{}))
+// stsClient is an unsigned STS client, at endpoint when set, on hc when
+// not nil.
+func stsClient(ctx context.Context, region, endpoint string, hc aws.HTTPClient) (*sts.Client, error) {
+	opts := []func(*config.LoadOptions) error{config.WithRegion(region), config.WithCredentialsProvider(aws.AnonymousCredentials{})}
+	if hc != nil {
+		opts = append(opts, config.WithHTTPClient(hc))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("failed to load AWS configuration: %w", err)
 	}
@@ -181,7 +195,7 @@ func stsClient(ctx context.Context, region, endpoint string) (*sts.Client, error
 // assumeRole presents a ServiceAccount token to STS. The call is
 // unsigned: the token is the proof.
 func assumeRole(ctx context.Context, sub subject, region, webIdentity string) (aws.Credentials, error) {
-	client, err := stsClient(ctx, region, sub.stsEndpoint)
+	client, err := stsClient(ctx, region, sub.stsEndpoint, sub.http)
 	if err != nil {
 		return aws.Credentials{}, err
 	}
@@ -205,6 +219,17 @@ func assumeRole(ctx context.Context, sub subject, region, webIdentity string) (a
 		creds.CanExpire, creds.Expires = true, *c.Expiration
 	}
 	return creds, nil
+}
+
+// httpClient is the SDK's client sending its calls through s's proxy
+// (Settings.WithProxy); nil, the SDK's default, without one. The SDK's
+// own client type keeps its timeouts and lets it add AWS_CA_BUNDLE.
+func httpClient(s *auth.Settings) aws.HTTPClient {
+	proxy := s.ProxyFunc()
+	if proxy == nil {
+		return nil
+	}
+	return awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) { t.Proxy = proxy })
 }
 
 // credentialSep joins the secret key and the session token in a cached

@@ -40,7 +40,7 @@ func RegistryLogin(ctx context.Context, s *auth.Settings, id auth.Identity, host
 		if err != nil {
 			return auth.Token{}, fmt.Errorf("failed to get access token for artifact registry: %w", err)
 		}
-		t, err := authorizationToken(ctx, reg, creds)
+		t, err := authorizationToken(ctx, reg, creds, sub.http)
 		if err != nil {
 			return auth.Token{}, fmt.Errorf("failed to create artifact registry credentials: %w", err)
 		}
@@ -49,9 +49,9 @@ func RegistryLogin(ctx context.Context, s *auth.Settings, id auth.Identity, host
 }
 
 // authorizationToken calls ECR's (or ECR Public's) GetAuthorizationToken
-// signed with creds.
-func authorizationToken(ctx context.Context, reg Registry, creds aws.Credentials) (auth.Token, error) {
-	cfg, err := signedConfig(ctx, reg.Region, creds)
+// signed with creds, on hc when not nil.
+func authorizationToken(ctx context.Context, reg Registry, creds aws.Credentials, hc aws.HTTPClient) (auth.Token, error) {
+	cfg, err := signedConfig(ctx, reg.Region, creds, hc)
 	if err != nil {
 		return auth.Token{}, err
 	}

@@ -151,9 +151,13 @@ func DescribeCluster(ctx context.Context, s *auth.Settings, id auth.Identity, ar
 
 // signedConfig is the SDK's configuration for region with creds: its
 // endpoints are the SDK's (AWS_ENDPOINT_URL_STS, AWS_ENDPOINT_URL_EKS).
-func signedConfig(ctx context.Context, region string, creds aws.Credentials) (aws.Config, error) {
-	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(region),
-		config.WithCredentialsProvider(aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) { return creds, nil })))
+func signedConfig(ctx context.Context, region string, creds aws.Credentials, hc aws.HTTPClient) (aws.Config, error) {
+	opts := []func(*config.LoadOptions) error{config.WithRegion(region),
+		config.WithCredentialsProvider(aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) { return creds, nil }))}
+	if hc != nil {
+		opts = append(opts, config.WithHTTPClient(hc))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
 		return aws.Config{}, fmt.Errorf("failed to load AWS configuration: %w", err)
 	}
@@ -166,5 +170,5 @@ func subjectConfig(ctx context.Context, s *auth.Settings, sub subject, region st
 	if err != nil {
 		return aws.Config{}, err
 	}
-	return signedConfig(ctx, region, creds)
+	return signedConfig(ctx, region, creds, sub.http)
 }

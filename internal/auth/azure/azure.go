@@ -34,8 +34,9 @@ const ScopeDevOps = "499b84ac-1321-427f-aa17-267ca6975798/.default"
 
 // Provider gets Entra ID access tokens. The zero value talks to Azure.
 type Provider struct {
-	// HTTPClient carries azidentity's requests and ACR's token exchange;
-	// nil is azcore's default transport.
+	// HTTPClient carries azidentity's requests and ACR's token exchange
+	// (through the Settings' proxy when they have one); nil is azcore's
+	// default transport.
 	HTTPClient *http.Client
 	// ResourceManagerURL is Azure Resource Manager's base URL (remote AKS
 	// clusters); empty is DefaultResourceManagerURL.
@@ -52,7 +53,7 @@ var Default = &Provider{}
 func (p *Provider) AccessToken(ctx context.Context, id auth.Identity, s *auth.Settings, scope string) (auth.Token, error) {
 	if !id.ObjectLevel() {
 		return cacheOf(s).Get(ctx, ProviderName+"|controller|scope="+scope, func(ctx context.Context) (auth.Token, error) {
-			return p.controllerToken(ctx, scope)
+			return p.controllerToken(ctx, s, scope)
 		})
 	}
 	tenant, client, err := p.identity(ctx, id, s)
@@ -100,10 +101,12 @@ func annotations(sa *corev1.ServiceAccount) (tenant, client string, err error) {
 	return tenant, client, nil
 }
 
-func (p *Provider) clientOptions() azcore.ClientOptions {
+// clientOptions carry azidentity's requests on p.HTTPClient, through s's
+// proxy when it has one.
+func (p *Provider) clientOptions(s *auth.Settings) azcore.ClientOptions {
 	var o azcore.ClientOptions
-	if p.HTTPClient != nil {
-		o.Transport = p.HTTPClient
+	if hc := s.HTTPClient(p.HTTPClient); hc != nil {
+		o.Transport = hc
 	}
 	return o
 }
@@ -117,7 +120,7 @@ func (p *Provider) serviceAccountToken(ctx context.Context, id auth.Identity, s 
 	}
 	assertion := func(context.Context) (string, error) { return subject.Value, nil }
 	cred, err := azidentity.NewClientAssertionCredential(tenant, client, assertion,
-		&azidentity.ClientAssertionCredentialOptions{ClientOptions: p.clientOptions()})
+		&azidentity.ClientAssertionCredentialOptions{ClientOptions: p.clientOptions(s)})
 	if err == nil {
 		var t auth.Token
 		if t, err = getToken(ctx, cred, scope); err == nil {
@@ -137,8 +140,8 @@ func getToken(ctx context.Context, cred azcore.TokenCredential, scope string) (a
 }
 
 // controllerToken uses the controller's own credential.
-func (p *Provider) controllerToken(ctx context.Context, scope string) (auth.Token, error) {
-	cred, err := p.controllerCredential()
+func (p *Provider) controllerToken(ctx context.Context, s *auth.Settings, scope string) (auth.Token, error) {
+	cred, err := p.controllerCredential(p.clientOptions(s))
 	if err == nil {
 		var t auth.Token
 		if t, err = getToken(ctx, cred, scope); err == nil {
@@ -151,16 +154,16 @@ func (p *Provider) controllerToken(ctx context.Context, scope string) (auth.Toke
 // controllerCredential is the first of the environment credential,
 // workload identity and managed identity the environment configures, as
 // Flux picks it.
-func (p *Provider) controllerCredential() (azcore.TokenCredential, error) {
+func (p *Provider) controllerCredential(co azcore.ClientOptions) (azcore.TokenCredential, error) {
 	var errs []error
-	env, err := azidentity.NewEnvironmentCredential(&azidentity.EnvironmentCredentialOptions{ClientOptions: p.clientOptions()})
+	env, err := azidentity.NewEnvironmentCredential(&azidentity.EnvironmentCredentialOptions{ClientOptions: co})
 	if err == nil {
 		return env, nil
 	}
 	errs = append(errs, fmt.Errorf("EnvironmentCredential: %w", err))
 	clientID, haveClientID := os.LookupEnv("AZURE_CLIENT_ID")
 	if workloadIdentityConfigured() {
-		wi, err := azidentity.NewWorkloadIdentityCredential(&azidentity.WorkloadIdentityCredentialOptions{ClientOptions: p.clientOptions()})
+		wi, err := azidentity.NewWorkloadIdentityCredential(&azidentity.WorkloadIdentityCredentialOptions{ClientOptions: co})
 		if err == nil {
 			return wi, nil
 		}
@@ -168,7 +171,7 @@ func (p *Provider) controllerCredential() (azcore.TokenCredential, error) {
 	} else {
 		errs = append(errs, errors.New("workload identity: missing environment variables for workload identity. Check webhook and pod configuration"))
 	}
-	o := &azidentity.ManagedIdentityCredentialOptions{ClientOptions: p.clientOptions()}
+	o := &azidentity.ManagedIdentityCredentialOptions{ClientOptions: co}
 	if haveClientID {
 		o.ID = azidentity.ClientID(clientID)
 	}

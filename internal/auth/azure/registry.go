@@ -63,7 +63,7 @@ func (p *Provider) RegistryLogin(ctx context.Context, registry string, id auth.I
 		if err != nil {
 			return auth.Token{}, err
 		}
-		refresh, err := p.exchange(ctx, registry, access.Value)
+		refresh, err := p.exchange(ctx, s.HTTPClient(p.HTTPClient), registry, access.Value)
 		if err != nil {
 			return auth.Token{}, fmt.Errorf("failed to create artifact registry login: %w", err)
 		}
@@ -73,7 +73,7 @@ func (p *Provider) RegistryLogin(ctx context.Context, registry string, id auth.I
 
 // exchange trades an access token for an ACR refresh token, whose expiry
 // its JWT claims carry.
-func (p *Provider) exchange(ctx context.Context, registry, accessToken string) (auth.Token, error) {
+func (p *Provider) exchange(ctx context.Context, hc *http.Client, registry, accessToken string) (auth.Token, error) {
 	endpoint := "https://" + registry + "/oauth2/exchange"
 	form := url.Values{"grant_type": {"access_token"}, "service": {registry}, "access_token": {accessToken}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
@@ -81,7 +81,6 @@ func (p *Provider) exchange(ctx context.Context, registry, accessToken string) (
 		return auth.Token{}, fmt.Errorf("ACR token exchange at %s: %w", endpoint, err)
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	hc := p.HTTPClient
 	if hc == nil {
 		hc = http.DefaultClient
 	}

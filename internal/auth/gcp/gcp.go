@@ -47,8 +47,8 @@ type Provider struct {
 	// IAMCredentialsURL is the base of IAM Credentials; empty is
 	// DefaultIAMCredentialsURL.
 	IAMCredentialsURL string
-	// HTTPClient carries STS and IAM Credentials requests; nil is
-	// http.DefaultClient.
+	// HTTPClient carries STS and IAM Credentials requests (through the
+	// Settings' proxy when they have one); nil is http.DefaultClient.
 	HTTPClient *http.Client
 	// ContainerURL is the base of the GKE API (clusters.get of remote
 	// clusters); empty is DefaultContainerURL.
@@ -133,8 +133,8 @@ func (p *Provider) serviceAccountToken(ctx context.Context, id auth.Identity, s 
 		conf.ServiceAccountImpersonationURL = p.iamURL() + "/v1/projects/-/serviceAccounts/" + email + ":generateAccessToken"
 		calls = "Google STS, then IAM Credentials generateAccessToken for " + email
 	}
-	if p.HTTPClient != nil {
-		ctx = context.WithValue(ctx, oauth2.HTTPClient, p.HTTPClient)
+	if hc := s.HTTPClient(p.HTTPClient); hc != nil {
+		ctx = context.WithValue(ctx, oauth2.HTTPClient, hc)
 	}
 	src, err := externalaccount.NewTokenSource(ctx, conf)
 	if err == nil {

@@ -20,12 +20,13 @@ import (
 
 // scanAs scans host/org/app through a proxy to a local registry that
 // accepts only user/password, with provider and the controller's
-// identity, twice, and returns once both scans are handled.
-func scanAs(t *testing.T, env *testenv.Env, ns, provider, host, user, password string) {
+// identity, twice, and returns once both scans are handled. The proxy
+// tunnels CONNECTs (token exchanges over TLS) to tunnel when it is set.
+func scanAs(t *testing.T, env *testenv.Env, ns, provider, host, tunnel, user, password string) {
 	t.Helper()
 	reg := ociregistry.New(t, ociregistry.Options{Username: user, Password: password})
 	reg.PushTags(t, "org/app", "app", "1.0.0", "1.1.0", "2.0.0")
-	proxy, _ := awsfake.RegistryProxy(t, reg.URL())
+	proxy := awsfake.NewProxy(t, awsfake.ProxyOptions{Registry: reg.URL(), Tunnel: tunnel}).URL
 	env.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: provider + "-proxy", Namespace: ns},
 		Data: map[string][]byte{"address": []byte(proxy)}})
 	repo := newRepo(ns, provider, host+"/org/app")
@@ -48,7 +49,7 @@ func TestProviderGCPAndAzureController(t *testing.T) {
 	ns := env.Namespace(t)
 	gfake := gcpfake.Start(t, gcpfake.Options{})
 	gfake.Setenv(t)
-	scanAs(t, env, ns, imagev1.GCPProvider, "europe-west1-docker.pkg.dev", gcp.RegistryUsername, gcpfake.ControllerToken())
+	scanAs(t, env, ns, imagev1.GCPProvider, "europe-west1-docker.pkg.dev", "", gcp.RegistryUsername, gcpfake.ControllerToken())
 	if n := gfake.Count("/computeMetadata/v1/instance/service-accounts/default/token"); n != 1 {
 		t.Errorf("%d metadata token requests for two scans, want 1", n)
 	}
@@ -59,7 +60,7 @@ func TestProviderGCPAndAzureController(t *testing.T) {
 	azure.Default.HTTPClient = afake.Client()
 	t.Cleanup(func() { azure.Default.HTTPClient = saved })
 	const acr = "weir.azurecr.io"
-	scanAs(t, env, ns, imagev1.AzureProvider, acr, azure.RegistryUsername, afake.RefreshToken(azurefake.ManagedIdentityClient, acr))
+	scanAs(t, env, ns, imagev1.AzureProvider, acr, afake.Addr(), azure.RegistryUsername, afake.RefreshToken(azurefake.ManagedIdentityClient, acr))
 	if n, m := afake.Count("/msi/token"), afake.Count("/oauth2/exchange"); n != 1 || m != 1 {
 		t.Errorf("%d managed identity tokens and %d ACR exchanges for two scans, want 1 and 1", n, m)
 	}

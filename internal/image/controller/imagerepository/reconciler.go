@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/authn"
@@ -141,27 +142,28 @@ func (r *Reconciler) credentials(ctx context.Context, obj *imagev1.ImageReposito
 	if obj.GetProvider() == imagev1.GenericProvider {
 		return scan.Credentials(ctx, r.reader(), obj)
 	}
-	login, err := r.providerLogin(ctx, obj)
+	noSA := obj.DeepCopy()
+	noSA.Spec.ServiceAccountName = ""
+	creds, credsErr := scan.Credentials(ctx, r.reader(), noSA)
+	login, err := r.providerLogin(ctx, obj, creds.Proxy)
 	if err != nil {
 		return oci.Options{}, err
 	}
-	noSA := obj.DeepCopy()
-	noSA.Spec.ServiceAccountName = ""
-	creds, err := scan.Credentials(ctx, r.reader(), noSA)
 	creds.Keychain = login
-	return creds, err
+	return creds, credsErr
 }
 
 // providerLogin asks spec.provider's registry for credentials, which take
 // the place of any docker config, as Flux's do: spec.serviceAccountName
 // names the identity (with the ObjectLevelWorkloadIdentity gate), else the
-// lockdown default or the controller's own.
-func (r *Reconciler) providerLogin(ctx context.Context, obj *imagev1.ImageRepository) (authn.Keychain, error) {
+// lockdown default or the controller's own. The exchange goes through
+// spec.proxySecretRef's proxy when there is one.
+func (r *Reconciler) providerLogin(ctx context.Context, obj *imagev1.ImageRepository, proxy *url.URL) (authn.Keychain, error) {
 	id, err := r.Auth.IdentityFor(obj.Namespace, obj.Spec.ServiceAccountName)
 	if err != nil {
 		return nil, err
 	}
-	login, err := registry.Login(ctx, obj.GetProvider(), obj.Spec.Image, id, r.Auth)
+	login, err := registry.Login(ctx, obj.GetProvider(), obj.Spec.Image, id, r.Auth.WithProxy(proxy))
 	if err != nil {
 		return nil, err
 	}

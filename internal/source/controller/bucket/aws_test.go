@@ -210,3 +210,26 @@ func TestSTSLDAP(t *testing.T) {
 		}
 	}
 }
+
+// TestProviderAWSThroughProxy: with spec.proxySecretRef, the web identity
+// exchange at spec.sts.endpoint goes through the object's proxy as the S3
+// reads do (Flux's behaviour).
+func TestProviderAWSThroughProxy(t *testing.T) {
+	f := newAWSFixture(t)
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	awsfake.SetIRSA(t, "arn:aws:iam::123456789012:role/source-controller", "irsa-projected-token")
+	proxy := awsfake.NewProxy(t, awsfake.ProxyOptions{Username: "weir", Password: "proxy-pass"})
+	f.createSecret(t, "proxy", map[string][]byte{"address": []byte(proxy.URL), "username": []byte("weir"), "password": []byte("proxy-pass")})
+	obj := f.awsBucket("proxied", "")
+	obj.Spec.STS = &sourcev1.BucketSTSSpec{Provider: sourcev1.STSProviderAmazon, Endpoint: f.fake.URL()}
+	obj.Spec.ProxySecretRef = &meta.LocalObjectReference{Name: "proxy"}
+	f.create(t, obj)
+	waitReady(t, f.env, obj, f.revision)
+	seen := proxy.Seen()
+	if len(seen) < 2 || seen[0] != strings.TrimPrefix(f.fake.URL(), "http://") || !slices.Contains(seen[1:], strings.TrimPrefix(f.srv.URL(), "http://")) {
+		t.Errorf("through the proxy: %q, want STS (%s) first, then S3 (%s)", seen, f.fake.URL(), f.srv.URL())
+	}
+	if n := len(f.fake.Requests("sts")); n != 1 {
+		t.Errorf("%d STS calls, want 1", n)
+	}
+}

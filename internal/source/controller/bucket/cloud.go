@@ -17,7 +17,8 @@ import (
 )
 
 // gcsClient builds the gcp provider's client: the Secret's JSON key, else
-// the cloud identity's access token (internal/auth/gcp, cached).
+// the cloud identity's access token (internal/auth/gcp, cached; exchanged
+// through spec.proxySecretRef's proxy).
 func (r *Reconciler) gcsClient(ctx context.Context, obj *sourcev1.Bucket) (*bucket.Client, error) {
 	cfg := bucket.GCSConfig{Endpoint: obj.Spec.Endpoint, Insecure: obj.Spec.Insecure}
 	var err error
@@ -35,7 +36,7 @@ func (r *Reconciler) gcsClient(ctx context.Context, obj *sourcev1.Bucket) (*buck
 		if err != nil {
 			return nil, err
 		}
-		t, err := gcpauth.Default.AccessToken(ctx, id, r.Auth)
+		t, err := gcpauth.Default.AccessToken(ctx, id, r.Auth.WithProxy(cfg.Proxy))
 		if err != nil {
 			return nil, authErr(fmt.Errorf("failed to get credentials from 'gcp': %w", err))
 		}
@@ -77,7 +78,8 @@ func clientErr(err error) error {
 
 // azureClient builds the azure provider's client: the Secret's forms
 // (Flux's order), else the cloud identity's Entra token for Blob Storage
-// (internal/auth/azure, cached).
+// (internal/auth/azure, cached; exchanged through spec.proxySecretRef's
+// proxy).
 func (r *Reconciler) azureClient(ctx context.Context, obj *sourcev1.Bucket) (*bucket.Client, error) {
 	cfg := bucket.AzureConfig{Endpoint: obj.Spec.Endpoint, Insecure: obj.Spec.Insecure, IdentityClient: azureauth.Default.HTTPClient}
 	var err error
@@ -92,7 +94,7 @@ func (r *Reconciler) azureClient(ctx context.Context, obj *sourcev1.Bucket) (*bu
 		if err != nil {
 			return nil, err
 		}
-		t, err := azureauth.Default.AccessToken(ctx, id, r.Auth, bucket.AzureScope)
+		t, err := azureauth.Default.AccessToken(ctx, id, r.Auth.WithProxy(cfg.Proxy), bucket.AzureScope)
 		if err != nil {
 			return nil, authErr(fmt.Errorf("failed to get credentials from 'azure': %w", err))
 		}

@@ -72,13 +72,14 @@ func validateSTS(provider string, sts *sourcev1.BucketSTSSpec) error {
 
 // awsCredentials asks internal/auth/aws for the identity's credentials
 // (IRSA, EKS Pod Identity, the node; or the ServiceAccount's role through
-// STS AssumeRoleWithWebIdentity), cached until they near expiry.
+// STS AssumeRoleWithWebIdentity), cached until they near expiry. The
+// exchange goes through spec.proxySecretRef's proxy (cfg.Proxy).
 func (r *Reconciler) awsCredentials(ctx context.Context, obj *sourcev1.Bucket, stsEndpoint string, cfg *bucket.Config) error {
 	id, err := r.identity(obj)
 	if err != nil {
 		return err
 	}
-	c, err := awsauth.CredentialsWithSTS(ctx, r.Auth, id, obj.Spec.Region, stsEndpoint)
+	c, err := awsauth.CredentialsWithSTS(ctx, r.Auth.WithProxy(cfg.Proxy), id, obj.Spec.Region, stsEndpoint)
 	if err != nil {
 		return authErr(fmt.Errorf("failed to get credentials from 'aws': %w", err))
 	}

@@ -11,12 +11,14 @@ import (
 
 	"github.com/weir-gitops/weir/api/meta"
 	sourcev1 "github.com/weir-gitops/weir/api/source/v1"
+	"github.com/weir-gitops/weir/internal/auth"
 	"github.com/weir-gitops/weir/internal/devenv/testenv"
 	"github.com/weir-gitops/weir/internal/source/artifact"
 	"github.com/weir-gitops/weir/internal/source/controller/bucket"
 	"github.com/weir-gitops/weir/internal/source/controller/gitrepository"
 	"github.com/weir-gitops/weir/internal/source/controller/helmrepository"
 	"github.com/weir-gitops/weir/internal/source/helmrepo"
+	"github.com/weir-gitops/weir/internal/source/oci"
 )
 
 // testMaxChartSize is --helm-chart-max-size in these tests, small enough
@@ -41,6 +43,7 @@ func startControllers(ctx context.Context, env *testenv.Env) (err error) {
 		deps := testenv.SourceDeps(mgr, storage)
 		deps.Helm.Limits = helmrepo.Limits{MaxChartSize: testMaxChartSize}
 		deps.Helm.Cache = helmrepo.NewCache(helmrepo.CacheOptions{MaxSize: 10})
+		deps.Auth = &auth.Settings{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Cache: auth.NewCache(100, time.Hour)}
 		if err := (&gitrepository.Reconciler{Deps: deps}).SetupWithManager(mgr, testenv.FastQueue); err != nil {
 			return err
 		}
@@ -50,7 +53,7 @@ func startControllers(ctx context.Context, env *testenv.Env) (err error) {
 		if err := (&bucket.Reconciler{Deps: deps}).SetupWithManager(mgr, testenv.FastQueue); err != nil {
 			return err
 		}
-		return (&Reconciler{Deps: deps}).SetupWithManager(mgr, testenv.FastQueue)
+		return (&Reconciler{Deps: deps, OCI: cloudRegistries{oci.NewClient()}}).SetupWithManager(mgr, testenv.FastQueue)
 	})
 }
 

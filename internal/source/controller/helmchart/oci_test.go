@@ -75,6 +75,18 @@ func TestOCIChart(t *testing.T) {
 	})
 }
 
+// createVerified creates the HelmChart name of chart app at version from
+// the HelmRepository repo, verified with the cosign keys of the Secret
+// cosign-keys.
+func createVerified(t *testing.T, env *testenv.Env, ns, name, repo, version string) *sourcev1.HelmChart {
+	t.Helper()
+	hc := newChart(ns, name, sourcev1.HelmRepositoryKind, repo, "app", version)
+	hc.Spec.Verify = &sourcev1.OCIVerification{Provider: sourcev1.VerificationProviderCosign,
+		SecretRef: &meta.LocalObjectReference{Name: "cosign-keys"}}
+	env.Create(t, hc)
+	return hc
+}
+
 // TestOCICosign verifies charts with cosign public keys: signed by the
 // key, signed by another key, and a tag re-pushed after signing.
 func TestOCICosign(t *testing.T) {
@@ -94,11 +106,7 @@ func TestOCICosign(t *testing.T) {
 		Data: map[string][]byte{"cosign.pub": key.PublicPEM(t)}}
 	env.Create(t, keys, newOCIRepo(ns, "repo", "oci://"+reg.Host()+"/charts", ""))
 	verified := func(name, version string) *sourcev1.HelmChart {
-		hc := newChart(ns, name, sourcev1.HelmRepositoryKind, "repo", "app", version)
-		hc.Spec.Verify = &sourcev1.OCIVerification{Provider: sourcev1.VerificationProviderCosign,
-			SecretRef: &meta.LocalObjectReference{Name: "cosign-keys"}}
-		env.Create(t, hc)
-		return hc
+		return createVerified(t, env, ns, name, "repo", version)
 	}
 
 	t.Run("good signature", func(t *testing.T) {

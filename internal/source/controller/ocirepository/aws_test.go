@@ -30,11 +30,7 @@ const ecrHost = "123456789012.dkr.ecr.eu-west-1.amazonaws.com"
 // login, and a proxy Secret mapping ecrHost to it.
 func awsSetup(t *testing.T, env *testenv.Env, ns string) (*awsfake.Fake, *ociregistry.Registry, string, func() []string) {
 	t.Helper()
-	fake := awsfake.New(t)
-	fake.RegistryPassword = "ecr-pass-" + ns
-	fake.ReviewWebIdentity = awsfake.TokenReview(env.Client, aws.Audience)
-	fake.Setenv(t)
-	reg := ociregistry.New(t, ociregistry.Options{Username: "AWS", Password: fake.RegistryPassword})
+	fake, reg := awsfake.NewECR(t, env.Client, ns)
 	digest := reg.PushArtifact(t, "org/app", "v1", ociregistry.Artifact{Files: map[string]string{"a.yaml": "a: 1\n"}})
 	proxy, hosts := awsfake.RegistryProxy(t, reg.URL())
 	create(t, env, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "to-ecr", Namespace: ns},
@@ -132,24 +128,92 @@ func TestProviderAWSGateOff(t *testing.T) {
 }
 
 // TestProviderAWSCosign: the signature of an "ECR" artifact is fetched
-// with the same ECR login as the artifact.
+// with the same ECR login as the artifact (the registry takes no other),
+// and an artifact re-pushed under a signed tag fails verification.
 func TestProviderAWSCosign(t *testing.T) {
 	env := testenv.Get(t)
 	ns := env.Namespace(t)
-	_, reg, digest, _ := awsSetup(t, env, ns)
+	fake, reg, digest, _ := awsSetup(t, env, ns)
 	key := ociregistry.NewCosignKey(t)
 	key.Sign(t, reg, "org/app", digest)
+	signed := reg.PushArtifact(t, "org/app", "v2", ociregistry.Artifact{Files: map[string]string{"a.yaml": "a: 2\n"}})
+	key.Sign(t, reg, "org/app", signed)
+	reg.PushArtifact(t, "org/app", "v2", ociregistry.Artifact{Files: map[string]string{"a.yaml": "a: evil\n"}})
 	create(t, env, roleSA(ns, "team-a"), &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "cosign-keys", Namespace: ns},
 		Data:       map[string][]byte{"cosign.pub": key.PublicPEM(t)},
 	})
-	obj := ecrRepo(ns, "signed", "team-a")
-	obj.Spec.Verify = &sourcev1.OCIRepositoryVerification{OCIVerification: sourcev1.OCIVerification{
-		Provider: sourcev1.VerificationProviderCosign, SecretRef: &meta.LocalObjectReference{Name: "cosign-keys"},
-	}}
-	create(t, env, obj)
-	obj = waitReady(t, env, obj, "v1@"+digest)
+	verified := func(name, tag string) *sourcev1.OCIRepository {
+		obj := ecrRepo(ns, name, "team-a")
+		obj.Spec.Reference.Tag = tag
+		obj.Spec.Verify = &sourcev1.OCIRepositoryVerification{OCIVerification: sourcev1.OCIVerification{
+			Provider: sourcev1.VerificationProviderCosign, SecretRef: &meta.LocalObjectReference{Name: "cosign-keys"},
+		}}
+		create(t, env, obj)
+		return obj
+	}
+	obj := waitReady(t, env, verified("signed", "v1"), "v1@"+digest)
 	if c := conditions.Get(obj, sourcev1.SourceVerifiedCondition); c == nil || c.Status != metav1.ConditionTrue {
 		t.Errorf("SourceVerified = %+v", c)
 	}
+	tampered := verified("tampered", "v2")
+	ready := env.WaitForFailure(t, tampered, sourcev1.VerificationError)
+	if c := conditions.Get(tampered, sourcev1.SourceVerifiedCondition); c == nil || c.Status != metav1.ConditionFalse ||
+		!strings.HasPrefix(ready.Message, "failed to verify the signature using provider 'cosign'") || tampered.Status.Artifact != nil {
+		t.Errorf("Ready %q, SourceVerified %+v, artifact %v", ready.Message, c, tampered.Status.Artifact)
+	}
+	if n := len(fake.Requests("ecr")); n != 1 {
+		t.Errorf("%d ECR calls, want 1: the signature pulls reuse the cached login", n)
+	}
+}
+
+// TestProviderAWSThroughProxy: with spec.proxySecretRef, the token
+// exchange goes through the object's proxy as the pull does (Flux's
+// behaviour): STS's AssumeRoleWithWebIdentity and ECR's
+// GetAuthorizationToken reach the fake only through it. A proxy that
+// refuses the Secret's password fails with a message that names the call
+// and shows no password.
+func TestProviderAWSThroughProxy(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	fake, reg, digest, _ := awsSetup(t, env, ns)
+	proxy := awsfake.NewProxy(t, awsfake.ProxyOptions{Registry: reg.URL(), Username: "weir", Password: "proxy-pass-" + ns})
+	create(t, env, roleSA(ns, "team-a"), roleSA(ns, "team-b"),
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "proxy", Namespace: ns},
+			Data: map[string][]byte{"address": []byte(proxy.URL), "username": []byte("weir"), "password": []byte("proxy-pass-" + ns)}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "proxy-wrong", Namespace: ns},
+			Data: map[string][]byte{"address": []byte(proxy.URL), "username": []byte("weir"), "password": []byte("wrong-pass-" + ns)}})
+	obj := ecrRepo(ns, "proxied", "team-a")
+	obj.Spec.ProxySecretRef.Name = "proxy"
+	create(t, env, obj)
+	waitReady(t, env, obj, "v1@"+digest)
+
+	fakeHost := strings.TrimPrefix(fake.URL(), "http://")
+	want := []string{
+		fakeHost, // STS: AssumeRoleWithWebIdentity
+		fakeHost + " AmazonEC2ContainerRegistry_V20150921.GetAuthorizationToken",
+		"CONNECT " + ecrHost + ":443", // refused: the insecure registry falls back to HTTP
+		ecrHost,
+	}
+	seen := slices.Compact(proxy.Seen())
+	if len(seen) < len(want) || !slices.Equal(seen[:len(want)], want) {
+		t.Errorf("through the proxy: %q, want %q first", seen, want)
+	}
+	if n, m := len(fake.Requests("sts")), len(fake.Requests("ecr")); n != 1 || m != 1 {
+		t.Errorf("%d STS and %d ECR calls, want 1 and 1", n, m)
+	}
+
+	wrong := ecrRepo(ns, "wrong-password", "team-b")
+	wrong.Spec.ProxySecretRef.Name = "proxy-wrong"
+	create(t, env, wrong)
+	ready := env.WaitForFailure(t, wrong, sourcev1.AuthenticationFailedReason)
+	prefix := "failed to get credential from aws: failed to get access token for artifact registry: " +
+		"failed to create provider access token for service account '" + ns + "/team-b': operation error STS: AssumeRoleWithWebIdentity"
+	if !strings.HasPrefix(ready.Message, prefix) || !strings.Contains(ready.Message, "407") {
+		t.Errorf("wrong proxy password: %q, want prefix %q and the proxy's 407", ready.Message, prefix)
+	}
+	if strings.Contains(ready.Message, "wrong-pass-") || strings.Contains(ready.Message, "proxy-pass-") {
+		t.Errorf("the message shows a proxy password: %s", ready.Message)
+	}
+	t.Log(ready.Message)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	corev1 "k8s.io/api/core/v1"
@@ -40,7 +41,7 @@ func (r *Reconciler) remoteOptions(ctx context.Context, obj *sourcev1.OCIReposit
 		}
 	}
 	if p := obj.Spec.Provider; keychain == nil && p != "" && p != sourcev1.GenericOCIProvider {
-		if opts.Keychain, err = r.providerLogin(ctx, obj); err != nil {
+		if opts.Keychain, err = r.providerLogin(ctx, obj, opts.Proxy); err != nil {
 			return opts, err
 		}
 	}
@@ -59,14 +60,15 @@ func (r *Reconciler) remoteOptions(ctx context.Context, obj *sourcev1.OCIReposit
 // providerLogin asks spec.provider's registry for credentials, as Flux
 // does when no Secret gives any: with spec.serviceAccountName (which needs
 // the ObjectLevelWorkloadIdentity gate, else the object stalls with Flux's
-// message), the lockdown default, or the controller's identity.
-func (r *Reconciler) providerLogin(ctx context.Context, obj *sourcev1.OCIRepository) (authn.Keychain, error) {
+// message), the lockdown default, or the controller's identity. The
+// exchange goes through spec.proxySecretRef's proxy, as Flux's does.
+func (r *Reconciler) providerLogin(ctx context.Context, obj *sourcev1.OCIRepository, proxy *url.URL) (authn.Keychain, error) {
 	id, err := r.Auth.IdentityFor(obj.Namespace, obj.Spec.ServiceAccountName)
 	if errors.Is(err, auth.ErrObjectLevelDisabled) {
 		return nil, &errs.Stalling{Reason: meta.FeatureGateDisabledReason, Err: fmt.Errorf(
 			"to use spec.serviceAccountName for provider authentication please enable the %s feature gate in the controller", auth.FeatureGate)}
 	}
-	login, err := registry.Login(ctx, obj.Spec.Provider, obj.Spec.URL, id, r.Auth)
+	login, err := registry.Login(ctx, obj.Spec.Provider, obj.Spec.URL, id, r.Auth.WithProxy(proxy))
 	if err != nil {
 		err = fmt.Errorf("failed to get credential from %s: %w", obj.Spec.Provider, err)
 		if errors.Is(err, registry.ErrUnsupportedProvider) {

@@ -1,6 +1,7 @@
 package ocirepository
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,20 +22,22 @@ import (
 
 // cloudRepo is an OCIRepository of provider for host/org/app, pulled
 // through a proxy that sends the cloud's host to a local registry that
-// accepts only user/password, as the ServiceAccount sa.
-func cloudRepo(t *testing.T, env *testenv.Env, ns, name, provider, host, sa, user, password string) (*sourcev1.OCIRepository, string) {
+// accepts only user/password, as the ServiceAccount sa. The proxy tunnels
+// CONNECTs (the token exchanges over TLS, which go through it too) to
+// tunnel when it is set.
+func cloudRepo(t *testing.T, env *testenv.Env, ns, name, provider, host, tunnel, sa, user, password string) (*sourcev1.OCIRepository, string, *awsfake.Proxy) {
 	t.Helper()
 	reg := ociregistry.New(t, ociregistry.Options{Username: user, Password: password})
 	digest := reg.PushArtifact(t, "org/app", "latest", ociregistry.Artifact{Files: map[string]string{name + ".yaml": name + "\n"}})
-	proxy, _ := awsfake.RegistryProxy(t, reg.URL())
+	proxy := awsfake.NewProxy(t, awsfake.ProxyOptions{Registry: reg.URL(), Tunnel: tunnel})
 	create(t, env, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name + "-proxy", Namespace: ns},
-		StringData: map[string]string{"address": proxy}})
+		StringData: map[string]string{"address": proxy.URL}})
 	obj := newRepo(ns, name, "oci://"+host+"/org/app", nil)
 	obj.Spec.Provider = provider
 	obj.Spec.ServiceAccountName = sa
 	obj.Spec.Insecure = true
 	obj.Spec.ProxySecretRef = &meta.LocalObjectReference{Name: name + "-proxy"}
-	return obj, "latest@" + digest
+	return obj, "latest@" + digest, proxy
 }
 
 // useGCPFake starts a GCP fake and points the metadata client and
@@ -63,7 +66,7 @@ func TestProviderGCP(t *testing.T) {
 	for _, sa := range []string{"tenant-a", "tenant-b"} {
 		create(t, env, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: ns,
 			Annotations: map[string]string{gcp.ServiceAccountAnnotation: emails[sa]}}})
-		obj, rev := cloudRepo(t, env, ns, sa, gcp.ProviderName, host, sa, gcp.RegistryUsername, gcpfake.ImpersonatedToken(emails[sa]))
+		obj, rev, _ := cloudRepo(t, env, ns, sa, gcp.ProviderName, host, "", sa, gcp.RegistryUsername, gcpfake.ImpersonatedToken(emails[sa]))
 		create(t, env, obj)
 		objs, revisions = append(objs, obj), append(revisions, rev)
 	}
@@ -107,15 +110,21 @@ func TestProviderAzure(t *testing.T) {
 	clients := map[string]string{"tenant-a": "11111111-1111-1111-1111-111111111111", "tenant-b": "22222222-2222-2222-2222-222222222222"}
 	var objs []*sourcev1.OCIRepository
 	var revisions []string
+	var proxies []*awsfake.Proxy
 	for _, sa := range []string{"tenant-a", "tenant-b"} {
 		create(t, env, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: ns,
 			Annotations: map[string]string{azure.TenantIDAnnotation: tenant, azure.ClientIDAnnotation: clients[sa]}}})
-		obj, rev := cloudRepo(t, env, ns, sa, azure.ProviderName, host, sa, azure.RegistryUsername, fake.RefreshToken(clients[sa], host))
+		obj, rev, proxy := cloudRepo(t, env, ns, sa, azure.ProviderName, host, fake.Addr(), sa, azure.RegistryUsername, fake.RefreshToken(clients[sa], host))
 		create(t, env, obj)
-		objs, revisions = append(objs, obj), append(revisions, rev)
+		objs, revisions, proxies = append(objs, obj), append(revisions, rev), append(proxies, proxy)
 	}
 	for i, obj := range objs {
 		waitReady(t, env, obj, revisions[i])
+		// Entra ID (the authority host is the fake's address) was reached
+		// through the object's proxy.
+		if seen := proxies[i].Seen(); !slices.Contains(seen, "CONNECT "+fake.Addr()) {
+			t.Errorf("%s: through the proxy %q, want the Entra ID call (CONNECT %s)", obj.Name, seen, fake.Addr())
+		}
 	}
 	assertions := map[string]string{}
 	for _, r := range fake.Requests() {

@@ -95,6 +95,11 @@ func Start(t testing.TB) *Server {
 // Client trusts the fake and sends every named host to it.
 func (s *Server) Client() *http.Client { return s.client }
 
+// Addr is the fake's host:port, where a test proxy tunnels the CONNECTs
+// of clients that reach the fake's hosts through it
+// (awsfake.ProxyOptions.Tunnel).
+func (s *Server) Addr() string { return s.srv.Listener.Addr().String() }
+
 // ManagedIdentityEndpoint is what IDENTITY_ENDPOINT takes.
 func (s *Server) ManagedIdentityEndpoint() string { return s.srv.URL + "/msi/token" }
 
