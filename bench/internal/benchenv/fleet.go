@@ -143,8 +143,16 @@ func (f *fleetWatch) follow(ctx context.Context, want int) error {
 // from there), or ctx ends (its error).
 func FollowKustomizations(ctx context.Context, c client.WithWatch, resourceVersion string,
 	see func(watch.EventType, *kustomizev1.Kustomization) (done bool), opts ...client.ListOption) error {
+	return Follow(ctx, c, &kustomizev1.KustomizationList{}, resourceVersion, see, opts...)
+}
+
+// Follow is FollowKustomizations for the objects of any list type: it
+// watches list's kind from resourceVersion and hands each event whose
+// object is a T to see.
+func Follow[T client.Object](ctx context.Context, c client.WithWatch, list client.ObjectList, resourceVersion string,
+	see func(watch.EventType, T) (done bool), opts ...client.ListOption) error {
 	opts = append(opts, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: resourceVersion}})
-	w, err := c.Watch(ctx, &kustomizev1.KustomizationList{}, opts...)
+	w, err := c.Watch(ctx, list, opts...)
 	if err != nil {
 		return fmt.Errorf("watching: %w", err)
 	}
@@ -154,11 +162,11 @@ func FollowKustomizations(ctx context.Context, c client.WithWatch, resourceVersi
 		case <-ctx.Done():
 			return ctx.Err()
 		case ev, ok := <-w.ResultChan():
-			k, isKs := ev.Object.(*kustomizev1.Kustomization)
-			if !ok || !isKs { // closed, or a watch error (410 Gone…)
+			obj, isT := ev.Object.(T)
+			if !ok || !isT { // closed, or a watch error (410 Gone…)
 				return nil
 			}
-			if see(ev.Type, k) {
+			if see(ev.Type, obj) {
 				return nil
 			}
 		}

@@ -164,7 +164,12 @@ func startFluxProcess(bin, work string, argv []string, kubeconfig string) (*flux
 	if err != nil {
 		return nil, fmt.Errorf("creating %s's log: %w", name, err)
 	}
-	p.cmd = exec.Command(bin, argv...)
+	path, err := prepareBinary(bin, work)
+	if err != nil {
+		out.Close()
+		return nil, err
+	}
+	p.cmd = exec.Command(path, argv...)
 	p.cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
 	p.cmd.Stdout, p.cmd.Stderr, p.cmd.Dir = out, out, work
 	if err := p.cmd.Start(); err != nil {
