@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -42,7 +44,7 @@ func (s *Settings) HTTPClient(base *http.Client) *http.Client {
 	if t == nil {
 		t = http.DefaultTransport.(*http.Transport).Clone()
 	}
-	t.Proxy = s.ProxyFunc()
+	s.ProxyTransport(t)
 	c := &http.Client{Transport: t}
 	if base != nil {
 		c.Timeout, c.CheckRedirect, c.Jar = base.Timeout, base.CheckRedirect, base.Jar
@@ -63,6 +65,46 @@ func (s *Settings) ProxyFunc() func(*http.Request) (*url.URL, error) {
 		}
 		return proxy, nil
 	}
+}
+
+// ProxyTransport makes t send its requests through s.Proxy, as
+// HTTPClient's clients do, for SDKs that build their own transport; it
+// leaves t alone when s has no proxy. A proxy that refuses a CONNECT
+// tunnel fails the request with a ProxyRefusedError.
+func (s *Settings) ProxyTransport(t *http.Transport) {
+	if s == nil || s.Proxy == nil {
+		return
+	}
+	t.Proxy = s.ProxyFunc()
+	t.OnProxyConnectResponse = refusedTunnel
+}
+
+// ProxyRefusedError is a proxy's answer other than 200 to a CONNECT: Go's
+// transport would give only the status text ("Proxy Authentication
+// Required"), which loses the code and the host. It never holds the
+// proxy's address, which may carry its password.
+type ProxyRefusedError struct {
+	// Host is the host:port the tunnel was asked for.
+	Host string
+	// Status is the proxy's status line, "407 Proxy Authentication Required".
+	Status string
+}
+
+func (e *ProxyRefusedError) Error() string {
+	return fmt.Sprintf("the proxy refused to tunnel to %s: %s", e.Host, e.Status)
+}
+
+// NonRetriable tells Azure's SDK (azcore's retry policy) not to retry: a
+// proxy's refusal, a 407 most often, does not pass with time, and the
+// retries would spend the caller's deadline and hide the refusal behind
+// "context deadline exceeded".
+func (*ProxyRefusedError) NonRetriable() {}
+
+func refusedTunnel(_ context.Context, _ *url.URL, req *http.Request, resp *http.Response) error {
+	if resp.StatusCode == http.StatusOK {
+		return nil
+	}
+	return &ProxyRefusedError{Host: req.Host, Status: resp.Status}
 }
 
 // ec2MetadataIPv6 is the EC2 instance metadata service's IPv6 address.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"regexp"
 	"strings"
 
@@ -225,11 +224,10 @@ func assumeRole(ctx context.Context, sub subject, region, webIdentity string) (a
 // (Settings.WithProxy); nil, the SDK's default, without one. The SDK's
 // own client type keeps its timeouts and lets it add AWS_CA_BUNDLE.
 func httpClient(s *auth.Settings) aws.HTTPClient {
-	proxy := s.ProxyFunc()
-	if proxy == nil {
+	if s.ProxyFunc() == nil {
 		return nil
 	}
-	return awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) { t.Proxy = proxy })
+	return awshttp.NewBuildableClient().WithTransportOptions(s.ProxyTransport)
 }
 
 // credentialSep joins the secret key and the session token in a cached

@@ -20,12 +20,12 @@ const maxErrorBody = 256
 // (HTTPS_PROXY…) applies, as for any Go program.
 func newHTTPClient(t *target) (*http.Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	if t.proxy != "" {
-		u, err := url.Parse(t.proxy)
-		if err != nil || u.Host == "" {
-			return nil, errors.New("proxy is not a valid URL")
-		}
-		tr.Proxy = http.ProxyURL(u)
+	proxy, err := t.proxyURL()
+	if err != nil {
+		return nil, err
+	}
+	if proxy != nil {
+		tr.Proxy = http.ProxyURL(proxy)
 	}
 	if len(t.caPEM) > 0 {
 		pool := x509.NewCertPool()
@@ -35,6 +35,21 @@ func newHTTPClient(t *target) (*http.Client, error) {
 		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
 	return &http.Client{Transport: tr, Timeout: t.timeout}, nil
+}
+
+// proxyURL is the target's proxy (spec.proxy, the Secret's proxy key or
+// proxySecretRef), nil without one. The delivery and, for the workload
+// identity types, the token exchanges go through it.
+func (t *target) proxyURL() (*url.URL, error) {
+	if t.proxy == "" {
+		return nil, nil
+	}
+	u, err := url.Parse(t.proxy)
+	if err != nil || u.Host == "" {
+		// The parse error quotes the URL, and with it the password.
+		return nil, errors.New("proxy is not a valid URL")
+	}
+	return u, nil
 }
 
 // send performs req and fails on any answer outside 2xx.

@@ -65,8 +65,10 @@
 // the Provider and the object, and, as Flux does, recorded as a Warning
 // Event (NotificationDispatchFailed) on the Alert.
 //
+// The Provider's proxy carries its delivery and, for the workload
+// identity types, its token exchanges (auth.Settings.WithProxy).
+//
 // What weir leaves out, compared with Flux's notification-controller:
-// the Provider's proxy for the token exchanges of workload identity (they
-// go through the environment's), the Provider interval field, HTTP request
-// metrics, and the deprecated caFile key of certSecretRef.
+// the Provider interval field, HTTP request metrics, and the deprecated
+// caFile key of certSecretRef.
 package eventserver

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 
 	notificationv1beta3 "github.com/weir-gitops/weir/api/notification/v1beta3"
@@ -85,7 +86,15 @@ func (w *webhook) Post(ctx context.Context, e events.Event) error {
 	return send(w.client, req)
 }
 
-// scrubbed is err with every credential of t masked.
+// scrubbed is err with every credential of t masked, the proxy's
+// password included: the token exchanges' errors come from cloud SDKs
+// that may quote the route they took.
 func scrubbed(err error, t *target) error {
-	return notifier.Scrub(err, t.options(nil).Secrets())
+	secrets := t.options(nil).Secrets()
+	if u, perr := t.proxyURL(); perr == nil && u != nil {
+		if p, ok := u.User.Password(); ok && p != "" {
+			secrets = append(secrets, p, url.QueryEscape(p))
+		}
+	}
+	return notifier.Scrub(err, secrets)
 }

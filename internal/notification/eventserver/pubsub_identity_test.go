@@ -23,6 +23,27 @@ import (
 	"github.com/weir-gitops/weir/internal/runtime/events"
 )
 
+// pubsubWIP is the workload identity provider the tests' ServiceAccounts
+// name (gcp.auth.fluxcd.io/workload-identity-provider).
+const pubsubWIP = "projects/123456789/locations/global/workloadIdentityPools/flux/providers/weir"
+
+// useGooglePubSub starts the Google fake (STS, IAM Credentials, the
+// metadata server) for internal/auth/gcp's Default provider and a TLS
+// Pub/Sub fake with the topic weir-project/flux-events, which every
+// Pub/Sub client reaches until the test ends.
+func useGooglePubSub(t *testing.T) (*gcpfake.Server, *gcpfake.PubSub) {
+	t.Helper()
+	google := gcpfake.Start(t, gcpfake.Options{})
+	google.Install(t)
+	t.Setenv("PUBSUB_EMULATOR_HOST", "")
+	pubsub := gcpfake.StartPubSub(t)
+	pubsub.AddTopic("weir-project", "flux-events")
+	saved := bus.PubSubClientOptions
+	bus.PubSubClientOptions = pubsub.ClientOptions()
+	t.Cleanup(func() { bus.PubSubClientOptions = saved })
+	return google, pubsub
+}
+
 // TestGooglePubSubWorkloadIdentityThroughAlert sends a Kustomization's
 // event through two Alerts to two googlepubsub Providers naming two
 // ServiceAccounts of the real API server. notify-gke is annotated with a
@@ -36,19 +57,9 @@ import (
 // and one impersonation in all.
 func TestGooglePubSubWorkloadIdentityThroughAlert(t *testing.T) {
 	f := newFixture(t)
-	google := gcpfake.Start(t, gcpfake.Options{})
-	google.Install(t)
-	t.Setenv("PUBSUB_EMULATOR_HOST", "")
-	pubsub := gcpfake.StartPubSub(t)
-	pubsub.AddTopic("weir-project", "flux-events")
-	saved := bus.PubSubClientOptions
-	bus.PubSubClientOptions = pubsub.ClientOptions()
-	t.Cleanup(func() { bus.PubSubClientOptions = saved })
+	google, pubsub := useGooglePubSub(t)
 
-	const (
-		email = "notifier@weir-project.iam.gserviceaccount.com"
-		wip   = "projects/123456789/locations/global/workloadIdentityPools/flux/providers/weir"
-	)
+	const email, wip = "notifier@weir-project.iam.gserviceaccount.com", pubsubWIP
 	wifPrincipal := satoken.ServiceAccount(f.ns, "notify-wif")
 	pubsub.Accept(gcpfake.ImpersonatedToken(email), email)
 	pubsub.Accept(gcpfake.FederatedToken(wifPrincipal), wifPrincipal)

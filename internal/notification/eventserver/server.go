@@ -353,7 +353,15 @@ func (s *Server) deliver(d delivery) {
 	}
 	t.alert = notifier.AlertRef{Namespace: d.alert.Namespace, Name: d.alert.Name, UID: string(d.alert.UID)}
 	t.reader, t.commitStatus = s.client, d.commitStatus
-	t.identity = t.cloudIdentity(s.opts.Auth)
+	proxy, err := t.proxyURL()
+	if err != nil {
+		d.log.Error(err, "cannot forward event")
+		s.recordFailure(d.alert, "send", d.event, err)
+		return
+	}
+	// The exchanges of workload identity take the Provider's proxy, as
+	// its delivery does (0045).
+	t.identity = t.cloudIdentity(s.opts.Auth.WithProxy(proxy))
 	c := s.opts.HTTPClient
 	if c == nil {
 		if c, err = newHTTPClient(t); err != nil {

@@ -20,20 +20,39 @@ import (
 	"github.com/weir-gitops/weir/internal/source/oci"
 )
 
-// cloudProxy is the proxy the test registry client sends ECR hosts to.
+// cloudProxy is the proxy the test registry client sends the clouds'
+// registry hosts to.
 var cloudProxy atomic.Pointer[url.URL]
 
+// cloudRegistryHosts mark the hosts of ECR, Artifact Registry and ACR.
+var cloudRegistryHosts = []string{".dkr.ecr.", "-docker.pkg.dev/", ".azurecr.io/"}
+
 // cloudRegistries is the real registry client that sends requests for
-// ECR hosts through cloudProxy: a HelmRepository has no
+// the clouds' registry hosts through cloudProxy: a HelmRepository has no
 // spec.proxySecretRef (Flux's neither), so this stands for what
 // HTTPS_PROXY does for a controller in production. Other hosts go direct.
 type cloudRegistries struct{ oci.Client }
 
 func (c cloudRegistries) Remote(ctx context.Context, u string, o oci.Options) (oci.Remote, error) {
-	if p := cloudProxy.Load(); p != nil && o.Proxy == nil && strings.Contains(u, ".dkr.ecr.") {
+	cloud := slices.ContainsFunc(cloudRegistryHosts, func(h string) bool { return strings.Contains(u, h) })
+	if p := cloudProxy.Load(); p != nil && o.Proxy == nil && cloud {
 		o.Proxy = p
 	}
 	return c.Client.Remote(ctx, u, o)
+}
+
+// proxyRegistry makes reg the registry of every cloud host until the test
+// ends, and returns the hosts the controller asked the proxy for.
+func proxyRegistry(t *testing.T, reg *ociregistry.Registry) func() []string {
+	t.Helper()
+	proxy, hosts := awsfake.RegistryProxy(t, reg.URL())
+	u, err := url.Parse(proxy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cloudProxy.Store(u)
+	t.Cleanup(func() { cloudProxy.Store(nil) })
+	return hosts
 }
 
 // ecrCharts is the fake AWS (its STS checking web identities with the
@@ -43,14 +62,7 @@ func ecrCharts(t *testing.T, env *testenv.Env, ns string) (*awsfake.Fake, *ocire
 	t.Helper()
 	fake, reg := awsfake.NewECR(t, env.Client, ns)
 	digest := reg.PushChart(t, "charts/app", "1.0.0", packageChart(t, "app", "1.0.0", "a"))
-	proxy, hosts := awsfake.RegistryProxy(t, reg.URL())
-	u, err := url.Parse(proxy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cloudProxy.Store(u)
-	t.Cleanup(func() { cloudProxy.Store(nil) })
-	return fake, reg, digest, hosts
+	return fake, reg, digest, proxyRegistry(t, reg)
 }
 
 func ecrRepo(ns, name, region string) *sourcev1.HelmRepository {
