@@ -128,6 +128,38 @@ func TestProviderAWSGateOff(t *testing.T) {
 	}
 }
 
+// TestProviderAWSPublic pulls from ECR Public (oci://public.ecr.aws/…) as
+// the controller's IRSA identity: the login is ECR Public's
+// GetAuthorizationToken, signed for ecr-public in us-east-1 whatever the
+// controller's region, and no private ECR call is made. (The package's
+// controller keeps that controller login cached: no other test here pulls
+// as the controller.)
+func TestProviderAWSPublic(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	fake, _, digest, hosts := awsSetup(t, env, ns)
+	awsfake.SetIRSAAs(t, env.Client, env.Namespace(t), "weir-controller")
+	t.Setenv("AWS_REGION", "eu-west-1")
+	obj := ecrRepo(ns, "public", "")
+	obj.Spec.URL = "oci://" + aws.PublicRegistry + "/org/app"
+	create(t, env, obj)
+	waitReady(t, env, obj, "v1@"+digest)
+
+	pub := fake.Requests("ecr-public")
+	if len(pub) != 1 || pub[0].Region != "us-east-1" || pub[0].Service != "ecr-public" || pub[0].Action != "GetAuthorizationToken" {
+		t.Errorf("ECR Public calls = %+v, want one GetAuthorizationToken signed for ecr-public in us-east-1", pub)
+	}
+	if sts := fake.Requests("sts"); len(sts) != 1 || sts[0].Form.Get("RoleArn") != "arn:aws:iam::123456789012:role/weir-controller" {
+		t.Errorf("STS calls = %+v, want the controller's role once", sts)
+	}
+	if ecr := fake.Requests("ecr"); len(ecr) != 0 {
+		t.Errorf("private ECR calls = %+v, want none", ecr)
+	}
+	if !slices.Contains(hosts(), aws.PublicRegistry) {
+		t.Errorf("the registry was not reached as %s: %v", aws.PublicRegistry, hosts())
+	}
+}
+
 // TestProviderAWSLockdown is Flux's multi-tenancy lockdown with the gate
 // on (--default-service-account=default) while the controller itself has
 // an IRSA role: an OCIRepository naming no ServiceAccount pulls as its
