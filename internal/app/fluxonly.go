@@ -48,7 +48,7 @@ func notYet(controller, help string) string {
 
 func (f *FluxOnlyFlags) addFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&f.TokenCacheMaxSize, "token-cache-max-size", f.TokenCacheMaxSize, "maximum number of cached cloud provider tokens; 0 disables the cache")
-	fs.DurationVar(&f.TokenCacheMaxDuration, "token-cache-max-duration", f.TokenCacheMaxDuration, "longest a cloud provider token is cached")
+	fs.DurationVar(&f.TokenCacheMaxDuration, "token-cache-max-duration", f.TokenCacheMaxDuration, "longest a cloud provider token is cached; capped at 1h")
 	fs.BoolVar(&f.ExportHTTPPathMetrics, "export-http-path-metrics", f.ExportHTTPPathMetrics, notYet("notification-controller", "label HTTP metrics with the request path"))
 	fs.StringVar(&f.DefaultKubeConfigSA, "default-kubeconfig-service-account", f.DefaultKubeConfigSA, "default service account (in the object's namespace) whose token spec.kubeConfig.configMapRef presents when the ConfigMap names none, with the ObjectLevelWorkloadIdentity gate on")
 	fs.StringVar(&f.DefaultDecryptionSA, "default-decryption-service-account", f.DefaultDecryptionSA, "default ServiceAccount, in the Kustomization's namespace, whose identity SOPS decryption uses when spec.decryption names none (needs the ObjectLevelWorkloadIdentity gate)")

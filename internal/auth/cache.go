@@ -33,13 +33,18 @@ type cached struct {
 	staleAt time.Time
 }
 
+// MaxTokenDuration caps the cache's maximum duration, as Flux caps
+// --token-cache-max-duration: a longer value keeps tokens one hour.
+const MaxTokenDuration = time.Hour
+
 // NewCache returns a cache of at most maxSize tokens, each kept at most
-// maxDuration (Flux's defaults: 100 and one hour). maxSize 0 disables it:
-// it returns nil.
+// maxDuration, itself at most MaxTokenDuration (Flux's defaults: 100 and
+// one hour). maxSize 0 disables it: it returns nil.
 func NewCache(maxSize int, maxDuration time.Duration) *Cache {
 	if maxSize <= 0 {
 		return nil
 	}
+	maxDuration = min(maxDuration, MaxTokenDuration)
 	return &Cache{maxDuration: maxDuration, now: time.Now, entries: lru.New(maxSize)}
 }
 

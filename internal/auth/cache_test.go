@@ -28,6 +28,8 @@ func TestCacheKeepsTokensUntilFourFifthsOfTheirLife(t *testing.T) {
 		{"max duration shorter than the life", 12 * time.Hour, time.Hour, 61 * time.Minute, 2},
 		{"no expiry: max duration bounds it", 0, 10 * time.Minute, 9 * time.Minute, 1},
 		{"no expiry: past max duration", 0, 10 * time.Minute, 10 * time.Minute, 2},
+		{"max duration above one hour is capped", 12 * time.Hour, 3 * time.Hour, 61 * time.Minute, 2},
+		{"capped max duration: within the hour", 12 * time.Hour, 3 * time.Hour, 59 * time.Minute, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

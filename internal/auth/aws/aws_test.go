@@ -181,6 +181,53 @@ func TestControllerIRSA(t *testing.T) {
 	}
 }
 
+// TestControllerPodIdentity is the controller's own identity through EKS
+// Pod Identity: the SDK's chain shows the projected token (audience
+// pods.eks.amazonaws.com, which the fake agent TokenReviews with the API
+// server) to the agent's endpoint and signs ECR with the keys it answers,
+// without STS; a second login is the cache's. A token the agent refuses
+// fails the login naming the agent's answer, not the token.
+func TestControllerPodIdentity(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	fake := awsfake.New(t)
+	fake.Setenv(t)
+	token := fake.SetPodIdentityAs(t, env.Client, ns, "weir-controller")
+	s := &auth.Settings{Cache: auth.NewCache(10, time.Hour)}
+
+	for range 2 {
+		tok, err := aws.RegistryLogin(context.Background(), s, auth.Identity{}, ecrHost)
+		if err != nil || tok.Value != fake.RegistryPassword {
+			t.Fatalf("login = %v, %v", tok, err)
+		}
+	}
+	agent := fake.Requests("pod-identity")
+	if len(agent) != 1 || agent[0].Token != token || agent[0].Subject != "system:serviceaccount:"+ns+":weir-controller" {
+		t.Errorf("agent calls = %+v, want one with the projected token of %s/weir-controller", agent, ns)
+	}
+	if sts := fake.Requests("sts"); len(sts) != 0 {
+		t.Errorf("STS calls = %+v, want none", sts)
+	}
+	ecr := fake.Requests("ecr")
+	if len(ecr) != 1 || ecr[0].Region != "eu-west-1" || !strings.HasPrefix(ecr[0].AccessKeyID, "ASIAFAKE") {
+		t.Fatalf("ECR calls = %+v, want one signed in eu-west-1 with the agent's keys", ecr)
+	}
+	if _, session, ok := fake.Issued(ecr[0].AccessKeyID); !ok || session != ecr[0].SessionToken {
+		t.Errorf("ECR was signed with %s, not a key the agent handed out", ecr[0].AccessKeyID)
+	}
+
+	const forged = "forged-pod-identity-token"
+	awsfake.SetPodIdentityToken(t, fake.URL()+awsfake.PodIdentityPath, forged)
+	_, err := aws.RegistryLogin(context.Background(), &auth.Settings{}, auth.Identity{}, ecrHost)
+	if err == nil || !strings.Contains(err.Error(), "AccessDeniedException") {
+		t.Fatalf("refused token: err = %v, want the agent's AccessDeniedException", err)
+	}
+	if strings.Contains(err.Error(), forged) || strings.Contains(err.Error(), token) {
+		t.Errorf("the error shows the token: %v", err)
+	}
+	assertNoSecrets(t, err)
+}
+
 // roleSA is a ServiceAccount whose IAM role is named after it.
 func roleSA(ns, name string) *corev1.ServiceAccount {
 	return &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name,

@@ -3,11 +3,14 @@ package gcp_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
+	authnv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
@@ -57,6 +60,62 @@ func TestControllerToken(t *testing.T) {
 	if got := r.Query.Get("scopes"); got != strings.Join(gcp.Scopes, ",") {
 		t.Errorf("scopes = %q", got)
 	}
+}
+
+// TestControllerWorkloadIdentityFederation is the controller's own
+// identity on a cluster that is not GKE: GOOGLE_APPLICATION_CREDENTIALS
+// names an external_account configuration (as `gcloud iam
+// workload-identity-pools create-cred-config` writes it) whose subject
+// token is the controller's projected ServiceAccount token, for the
+// provider's audience. Application default credentials exchange it at
+// Google STS and impersonate the Google service account; the metadata
+// server is never asked, and a second token is the cache's.
+func TestControllerWorkloadIdentityFederation(t *testing.T) {
+	fake, p := setup(t)
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	const (
+		wip   = "projects/123456/locations/global/workloadIdentityPools/weir/providers/kind"
+		email = "flux@weir-project.iam.gserviceaccount.com"
+	)
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "weir-controller"}}
+	env.Create(t, sa)
+	req := &authnv1.TokenRequest{Spec: authnv1.TokenRequestSpec{Audiences: []string{"//iam.googleapis.com/" + wip}}}
+	if err := env.Client.SubResource("token").Create(context.Background(), sa, req); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	tokenFile, credsFile := filepath.Join(dir, "token"), filepath.Join(dir, "credentials.json")
+	creds, err := json.Marshal(map[string]any{
+		"type": "external_account", "audience": "//iam.googleapis.com/" + wip,
+		"subject_token_type": "urn:ietf:params:oauth:token-type:jwt", "token_url": fake.URL + "/v1/token",
+		"service_account_impersonation_url": fake.URL + "/v1/projects/-/serviceAccounts/" + email + ":generateAccessToken",
+		"credential_source":                 map[string]any{"file": tokenFile, "format": map[string]string{"type": "text"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for file, data := range map[string][]byte{tokenFile: []byte(req.Status.Token), credsFile: creds} {
+		if err := os.WriteFile(file, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", credsFile)
+
+	s := &auth.Settings{Cache: auth.NewCache(10, time.Hour)}
+	for range 2 {
+		tok, err := p.AccessToken(context.Background(), auth.Identity{}, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tok.Value != gcpfake.ImpersonatedToken(email) {
+			t.Fatalf("token = %q, want %s's", tok.Value, email)
+		}
+	}
+	if n := fake.Count("/computeMetadata/"); n != 0 {
+		t.Errorf("%d metadata server requests, want none", n)
+	}
+	assertRequests(t, fake, ns, "testdata/controller-workload-identity-federation.json")
 }
 
 // TestServiceAccountTokens exchanges the tokens of two ServiceAccounts of

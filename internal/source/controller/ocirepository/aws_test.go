@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -124,6 +125,85 @@ func TestProviderAWSGateOff(t *testing.T) {
 	}
 	if n := len(fake.Requests("")); n != 0 {
 		t.Errorf("%d calls reached AWS", n)
+	}
+}
+
+// TestProviderAWSPublic pulls from ECR Public (oci://public.ecr.aws/…) as
+// the controller's IRSA identity: the login is ECR Public's
+// GetAuthorizationToken, signed for ecr-public in us-east-1 whatever the
+// controller's region, and no private ECR call is made. (The package's
+// controller keeps that controller login cached: no other test here pulls
+// as the controller.)
+func TestProviderAWSPublic(t *testing.T) {
+	env := testenv.Get(t)
+	ns := env.Namespace(t)
+	fake, _, digest, hosts := awsSetup(t, env, ns)
+	awsfake.SetIRSAAs(t, env.Client, env.Namespace(t), "weir-controller")
+	t.Setenv("AWS_REGION", "eu-west-1")
+	obj := ecrRepo(ns, "public", "")
+	obj.Spec.URL = "oci://" + aws.PublicRegistry + "/org/app"
+	create(t, env, obj)
+	waitReady(t, env, obj, "v1@"+digest)
+
+	pub := fake.Requests("ecr-public")
+	if len(pub) != 1 || pub[0].Region != "us-east-1" || pub[0].Service != "ecr-public" || pub[0].Action != "GetAuthorizationToken" {
+		t.Errorf("ECR Public calls = %+v, want one GetAuthorizationToken signed for ecr-public in us-east-1", pub)
+	}
+	if sts := fake.Requests("sts"); len(sts) != 1 || sts[0].Form.Get("RoleArn") != "arn:aws:iam::123456789012:role/weir-controller" {
+		t.Errorf("STS calls = %+v, want the controller's role once", sts)
+	}
+	if ecr := fake.Requests("ecr"); len(ecr) != 0 {
+		t.Errorf("private ECR calls = %+v, want none", ecr)
+	}
+	if !slices.Contains(hosts(), aws.PublicRegistry) {
+		t.Errorf("the registry was not reached as %s: %v", aws.PublicRegistry, hosts())
+	}
+}
+
+// TestProviderAWSLockdown is Flux's multi-tenancy lockdown with the gate
+// on (--default-service-account=default) while the controller itself has
+// an IRSA role: an OCIRepository naming no ServiceAccount pulls as its
+// namespace's default ServiceAccount and that account's role, never the
+// controller's; in a namespace whose default account has no role, or no
+// default account, it is refused with Flux's message, and the controller's
+// identity is not tried in its place.
+func TestProviderAWSLockdown(t *testing.T) {
+	env := testenv.Get(t)
+	tenant, bare, empty := env.Namespace(t), env.Namespace(t), env.Namespace(t)
+	fake, _, _, _ := awsSetup(t, env, tenant)
+	awsfake.SetIRSAAs(t, env.Client, env.Namespace(t), "weir-controller")
+	create(t, env, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "default",
+		Annotations: map[string]string{aws.RoleARNAnnotation: "arn:aws:iam::123456789012:role/tenant"}}})
+	create(t, env, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: bare, Name: "default"}})
+	settings := &auth.Settings{ObjectLevel: true, DefaultServiceAccount: "default", Client: env.Client, Cache: auth.NewCache(10, time.Hour)}
+	r := &Reconciler{Deps: source.Deps{Client: env.Client, APIReader: env.Client, Auth: settings}}
+
+	if _, err := r.remoteOptions(context.Background(), ecrRepo(tenant, "app", "")); err != nil {
+		t.Fatalf("tenant's default account: %v", err)
+	}
+	sts := fake.Requests("sts")
+	if len(sts) != 1 || sts[0].Form.Get("RoleArn") != "arn:aws:iam::123456789012:role/tenant" ||
+		sts[0].Subject != "system:serviceaccount:"+tenant+":default" {
+		t.Fatalf("STS exchanges = %+v, want one as %s/default for its role", sts, tenant)
+	}
+
+	for ns, want := range map[string]string{
+		bare: "failed to get credential from aws: failed to get access token for artifact registry: failed to get provider identity from service account '" +
+			bare + "/default' annotations: invalid eks.amazonaws.com/role-arn annotation: ''. must match ",
+		empty: "failed to get credential from aws: failed to get access token for artifact registry: ",
+	} {
+		obj := ecrRepo(ns, "app", "")
+		obj.Spec.ProxySecretRef = nil
+		_, err := r.remoteOptions(context.Background(), obj)
+		if err == nil || !strings.HasPrefix(err.Error(), want) || errs.Reason(err, "") != sourcev1.AuthenticationFailedReason {
+			t.Errorf("%s: err = %v, want AuthenticationFailed %q…", ns, err, want)
+		}
+		if ns == empty && (err == nil || !strings.Contains(err.Error(), `serviceaccounts "default" not found`)) {
+			t.Errorf("no default account: err = %v, want it named as not found", err)
+		}
+	}
+	if n := len(fake.Requests("sts")); n != 1 {
+		t.Errorf("%d STS exchanges, want only the tenant's: the controller's role was tried for a locked-down object", n)
 	}
 }
 

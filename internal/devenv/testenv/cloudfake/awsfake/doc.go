@@ -15,6 +15,10 @@
 //     presigned GET GetCallerIdentity, the URL inside an EKS bearer token,
 //     whose SigV4 signature VerifyClusterToken recomputes (it must sign
 //     host and x-k8s-aws-id) as EKS's authenticator relies on STS to.
+//   - EKS Pod Identity's agent (GET PodIdentityPath, the projected token as
+//     the Authorization header, container credentials JSON back): the
+//     controller identity SetPodIdentityAs gives the process, its token
+//     vetted with a TokenReview; the keys it hands out are issued ones.
 //
 // Issued answers the secret key and session token of the keys the STS
 // issued, for an S3 server that must accept only those (s3server.Options.Keys).

@@ -19,7 +19,7 @@ import (
 
 // Request is one call the fake received.
 type Request struct {
-	// API is "sts", "ecr", "ecr-public" or "eks".
+	// API is "sts", "ecr", "ecr-public", "eks" or "pod-identity".
 	API string
 	// Action is the STS Action or the JSON target's operation.
 	Action string
@@ -34,8 +34,11 @@ type Request struct {
 	// SessionToken is the X-Amz-Security-Token header.
 	SessionToken string
 	// Subject is whose web identity token an STS call presented, as
-	// ReviewWebIdentity said.
+	// ReviewWebIdentity (or ReviewPodIdentity) said.
 	Subject string
+	// Token is the Authorization header of a pod-identity call: the
+	// projected ServiceAccount token the agent was shown.
+	Token string
 }
 
 // Fake is the server. Set its fields before the first request.
@@ -49,6 +52,10 @@ type Fake struct {
 	// token and names its subject (see TokenReview); an error answers
 	// InvalidIdentityToken.
 	ReviewWebIdentity func(token string) (subject string, err error)
+	// ReviewPodIdentity, when set, vets the token the EKS Pod Identity
+	// agent endpoint is shown (see SetPodIdentityAs); an error answers
+	// 403 AccessDeniedException.
+	ReviewPodIdentity func(token string) (subject string, err error)
 	// LDAPUsers are the username → password pairs MinIO's
 	// AssumeRoleWithLDAPIdentity accepts (see ldap.go).
 	LDAPUsers map[string]string
@@ -153,6 +160,9 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		req.API, req.Action, req.SessionToken = "sts", "GetCallerIdentity", q.Get("X-Amz-Security-Token")
 		f.add(req)
 		f.callerIdentity(w, r)
+		return
+	case r.URL.Path == PodIdentityPath:
+		f.podIdentity(w, r)
 		return
 	case strings.HasPrefix(r.URL.Path, "/clusters/"):
 		req.API, req.Action = "eks", "DescribeCluster"
@@ -337,10 +347,16 @@ func jsonError(w http.ResponseWriter, status int, code, msg string) {
 // (AWS_WEB_IDENTITY_TOKEN_FILE, AWS_ROLE_ARN).
 func SetIRSA(t *testing.T, roleARN, token string) {
 	t.Helper()
-	file := filepath.Join(t.TempDir(), "token")
+	t.Setenv("AWS_WEB_IDENTITY_TOKEN_FILE", tokenFile(t, "token", token))
+	t.Setenv("AWS_ROLE_ARN", roleARN)
+}
+
+// tokenFile writes token to a file named name in the test's directory.
+func tokenFile(t *testing.T, name, token string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(file, []byte(token), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("AWS_WEB_IDENTITY_TOKEN_FILE", file)
-	t.Setenv("AWS_ROLE_ARN", roleARN)
+	return file
 }
