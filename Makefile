@@ -80,9 +80,13 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint with .golangci.yml.
 .PHONY: build
 build: ## Build the weir CLI and weir-controller into bin/.
 	@echo "► building bin/weir (the first time Go compiles every dependency: a few minutes on 2 cores; seconds after)"
-	@go build -o $(BIN)/weir ./cmd/weir
+	@go build -tags $(GOTAGS) -o $(BIN)/weir ./cmd/weir
 	@echo "► building bin/weir-controller"
-	@go build -o $(BIN)/weir-controller ./cmd/weir-controller
+	@go build -tags $(GOTAGS) -o $(BIN)/weir-controller ./cmd/weir-controller
+
+# kustomize's Go plugin loader imports package plugin, which makes a cgo build export every symbol of the
+# binary (272 MB instead of 192 MB, 11 MiB more of it resident); weir loads no Go plugins (design 0038).
+GOTAGS ?= kustomize_disable_go_plugin_support
 
 IMAGE_VERSION ?= v0.0.0-dev
 IMAGE         ?= ghcr.io/weir-gitops/weir-controller:$(IMAGE_VERSION)
@@ -90,7 +94,7 @@ IMAGE         ?= ghcr.io/weir-gitops/weir-controller:$(IMAGE_VERSION)
 .PHONY: image
 image: ## Build weir-controller's image without Docker into bin/weir-controller-image.tar; PUSH=host/repo:tag also pushes it.
 	@echo "► building a static bin/linux-amd64/weir-controller"
-	@CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -ldflags "-s -w -X github.com/weir-gitops/weir/internal/version.Version=$(IMAGE_VERSION)" \
+	@CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -tags $(GOTAGS) -trimpath -ldflags "-s -w -X github.com/weir-gitops/weir/internal/version.Version=$(IMAGE_VERSION)" \
 		-o $(BIN)/linux-amd64/weir-controller ./cmd/weir-controller
 	@go run ./cmd/weir-image --binary $(BIN)/linux-amd64/weir-controller --version $(IMAGE_VERSION) --tag $(IMAGE) \
 		--output $(BIN)/weir-controller-image.tar $(if $(PUSH),--push $(PUSH))

@@ -116,7 +116,7 @@ func StartFlux(b testing.TB, env *testenv.Env, dir string, controllers []string,
 }
 
 // WeirBinEnv names the environment variable that may point a *BesideFlux
-// benchmark at a weir-controller binary (go build ./cmd/weir-controller):
+// benchmark at a weir-controller binary (make build's bin/weir-controller):
 // with it, the benchmark also runs weir's controllers as one child
 // process, measured as Flux's are, beside its in-process run.
 const WeirBinEnv = "WEIR_BENCH_WEIR_BIN"
