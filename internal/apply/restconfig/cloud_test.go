@@ -3,14 +3,8 @@ package restconfig
 import (
 	"context"
 	"errors"
-	"io"
-	"log"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,7 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -38,68 +31,6 @@ func TestMain(m *testing.M) {
 	ctrllog.SetLogger(logr.Discard())
 	testenv.Main(m, testenv.APIServerOnly)
 }
-
-// remoteAPI is the "remote cluster": a TLS reverse proxy in front of the
-// test's real API server that lets through only requests whose bearer
-// token the cloud's check accepts, and forwards them with the control
-// plane's own credentials (the Authorization header removed), as a
-// managed cluster's authenticator stands in front of its API server.
-type remoteAPI struct {
-	*httptest.Server
-	mu       sync.Mutex
-	check    func(token string) (who string, err error)
-	accepted []string
-	refused  int
-}
-
-func startRemoteAPI(t *testing.T, env *testenv.Env) *remoteAPI {
-	t.Helper()
-	target, err := url.Parse(env.Config.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	transport, err := rest.TransportFor(env.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	proxy.Transport = transport
-	r := &remoteAPI{}
-	r.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		token, _ := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
-		r.mu.Lock()
-		check := r.check
-		r.mu.Unlock()
-		who, err := check(token)
-		r.mu.Lock()
-		if err != nil {
-			r.refused++
-		} else {
-			r.accepted = append(r.accepted, who)
-		}
-		r.mu.Unlock()
-		if err != nil {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Unauthorized","code":401}`))
-			return
-		}
-		req.Header.Del("Authorization")
-		proxy.ServeHTTP(w, req)
-	}))
-	r.Config.ErrorLog = log.New(io.Discard, "", 0) // clients that hang up mid-handshake
-	r.StartTLS()
-	t.Cleanup(r.Close)
-	return r
-}
-
-func (r *remoteAPI) whoAccepted() ([]string, int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.accepted...), r.refused
-}
-
-func (r *remoteAPI) caPEM() string { return string(pemCert(r.Certificate().Raw)) }
 
 // applyThrough resolves the ConfigMap access in ns and writes a ConfigMap
 // named name through the remote cluster; the test's own client then reads
@@ -147,12 +78,11 @@ func TestEKSRemoteCluster(t *testing.T) {
 	fake := awsfake.New(t)
 	fake.Setenv(t)
 	fake.ReviewWebIdentity = awsfake.TokenReview(env.Client, aws.Audience)
-	api := startRemoteAPI(t, env)
-	api.check = func(token string) (string, error) {
+	api := testenv.StartRemoteAPI(t, env.Config, func(token string) (string, error) {
 		id, err := fake.VerifyClusterToken(token)
 		return id.Cluster + "@" + id.Region, err
-	}
-	fake.AddCluster("prod", awsfake.EKSCluster{Endpoint: api.URL, CA: []byte(api.caPEM())})
+	})
+	fake.AddCluster("prod", awsfake.EKSCluster{Endpoint: api.URL, CA: []byte(api.CAPEM())})
 	env.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "deployer",
 		Annotations: map[string]string{aws.RoleARNAnnotation: "arn:aws:iam::123456789012:role/deployer"}}},
 		accessConfigMap(ns, map[string]string{KeyProvider: ProviderAWS, KeyCluster: eksARN, KeyServiceAccountName: "deployer"}))
@@ -162,7 +92,7 @@ func TestEKSRemoteCluster(t *testing.T) {
 	applyThrough(t, r, env, ns, "first")
 	applyThrough(t, r, env, ns, "second")
 
-	accepted, refused := api.whoAccepted()
+	accepted, refused := api.Accepted()
 	if refused != 0 || len(accepted) < 2 || accepted[0] != "prod@eu-west-1" {
 		t.Errorf("remote API accepted %q, refused %d", accepted, refused)
 	}
@@ -203,15 +133,14 @@ func TestGKERemoteCluster(t *testing.T) {
 	ns := env.Namespace(t)
 	fake := gcpfake.Start(t, gcpfake.Options{})
 	fake.Setenv(t)
-	api := startRemoteAPI(t, env)
-	api.check = func(token string) (string, error) {
+	api := testenv.StartRemoteAPI(t, env.Config, func(token string) (string, error) {
 		if who := gcpfake.TokenIdentity(token); who != "" {
 			return who, nil
 		}
 		return "", errors.New("not a GCP access token")
-	}
+	})
 	address := strings.TrimPrefix(api.URL, "https://")
-	fake.AddCluster(gkeCluster, gcpfake.GKECluster{Endpoint: address, CA: []byte(api.caPEM())})
+	fake.AddCluster(gkeCluster, gcpfake.GKECluster{Endpoint: address, CA: []byte(api.CAPEM())})
 	env.Create(t, accessConfigMap(ns, map[string]string{KeyProvider: ProviderGCP, KeyCluster: gkeCluster, KeyAddress: address}))
 	r := &Resolver{Config: env.Config, Reader: env.Client, KubeConfigIdentity: &auth.Settings{Client: env.Client, Cache: auth.NewCache(10, time.Hour)},
 		GCP: &gcp.Provider{STSURL: fake.URL + "/v1/token", IAMCredentialsURL: fake.URL, ContainerURL: fake.URL}}
@@ -219,7 +148,7 @@ func TestGKERemoteCluster(t *testing.T) {
 	applyThrough(t, r, env, ns, "first")
 	applyThrough(t, r, env, ns, "second")
 
-	if accepted, refused := api.whoAccepted(); refused != 0 || len(accepted) < 2 || accepted[0] != "controller" {
+	if accepted, refused := api.Accepted(); refused != 0 || len(accepted) < 2 || accepted[0] != "controller" {
 		t.Errorf("remote API accepted %q, refused %d", accepted, refused)
 	}
 	var gets []gcpfake.Request
@@ -246,15 +175,14 @@ func TestAKSRemoteCluster(t *testing.T) {
 	fake := azurefake.Start(t)
 	fake.SetenvAuthority(t)
 	const tenant, app = "72f988bf-86f1-41af-91ab-2d7cd011db47", "33333333-3333-3333-3333-333333333333"
-	api := startRemoteAPI(t, env)
-	api.check = func(token string) (string, error) {
+	api := testenv.StartRemoteAPI(t, env.Config, func(token string) (string, error) {
 		if client, scope, ok := azurefake.TokenScope(token); ok && scope == azure.ScopeAKS {
 			return client, nil
 		}
 		return "", errors.New("not an Entra token for AKS")
-	}
-	fake.AddCluster(aksCluster, azurefake.AKSCluster{Servers: []string{"https://prod-dns.hcp.westeurope.azmk8s.io:443", api.URL}, CA: []byte(api.caPEM())})
-	fake.AddCluster(aksCluster+"-local", azurefake.AKSCluster{Servers: []string{api.URL}, CA: []byte(api.caPEM()), LocalAccounts: true})
+	})
+	fake.AddCluster(aksCluster, azurefake.AKSCluster{Servers: []string{"https://prod-dns.hcp.westeurope.azmk8s.io:443", api.URL}, CA: []byte(api.CAPEM())})
+	fake.AddCluster(aksCluster+"-local", azurefake.AKSCluster{Servers: []string{api.URL}, CA: []byte(api.CAPEM()), LocalAccounts: true})
 	env.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "deployer",
 		Annotations: map[string]string{azure.TenantIDAnnotation: tenant, azure.ClientIDAnnotation: app}}},
 		accessConfigMap(ns, map[string]string{KeyProvider: ProviderAzure, KeyCluster: aksCluster, KeyAddress: api.URL, KeyServiceAccountName: "deployer"}))
@@ -265,7 +193,7 @@ func TestAKSRemoteCluster(t *testing.T) {
 	applyThrough(t, r, env, ns, "first")
 	applyThrough(t, r, env, ns, "second")
 
-	if accepted, refused := api.whoAccepted(); refused != 0 || len(accepted) < 2 || accepted[0] != app {
+	if accepted, refused := api.Accepted(); refused != 0 || len(accepted) < 2 || accepted[0] != app {
 		t.Errorf("remote API accepted %q, refused %d", accepted, refused)
 	}
 	var scopes, arm []string
