@@ -94,6 +94,10 @@ type Summary struct {
 	// the next run from them. Both unset for a kind without an interval.
 	LastRun  string `json:"lastRun,omitempty"`
 	Interval int64  `json:"interval,omitempty"`
+	// Shard is the object's sharding.fluxcd.io/key label: the controller
+	// shard of Flux's sharding guide (`weir install --shards`) that
+	// reconciles it; "" for the main controllers.
+	Shard string `json:"shard,omitempty"`
 }
 
 // dependencyInMessage finds the dependencies Flux's DependencyNotReady
@@ -278,6 +282,7 @@ func Summarize(u *unstructured.Unstructured) Summary {
 		}
 	}
 	Schedule(u, &s)
+	s.Shard = u.GetLabels()[meta.ShardKeyLabel]
 	s.Suspended = IsSuspended(u)
 	if s.Suspended {
 		s.SuspendedBy = suspendedBy(u)

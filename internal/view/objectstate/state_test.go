@@ -83,6 +83,7 @@ metadata:
   name: apps
   namespace: flux-system
   generation: 2
+  labels: {sharding.fluxcd.io/key: shard1}
   annotations: {suspend.toolkit.fluxcd.io/reason: "freeze for the release"}
   managedFields:
   - {manager: kustomize-controller, operation: Apply, time: "2026-01-01T00:00:00Z", fieldsType: FieldsV1, fieldsV1: {"f:spec": {"f:suspend": {}}}}
@@ -98,7 +99,7 @@ status:
 		Kind: "Kustomization", APIVersion: "kustomize.toolkit.fluxcd.io/v1", Namespace: "flux-system", Name: "apps",
 		State: Suspended, Reason: "RStalled", Message: "mStalled", Revision: "main@sha1:abc",
 		Suspended: true, SuspendedBy: "flux-client-side-apply", SuspendReason: "freeze for the release",
-		LastTransition: "2026-01-02T03:04:05Z",
+		LastTransition: "2026-01-02T03:04:05Z", Shard: "shard1",
 	}
 	if diff := cmp.Diff(want, Summarize(u)); diff != "" {
 		t.Errorf("Summarize (-want +got):\n%s", diff)

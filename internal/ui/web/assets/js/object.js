@@ -158,6 +158,7 @@ function renderSummary(section, data) {
     rows.push(['Suspended', h('span', {'data-testid': 'suspended-info'},
       `by ${o.suspendedBy || 'unknown'}${o.suspendReason ? `: ${o.suspendReason}` : ' (no reason given)'}`)]);
   }
+  if (o.shard) rows.push(['Shard', h('code', {'data-testid': 'object-shard'}, o.shard)]);
   if (data.source) rows.push(['Source', objectLink(data.source)]);
   if (data.appliedBy) rows.push(['Applied by', h('span', {'data-testid': 'applied-by'}, objectLink(data.appliedBy))]);
   if (data.consumers) {

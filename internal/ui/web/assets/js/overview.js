@@ -339,14 +339,15 @@ const columnTitles = ['State', 'Kind', 'Namespace', 'Name', 'Revision', 'Sync', 
 
 // fillRow writes an object's cells into its row (kept: the checkbox).
 function fillRow(tr, o) {
-  const sig = JSON.stringify([o.state, o.revision, o.sync, o.lastRun, o.interval, o.reason, o.message, o.suspended, o.suspendedBy, o.suspendReason]);
+  const sig = JSON.stringify([o.state, o.revision, o.sync, o.lastRun, o.interval, o.reason, o.message, o.suspended, o.suspendedBy, o.suspendReason, o.shard]);
   if (tr.dataset.sig === sig) return;
   tr.dataset.sig = sig;
   const cells = [
     badge(o.state),
     o.kind,
     o.namespace,
-    objectLink(o, o.name),
+    o.shard ? [objectLink(o, o.name), ' ', h('span', {class: 'shard', title: 'sharding.fluxcd.io/key', 'data-testid': 'shard'}, o.shard)]
+      : objectLink(o, o.name),
     h('code', {class: 'revision', title: o.revision || ''}, o.revision ? shortRevision(o.revision) : ''),
     o.sync ? h('span', {class: 'sync', 'data-testid': 'sync'}, o.sync) : '',
     nextRunLabel(o),
