@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -29,13 +30,15 @@ const RoleARNAnnotation = "eks.amazonaws.com/role-arn"
 
 const roleARNPattern = `^arn:aws[\w-]*:iam::[0-9]{1,30}:role/(.{1,200})$`
 
-var roleARNRegexp = regexp.MustCompile(roleARNPattern)
+// Compiled on first use: bounded repetitions compile to a large program
+// that every process would otherwise build at start (design 0038).
+var roleARNRegexp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(roleARNPattern) })
 
 // RoleARN reads sa's role annotation, with Flux's error when it is
 // missing or malformed.
 func RoleARN(sa *corev1.ServiceAccount) (string, error) {
 	arn := sa.Annotations[RoleARNAnnotation]
-	if !roleARNRegexp.MatchString(arn) {
+	if !roleARNRegexp().MatchString(arn) {
 		return "", fmt.Errorf("invalid %s annotation: '%s'. must match %s", RoleARNAnnotation, arn, roleARNPattern)
 	}
 	return arn, nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -31,12 +32,14 @@ const clusterTokenLifetime = 15 * time.Minute
 
 const clusterPattern = `^arn:aws[\w-]*:eks:([^:]{1,100}):[0-9]{1,30}:cluster/(.{1,200})$`
 
-var clusterRegexp = regexp.MustCompile(clusterPattern)
+// Compiled on first use: bounded repetitions compile to a large program
+// that every process would otherwise build at start (design 0038).
+var clusterRegexp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(clusterPattern) })
 
 // ParseCluster reads an EKS cluster ARN: its region and name, with Flux's
 // message when it is not one.
 func ParseCluster(arn string) (region, name string, err error) {
-	m := clusterRegexp.FindStringSubmatch(arn)
+	m := clusterRegexp().FindStringSubmatch(arn)
 	if m == nil {
 		return "", "", fmt.Errorf("invalid EKS cluster ARN: '%s'. must match %s", arn, clusterPattern)
 	}

@@ -3,6 +3,7 @@ package aws
 import (
 	"fmt"
 	"regexp"
+	"sync"
 )
 
 // registryPattern is the ECR host pattern Flux takes from the Amazon ECR
@@ -10,7 +11,9 @@ import (
 // or without FIPS.
 const registryPattern = `([0-9+]*).dkr.ecr(?:-fips)?\.([^/.]*)\.(amazonaws\.com[.cn]*|amazonaws\.eu|sc2s\.sgov\.gov|c2s\.ic\.gov|cloud\.adc-e\.uk|csp\.hci\.ic\.gov)`
 
-var registryRegexp = regexp.MustCompile(registryPattern)
+// Compiled on first use: bounded repetitions compile to a large program
+// that every process would otherwise build at start (design 0038).
+var registryRegexp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(registryPattern) })
 
 // PublicRegistry is ECR Public's host; its tokens come from us-east-1.
 const (
@@ -44,7 +47,7 @@ func ParseRegistry(host string) (Registry, error) {
 	if host == PublicRegistry {
 		return Registry{Host: host, Region: publicRegion, Public: true}, nil
 	}
-	m := registryRegexp.FindStringSubmatch(host)
+	m := registryRegexp().FindStringSubmatch(host)
 	if len(m) < 3 {
 		return Registry{}, fmt.Errorf("invalid AWS registry: '%s'. must match %s", host, registryPattern)
 	}

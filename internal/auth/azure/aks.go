@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -33,12 +34,14 @@ const ManagedClustersAPIVersion = "2025-10-01"
 
 const clusterPattern = `(?i)^/subscriptions/([^/]{36})/resourceGroups/([^/]{1,200})/providers/Microsoft\.ContainerService/managedClusters/([^/]{1,200})$`
 
-var clusterRegexp = regexp.MustCompile(clusterPattern)
+// Compiled on first use: bounded repetitions compile to a large program
+// that every process would otherwise build at start (design 0038).
+var clusterRegexp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(clusterPattern) })
 
 // ParseCluster checks an AKS cluster's ARM resource ID, with Flux's
 // message.
 func ParseCluster(id string) error {
-	if !clusterRegexp.MatchString(id) {
+	if !clusterRegexp().MatchString(id) {
 		return fmt.Errorf("invalid AKS cluster ID: '%s'. must match %s", id, clusterPattern)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/golang-jwt/jwt/v5"
 
@@ -20,12 +21,14 @@ const RegistryUsername = "00000000-0000-0000-0000-000000000000"
 
 const registryPattern = `^.+\.(azurecr\.io|azurecr\.cn|azurecr\.de|azurecr\.us)$`
 
-var registryRegex = regexp.MustCompile(registryPattern)
+// Compiled on first use: bounded repetitions compile to a large program
+// that every process would otherwise build at start (design 0038).
+var registryRegex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(registryPattern) })
 
 // ParseRegistry checks registry (a host) is ACR's, with Flux's message
 // when it is not.
 func ParseRegistry(registry string) error {
-	if !registryRegex.MatchString(registry) {
+	if !registryRegex().MatchString(registry) {
 		return fmt.Errorf("invalid Azure registry: '%s'. must match %s", registry, registryPattern)
 	}
 	return nil

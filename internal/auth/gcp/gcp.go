@@ -169,20 +169,24 @@ func (s subjectToken) SubjectToken(context.Context, externalaccount.SupplierOpti
 
 const serviceAccountEmailPattern = `^[a-zA-Z0-9-]{1,100}@[a-zA-Z0-9-]{1,100}\.iam\.gserviceaccount\.com$`
 
-var serviceAccountEmailRegex = regexp.MustCompile(serviceAccountEmailPattern)
+// Compiled on first use: bounded repetitions compile to a large program
+// that every process would otherwise build at start (design 0038).
+var serviceAccountEmailRegex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(serviceAccountEmailPattern) })
 
 const workloadIdentityProviderPattern = `^projects/\d{1,30}/locations/global/workloadIdentityPools/[^/]{1,100}/providers/[^/]{1,100}$`
 
-var workloadIdentityProviderRegex = regexp.MustCompile(workloadIdentityProviderPattern)
+// Compiled on first use: bounded repetitions compile to a large program
+// that every process would otherwise build at start (design 0038).
+var workloadIdentityProviderRegex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(workloadIdentityProviderPattern) })
 
 // annotations reads and checks the two annotations, as Flux does.
 func annotations(sa *corev1.ServiceAccount) (email, wip string, err error) {
 	email = sa.Annotations[ServiceAccountAnnotation]
-	if email != "" && !serviceAccountEmailRegex.MatchString(email) {
+	if email != "" && !serviceAccountEmailRegex().MatchString(email) {
 		return "", "", fmt.Errorf("invalid %s annotation: '%s'. must match %s", ServiceAccountAnnotation, email, serviceAccountEmailPattern)
 	}
 	wip = sa.Annotations[WorkloadIdentityProviderAnnotation]
-	if wip != "" && !workloadIdentityProviderRegex.MatchString(wip) {
+	if wip != "" && !workloadIdentityProviderRegex().MatchString(wip) {
 		return "", "", fmt.Errorf("invalid %s annotation: '%s'. must match %s", WorkloadIdentityProviderAnnotation, wip, workloadIdentityProviderPattern)
 	}
 	return email, wip, nil

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 
 	"golang.org/x/oauth2"
 	container "google.golang.org/api/container/v1"
@@ -20,11 +21,13 @@ const DefaultContainerURL = "https://container.googleapis.com/"
 
 const clusterPattern = `^projects/[^/]{1,200}/locations/[^/]{1,200}/clusters/[^/]{1,200}$`
 
-var clusterRegexp = regexp.MustCompile(clusterPattern)
+// Compiled on first use: bounded repetitions compile to a large program
+// that every process would otherwise build at start (design 0038).
+var clusterRegexp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(clusterPattern) })
 
 // ParseCluster checks a GKE cluster's resource name, with Flux's message.
 func ParseCluster(name string) error {
-	if !clusterRegexp.MatchString(name) {
+	if !clusterRegexp().MatchString(name) {
 		return fmt.Errorf("invalid GKE cluster ID: '%s'. must match %s", name, clusterPattern)
 	}
 	return nil

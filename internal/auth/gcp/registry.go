@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/weir-gitops/weir/internal/auth"
 )
@@ -13,12 +14,14 @@ const RegistryUsername = "oauth2accesstoken"
 
 const registryPattern = `^(((.+\.)?gcr\.io)|(.+-docker\.pkg\.dev))$`
 
-var registryRegex = regexp.MustCompile(registryPattern)
+// Compiled on first use: bounded repetitions compile to a large program
+// that every process would otherwise build at start (design 0038).
+var registryRegex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(registryPattern) })
 
 // ParseRegistry checks registry (a host) is Artifact Registry's or GCR's,
 // with Flux's message when it is not.
 func ParseRegistry(registry string) error {
-	if !registryRegex.MatchString(registry) {
+	if !registryRegex().MatchString(registry) {
 		return fmt.Errorf("invalid GCP registry: '%s'. must match %s", registry, registryPattern)
 	}
 	return nil
